@@ -1,0 +1,101 @@
+package actions
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// CommitInfo is the commitInfo action: provenance of a commit. The protocol
+// leaves its content open; the fields below are the ones lakelog reads or
+// writes. Every other field a writer put there (Spark's clusterId,
+// notebook, ...) is kept in Extra and written back unchanged.
+type CommitInfo struct {
+	Timestamp           *int64         `json:"timestamp,omitempty"`
+	InCommitTimestamp   *int64         `json:"inCommitTimestamp,omitempty"`
+	Operation           string         `json:"operation,omitempty"`
+	OperationParameters map[string]any `json:"operationParameters,omitempty"`
+	ReadVersion         *int64         `json:"readVersion,omitempty"`
+	IsolationLevel      string         `json:"isolationLevel,omitempty"`
+	IsBlindAppend       *bool          `json:"isBlindAppend,omitempty"`
+	OperationMetrics    map[string]any `json:"operationMetrics,omitempty"`
+	EngineInfo          string         `json:"engineInfo,omitempty"`
+	TxnID               string         `json:"txnId,omitempty"`
+	UserMetadata        string         `json:"userMetadata,omitempty"`
+	// Extra holds the fields not named above, verbatim.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// commitInfoKnown lists the JSON names of CommitInfo's typed fields.
+var commitInfoKnown = map[string]bool{
+	"timestamp": true, "inCommitTimestamp": true, "operation": true,
+	"operationParameters": true, "readVersion": true, "isolationLevel": true,
+	"isBlindAppend": true, "operationMetrics": true, "engineInfo": true,
+	"txnId": true, "userMetadata": true,
+}
+
+type commitInfoFields CommitInfo // no methods: plain struct codec
+
+// UnmarshalJSON decodes the known fields and keeps the rest in Extra.
+// Numbers inside the free-form maps are kept as json.Number, so that large
+// integers survive.
+func (c *CommitInfo) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var f commitInfoFields
+	if err := dec.Decode(&f); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k, v := range all {
+		if commitInfoKnown[k] {
+			continue
+		}
+		if f.Extra == nil {
+			f.Extra = map[string]json.RawMessage{}
+		}
+		f.Extra[k] = v
+	}
+	*c = CommitInfo(f)
+	return nil
+}
+
+// MarshalJSON writes the known fields, then Extra's in key order.
+func (c CommitInfo) MarshalJSON() ([]byte, error) {
+	known, err := json.Marshal(commitInfoFields(c))
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Extra) == 0 {
+		return known, nil
+	}
+	keys := make([]string, 0, len(c.Extra))
+	for k := range c.Extra {
+		if !commitInfoKnown[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var buf bytes.Buffer
+	buf.Write(known[:len(known)-1])
+	first := len(known) == 2 // "{}"
+	for _, k := range keys {
+		if !first {
+			buf.WriteByte(',')
+		}
+		first = false
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		if !json.Valid(c.Extra[k]) {
+			return nil, fmt.Errorf("actions: commitInfo field %q is not valid JSON", k)
+		}
+		buf.Write(c.Extra[k])
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}

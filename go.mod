@@ -1,0 +1,3 @@
+module github.com/lakelog/lakelog
+
+go 1.26

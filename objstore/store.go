@@ -1,0 +1,134 @@
+package objstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"time"
+)
+
+// ErrNotFound is returned (wrapped) by Get, GetRange and Head when the key
+// does not exist. It is terminal for that key.
+var ErrNotFound = errors.New("objstore: not found")
+
+// ErrExists is returned (wrapped) by Put with IfAbsent when the key already
+// exists. Nothing was written. For a Delta commit it means another writer
+// took the version (or, after a lost response, that we did).
+var ErrExists = errors.New("objstore: already exists")
+
+// PutOptions modify Put.
+type PutOptions struct {
+	// IfAbsent makes the put fail with ErrExists when the key exists. The
+	// check and the write are one atomic step in the backing store.
+	IfAbsent bool
+	// Size is the body's length when known, or 0 when unknown. Stores may
+	// use it to choose between a single upload and a multipart one.
+	Size int64
+}
+
+// ObjectInfo describes one stored object.
+type ObjectInfo struct {
+	Key     string
+	Size    int64
+	ModTime time.Time
+}
+
+// Store is a flat object namespace. Every method takes a context first and
+// is safe for concurrent use.
+type Store interface {
+	// Get returns the whole object.
+	Get(ctx context.Context, key string) ([]byte, error)
+	// GetRange returns n bytes starting at off. It returns fewer only when
+	// the object ends first; an off beyond the end yields io.ErrUnexpectedEOF.
+	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
+	// Head returns the object's size and modification time.
+	Head(ctx context.Context, key string) (ObjectInfo, error)
+	// Put stores body under key. A reader sees the whole object or nothing.
+	// With IfAbsent it fails with ErrExists when the key exists; it never
+	// checks and then writes.
+	Put(ctx context.Context, key string, body io.Reader, opts PutOptions) error
+	// Delete removes key. Deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+	// List yields the objects whose key starts with prefix and sorts
+	// strictly after startAfter, in byte order of their keys. Iteration
+	// stops at the first error, which is yielded with a zero ObjectInfo.
+	List(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error]
+}
+
+// Op names a store operation, for fault injection and counting.
+type Op string
+
+// The operations of a Store.
+const (
+	OpGet      Op = "get"
+	OpGetRange Op = "getrange"
+	OpHead     Op = "head"
+	OpPut      Op = "put"
+	OpDelete   Op = "delete"
+	OpList     Op = "list"
+)
+
+// ReaderAt adapts one object to io.ReaderAt and io.Seeker, for Parquet
+// readers. It issues one GetRange per ReadAt.
+type ReaderAt struct {
+	ctx   context.Context
+	store Store
+	key   string
+	size  int64
+	pos   int64
+}
+
+// NewReaderAt returns a reader over key, whose size the caller knows (from
+// Head, List or the Delta log).
+func NewReaderAt(ctx context.Context, s Store, key string, size int64) *ReaderAt {
+	return &ReaderAt{ctx: ctx, store: s, key: key, size: size}
+}
+
+// Size is the object's length.
+func (r *ReaderAt) Size() int64 { return r.size }
+
+// ReadAt implements io.ReaderAt.
+func (r *ReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= r.size {
+		return 0, io.EOF
+	}
+	n := int64(len(p))
+	if off+n > r.size {
+		n = r.size - off
+	}
+	b, err := r.store.GetRange(r.ctx, r.key, off, n)
+	if err != nil {
+		return 0, err
+	}
+	c := copy(p, b)
+	if c < len(p) {
+		return c, io.EOF
+	}
+	return c, nil
+}
+
+// Read implements io.Reader.
+func (r *ReaderAt) Read(p []byte) (int, error) {
+	n, err := r.ReadAt(p, r.pos)
+	r.pos += int64(n)
+	return n, err
+}
+
+// Seek implements io.Seeker.
+func (r *ReaderAt) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += r.pos
+	case io.SeekEnd:
+		offset += r.size
+	default:
+		return 0, errors.New("objstore: invalid whence")
+	}
+	if offset < 0 {
+		return 0, errors.New("objstore: negative position")
+	}
+	r.pos = offset
+	return offset, nil
+}
