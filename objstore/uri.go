@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -35,17 +34,13 @@ func Register(scheme string, open Opener) {
 // registered with Register (s3://bucket/prefix, gs://bucket/prefix,
 // az://container/prefix).
 func Open(ctx context.Context, uri string) (Store, error) {
-	scheme, rest, ok := strings.Cut(uri, "://")
+	scheme, _, ok := strings.Cut(uri, "://")
 	if !ok || len(scheme) < 2 { // plain path; "C:\..." would have a 1-letter scheme
-		abs, err := filepath.Abs(uri)
-		if err != nil {
-			return nil, fmt.Errorf("objstore: %s: %w", uri, err)
-		}
-		return NewLocal(abs)
+		return openLocalPath(uri)
 	}
 	switch scheme {
 	case "file":
-		return NewLocal(rest)
+		return openFileURI(uri)
 	case "mem":
 		return NewMem(), nil
 	}
