@@ -27,8 +27,8 @@ type Action struct {
 type Protocol struct {
 	MinReaderVersion int      `json:"minReaderVersion"`
 	MinWriterVersion int      `json:"minWriterVersion"`
-	ReaderFeatures   []string `json:"readerFeatures,omitempty"`
-	WriterFeatures   []string `json:"writerFeatures,omitempty"`
+	ReaderFeatures   []string `json:"readerFeatures,omitzero"`
+	WriterFeatures   []string `json:"writerFeatures,omitzero"`
 }
 
 // Format names the data files' format; always parquet in practice.
@@ -85,7 +85,7 @@ type Add struct {
 	ModificationTime        int64              `json:"modificationTime"`
 	DataChange              bool               `json:"dataChange"`
 	Stats                   string             `json:"stats,omitempty"`
-	Tags                    map[string]string  `json:"tags,omitempty"`
+	Tags                    map[string]string  `json:"tags,omitzero"`
 	DeletionVector          *DeletionVector    `json:"deletionVector,omitempty"`
 	BaseRowID               *int64             `json:"baseRowId,omitempty"`
 	DefaultRowCommitVersion *int64             `json:"defaultRowCommitVersion,omitempty"`
@@ -99,10 +99,10 @@ type Remove struct {
 	DeletionTimestamp       *int64             `json:"deletionTimestamp,omitempty"`
 	DataChange              bool               `json:"dataChange"`
 	ExtendedFileMetadata    *bool              `json:"extendedFileMetadata,omitempty"`
-	PartitionValues         map[string]*string `json:"partitionValues,omitempty"`
+	PartitionValues         map[string]*string `json:"partitionValues,omitzero"`
 	Size                    *int64             `json:"size,omitempty"`
 	Stats                   string             `json:"stats,omitempty"`
-	Tags                    map[string]string  `json:"tags,omitempty"`
+	Tags                    map[string]string  `json:"tags,omitzero"`
 	DeletionVector          *DeletionVector    `json:"deletionVector,omitempty"`
 	BaseRowID               *int64             `json:"baseRowId,omitempty"`
 	DefaultRowCommitVersion *int64             `json:"defaultRowCommitVersion,omitempty"`
@@ -114,7 +114,7 @@ type AddCDCFile struct {
 	PartitionValues map[string]*string `json:"partitionValues"`
 	Size            int64              `json:"size"`
 	DataChange      bool               `json:"dataChange"`
-	Tags            map[string]string  `json:"tags,omitempty"`
+	Tags            map[string]string  `json:"tags,omitzero"`
 }
 
 // Txn is the txn (SetTransaction) action: the latest version an application
@@ -136,7 +136,7 @@ type DomainMetadata struct {
 // CheckpointMetadata is the checkpointMetadata action of a V2 checkpoint.
 type CheckpointMetadata struct {
 	Version int64             `json:"version"`
-	Tags    map[string]string `json:"tags,omitempty"`
+	Tags    map[string]string `json:"tags,omitzero"`
 }
 
 // Sidecar is the sidecar action of a V2 checkpoint: a file under
@@ -145,7 +145,7 @@ type Sidecar struct {
 	Path             string            `json:"path"`
 	SizeInBytes      int64             `json:"sizeInBytes"`
 	ModificationTime int64             `json:"modificationTime"`
-	Tags             map[string]string `json:"tags,omitempty"`
+	Tags             map[string]string `json:"tags,omitzero"`
 }
 
 func itoa(v int64) string {

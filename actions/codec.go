@@ -77,18 +77,40 @@ func (a *Action) UnmarshalJSON(b []byte) error {
 	case n > 1:
 		return fmt.Errorf("action has %d kinds, want one", n)
 	case n == 0:
-		a.Unknown = append(json.RawMessage(nil), b...)
+		// Compact, so that the kept text is what MarshalJSON gives back.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return err
+		}
+		a.Unknown = buf.Bytes()
 	}
 	return nil
 }
 
-// MarshalJSON encodes the action as its one-key object.
+// MarshalJSON encodes the action as its one-key object. Characters such as
+// '<', '>' and '&' are written as they are, not HTML-escaped, as Spark and
+// delta-rs write them.
 func (a Action) MarshalJSON() ([]byte, error) {
 	if a.Unknown != nil {
+		if !json.Valid(a.Unknown) {
+			return nil, errors.New("actions: unknown action is not valid JSON")
+		}
 		return a.Unknown, nil
 	}
 	type plain Action
-	return json.Marshal(plain(a))
+	return marshalNoEscape(plain(a))
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping and without the
+// trailing newline an Encoder adds.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Kind returns the protocol's name for the action's kind, or "" for an
@@ -125,7 +147,7 @@ type LineError struct {
 	Err  error
 }
 
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Error() string { return fmt.Sprintf("actions: line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ParseCommit decodes a newline-delimited commit file. Blank lines are
@@ -165,4 +187,123 @@ func MarshalCommit(as []Action) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// The protocol requires some fields to be present even when empty:
+// metaData's partitionColumns, configuration and format.options, the
+// partitionValues of add and cdc, and protocol's feature lists from reader
+// version 3 and writer version 7 on. Decoding turns a missing or null one
+// into an empty one, and encoding writes an empty one for a nil one, so
+// that a value built in Go encodes as Spark expects and a decoded value
+// encodes back to itself.
+
+// UnmarshalJSON decodes a protocol action; see the note above on empty
+// feature lists.
+func (p *Protocol) UnmarshalJSON(b []byte) error {
+	type plain Protocol
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = Protocol(v)
+	p.fillEmpty()
+	return nil
+}
+
+// MarshalJSON encodes a protocol action; see the note above on empty
+// feature lists.
+func (p Protocol) MarshalJSON() ([]byte, error) {
+	type plain Protocol
+	p.fillEmpty()
+	return marshalNoEscape(plain(p))
+}
+
+func (p *Protocol) fillEmpty() {
+	if p.MinReaderVersion >= 3 && p.ReaderFeatures == nil {
+		p.ReaderFeatures = []string{}
+	}
+	if p.MinWriterVersion >= 7 && p.WriterFeatures == nil {
+		p.WriterFeatures = []string{}
+	}
+}
+
+// UnmarshalJSON decodes a metaData action; missing collections decode as
+// empty ones.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	type plain Metadata
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = Metadata(v)
+	m.fillEmpty()
+	return nil
+}
+
+// MarshalJSON encodes a metaData action; nil collections encode as empty
+// ones.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	type plain Metadata
+	m.fillEmpty()
+	return marshalNoEscape(plain(m))
+}
+
+func (m *Metadata) fillEmpty() {
+	if m.PartitionColumns == nil {
+		m.PartitionColumns = []string{}
+	}
+	if m.Configuration == nil {
+		m.Configuration = map[string]string{}
+	}
+	if m.Format.Options == nil {
+		m.Format.Options = map[string]string{}
+	}
+}
+
+// UnmarshalJSON decodes an add action; a missing partitionValues decodes
+// as an empty map.
+func (a *Add) UnmarshalJSON(b []byte) error {
+	type plain Add
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*a = Add(v)
+	if a.PartitionValues == nil {
+		a.PartitionValues = map[string]*string{}
+	}
+	return nil
+}
+
+// MarshalJSON encodes an add action; a nil partitionValues encodes as {}.
+func (a Add) MarshalJSON() ([]byte, error) {
+	type plain Add
+	if a.PartitionValues == nil {
+		a.PartitionValues = map[string]*string{}
+	}
+	return marshalNoEscape(plain(a))
+}
+
+// UnmarshalJSON decodes a cdc action; a missing partitionValues decodes as
+// an empty map.
+func (c *AddCDCFile) UnmarshalJSON(b []byte) error {
+	type plain AddCDCFile
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = AddCDCFile(v)
+	if c.PartitionValues == nil {
+		c.PartitionValues = map[string]*string{}
+	}
+	return nil
+}
+
+// MarshalJSON encodes a cdc action; a nil partitionValues encodes as {}.
+func (c AddCDCFile) MarshalJSON() ([]byte, error) {
+	type plain AddCDCFile
+	if c.PartitionValues == nil {
+		c.PartitionValues = map[string]*string{}
+	}
+	return marshalNoEscape(plain(c))
 }

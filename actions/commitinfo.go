@@ -3,6 +3,7 @@ package actions
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -15,11 +16,11 @@ type CommitInfo struct {
 	Timestamp           *int64         `json:"timestamp,omitempty"`
 	InCommitTimestamp   *int64         `json:"inCommitTimestamp,omitempty"`
 	Operation           string         `json:"operation,omitempty"`
-	OperationParameters map[string]any `json:"operationParameters,omitempty"`
+	OperationParameters map[string]any `json:"operationParameters,omitzero"`
 	ReadVersion         *int64         `json:"readVersion,omitempty"`
 	IsolationLevel      string         `json:"isolationLevel,omitempty"`
 	IsBlindAppend       *bool          `json:"isBlindAppend,omitempty"`
-	OperationMetrics    map[string]any `json:"operationMetrics,omitempty"`
+	OperationMetrics    map[string]any `json:"operationMetrics,omitzero"`
 	EngineInfo          string         `json:"engineInfo,omitempty"`
 	TxnID               string         `json:"txnId,omitempty"`
 	UserMetadata        string         `json:"userMetadata,omitempty"`
@@ -38,40 +39,55 @@ var commitInfoKnown = map[string]bool{
 type commitInfoFields CommitInfo // no methods: plain struct codec
 
 // UnmarshalJSON decodes the known fields and keeps the rest in Extra.
-// Numbers inside the free-form maps are kept as json.Number, so that large
-// integers survive.
+// Field names match exactly (encoding/json alone would also match
+// "Timestamp" to timestamp). Numbers inside the free-form maps are kept as
+// json.Number, so that large integers survive. Extra's values are kept
+// compacted.
 func (c *CommitInfo) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	if all == nil {
+		return errors.New("commitInfo is null")
+	}
+	known := make(map[string]json.RawMessage, len(commitInfoKnown))
+	var extra map[string]json.RawMessage
+	for k, v := range all {
+		if commitInfoKnown[k] {
+			known[k] = v
+			continue
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, v); err != nil {
+			return err
+		}
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra[k] = buf.Bytes()
+	}
+	kb, err := json.Marshal(known)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(kb))
 	dec.UseNumber()
 	var f commitInfoFields
 	if err := dec.Decode(&f); err != nil {
 		return err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return err
-	}
-	for k, v := range all {
-		if commitInfoKnown[k] {
-			continue
-		}
-		if f.Extra == nil {
-			f.Extra = map[string]json.RawMessage{}
-		}
-		f.Extra[k] = v
-	}
+	f.Extra = extra
 	*c = CommitInfo(f)
 	return nil
 }
 
-// MarshalJSON writes the known fields, then Extra's in key order.
+// MarshalJSON writes the known fields, then Extra's in key order. Keys of
+// Extra that name a known field are skipped: the typed field wins.
 func (c CommitInfo) MarshalJSON() ([]byte, error) {
-	known, err := json.Marshal(commitInfoFields(c))
+	known, err := marshalNoEscape(commitInfoFields(c))
 	if err != nil {
 		return nil, err
-	}
-	if len(c.Extra) == 0 {
-		return known, nil
 	}
 	keys := make([]string, 0, len(c.Extra))
 	for k := range c.Extra {
@@ -79,21 +95,27 @@ func (c CommitInfo) MarshalJSON() ([]byte, error) {
 			keys = append(keys, k)
 		}
 	}
+	if len(keys) == 0 {
+		return known, nil
+	}
 	sort.Strings(keys)
 	var buf bytes.Buffer
 	buf.Write(known[:len(known)-1])
 	first := len(known) == 2 // "{}"
 	for _, k := range keys {
+		if !json.Valid(c.Extra[k]) {
+			return nil, fmt.Errorf("actions: commitInfo field %q is not valid JSON", k)
+		}
 		if !first {
 			buf.WriteByte(',')
 		}
 		first = false
-		kb, _ := json.Marshal(k)
+		kb, err := marshalNoEscape(k)
+		if err != nil {
+			return nil, err
+		}
 		buf.Write(kb)
 		buf.WriteByte(':')
-		if !json.Valid(c.Extra[k]) {
-			return nil, fmt.Errorf("actions: commitInfo field %q is not valid JSON", k)
-		}
 		buf.Write(c.Extra[k])
 	}
 	buf.WriteByte('}')
