@@ -267,8 +267,12 @@ func (l *Local) Put(ctx context.Context, key string, body io.Reader, opts PutOpt
 
 // writeTemp copies body to a new temporary file in dir, syncs and closes
 // it, and returns its path. On failure it leaves no file behind.
-func writeTemp(ctx context.Context, dir string, body io.Reader) (name string, err error) {
-	var f *os.File
+func writeTemp(ctx context.Context, dir string, body io.Reader) (string, error) {
+	var (
+		name string
+		f    *os.File
+		err  error
+	)
 	for range 10 {
 		name = filepath.Join(dir, tempPrefix+rand.Text())
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
@@ -279,19 +283,18 @@ func writeTemp(ctx context.Context, dir string, body io.Reader) (name string, er
 	if err != nil {
 		return "", err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err := io.Copy(f, contextReader{ctx, body}); err != nil {
+	_, err = io.Copy(f, contextReader{ctx, body})
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
 		return "", err
 	}
-	if err := f.Sync(); err != nil {
-		return "", err
-	}
-	return name, f.Close()
+	return name, nil
 }
 
 // mkdirs makes dir and its missing parents, syncing each parent whose

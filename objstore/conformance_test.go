@@ -1,0 +1,22 @@
+package objstore_test
+
+import (
+	"testing"
+
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/objstoretest"
+)
+
+func TestMemConformance(t *testing.T) {
+	objstoretest.Run(t, func(t *testing.T) objstore.Store { return objstore.NewMem() })
+}
+
+func TestLocalConformance(t *testing.T) {
+	objstoretest.Run(t, func(t *testing.T) objstore.Store {
+		s, err := objstore.NewLocal(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}

@@ -1,0 +1,15 @@
+package objstore
+
+import "io/fs"
+
+// TempPrefix is the name prefix of Local's temporary files.
+const TempPrefix = tempPrefix
+
+// WatchReadDir makes l report each folder its List reads to seen.
+func WatchReadDir(l *Local, seen func(dir string)) {
+	next := l.readDir
+	l.readDir = func(name string) ([]fs.DirEntry, error) {
+		seen(name)
+		return next(name)
+	}
+}
