@@ -1,0 +1,131 @@
+// Package cloudtest is what the cloud store tests share: the check that
+// their emulator is running, fresh bucket names, and an HTTP proxy that
+// loses responses on purpose.
+package cloudtest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"testing"
+)
+
+// Require returns the value of the environment variable env, which points a
+// cloud store's tests at their emulator, or ends the test when it is unset:
+// with t.Fatal under CI (CI=true), with t.Skip when LAKELOG_SKIP_CLOUD=1,
+// and otherwise with t.Fatal and a message saying how to start the
+// emulators. server names the emulator in that message.
+func Require(t testing.TB, env, server string) string {
+	t.Helper()
+	v := os.Getenv(env)
+	switch {
+	case v != "":
+		return v
+	case os.Getenv("CI") == "true":
+		t.Fatalf("%s is not set under CI: .ci/run must start %s (source .ci/services.sh; services_start)", env, server)
+	case os.Getenv("LAKELOG_SKIP_CLOUD") == "1":
+		t.Skipf("%s is not set and LAKELOG_SKIP_CLOUD=1: skipping the %s tests", env, server)
+	default:
+		t.Fatalf("%s is not set, so there is no %s to test against. Start the emulators with\n"+
+			"\tsource .ci/services.sh; services_start\n"+
+			"in this shell (services_stop stops them), or set LAKELOG_SKIP_CLOUD=1 to skip the cloud tests.", env, server)
+	}
+	return ""
+}
+
+// Name returns a fresh name that starts with prefix and is valid for an S3
+// bucket, a GCS bucket and an Azure container: prefix (lowercase letters,
+// digits and '-') and 16 random hex digits.
+func Name(prefix string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// Forward sends a request on to the proxied server and returns its answer.
+type Forward func(r *http.Request) (*http.Response, error)
+
+// Interceptor handles one request arriving at a Proxy. It may answer it
+// itself, or call forward and then answer (or not) as it likes.
+type Interceptor func(w http.ResponseWriter, r *http.Request, forward Forward)
+
+// Proxy is an HTTP server on 127.0.0.1 that passes requests on to an
+// emulator, unchanged (the Host header included, so signatures stay
+// valid), except where its Interceptor decides otherwise.
+type Proxy struct {
+	// URL is the proxy's base URL, http://127.0.0.1:port.
+	URL string
+	// Host is the proxy's host:port.
+	Host string
+}
+
+// NewProxy starts a proxy in front of upstream (an http:// base URL) for the
+// length of the test. A nil intercept forwards everything.
+func NewProxy(t testing.TB, upstream string, intercept Interceptor) *Proxy {
+	t.Helper()
+	up, err := url.Parse(upstream)
+	if err != nil || up.Host == "" {
+		t.Fatalf("cloudtest: bad upstream URL %q: %v", upstream, err)
+	}
+	transport := &http.Transport{DisableCompression: true, Proxy: nil}
+	t.Cleanup(transport.CloseIdleConnections)
+	forward := func(r *http.Request) (*http.Response, error) {
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		out.URL.Scheme = up.Scheme
+		out.URL.Host = up.Host
+		out.Host = r.Host
+		if r.ContentLength == 0 {
+			out.Body = nil
+		}
+		return transport.RoundTrip(out)
+	}
+	if intercept == nil {
+		intercept = func(w http.ResponseWriter, r *http.Request, forward Forward) { Relay(w, r, forward) }
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("cloudtest: listen: %v", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		intercept(w, r, forward)
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return &Proxy{URL: "http://" + ln.Addr().String(), Host: ln.Addr().String()}
+}
+
+// Relay forwards r and copies the answer back to w; a failure to reach the
+// server is a 502.
+func Relay(w http.ResponseWriter, r *http.Request, forward Forward) {
+	resp, err := forward(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// LoseResponse forwards r, waits for the server's whole answer, and then
+// closes the client's connection without sending a byte of it: the request
+// took effect, and the client cannot know.
+func LoseResponse(w http.ResponseWriter, r *http.Request, forward Forward) {
+	if resp, err := forward(r); err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // ends the connection all the same
+	}
+	conn.Close()
+}

@@ -1,0 +1,525 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/keyspace"
+)
+
+func init() {
+	objstore.Register("s3", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+		if u.Host == "" {
+			return nil, fmt.Errorf("s3: URI %q names no bucket; want s3://bucket/prefix", u.Redacted())
+		}
+		return New(ctx, u.Host, u.Path)
+	})
+}
+
+const (
+	// DefaultPartSize is the size of the parts of a multipart upload, and
+	// the largest body a plain Put sends in one request.
+	DefaultPartSize = 8 << 20
+	// MinPartSize is S3's smallest part but the last.
+	MinPartSize = 5 << 20
+	// maxParts is S3's limit on the parts of one multipart upload.
+	maxParts = 10000
+	// conflictAttempts bounds the tries of a conditional put that S3
+	// answers with 409 ConditionalRequestConflict.
+	conflictAttempts = 8
+)
+
+// Store is an objstore.Store over one S3 bucket, rooted at a prefix.
+// It is safe for concurrent use.
+type Store struct {
+	client   *s3sdk.Client
+	bucket   string
+	root     keyspace.Root
+	partSize int64
+}
+
+var _ objstore.Store = (*Store)(nil)
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	client     *s3sdk.Client
+	endpoint   string
+	region     string
+	pathStyle  *bool
+	creds      aws.CredentialsProvider
+	httpClient aws.HTTPClient
+	partSize   int64
+}
+
+// WithClient makes the store use client as it is. The options that build a
+// client (endpoint, region, path style, credentials, HTTP client) are then
+// ignored.
+func WithClient(client *s3sdk.Client) Option { return func(o *options) { o.client = client } }
+
+// WithEndpoint sets the S3 endpoint URL, as AWS_ENDPOINT_URL_S3 does.
+// Addressing is then path-style unless WithPathStyle(false) is given.
+func WithEndpoint(url string) Option { return func(o *options) { o.endpoint = url } }
+
+// WithRegion sets the region, overriding AWS_REGION and the shared config.
+func WithRegion(region string) Option { return func(o *options) { o.region = region } }
+
+// WithPathStyle chooses path-style (true: http://host/bucket/key) or
+// virtual-hosted-style (false: http://bucket.host/key) addressing,
+// overriding the choice New makes from the endpoint and environment.
+func WithPathStyle(pathStyle bool) Option { return func(o *options) { o.pathStyle = &pathStyle } }
+
+// WithCredentials sets the credentials provider, overriding the default
+// chain (environment, shared files, SSO, container and instance roles).
+func WithCredentials(p aws.CredentialsProvider) Option { return func(o *options) { o.creds = p } }
+
+// WithHTTPClient sets the HTTP client the SDK sends requests with.
+func WithHTTPClient(c aws.HTTPClient) Option { return func(o *options) { o.httpClient = c } }
+
+// WithPartSize sets the part size of multipart uploads, at least
+// MinPartSize. Bodies up to this size are sent in one request.
+func WithPartSize(n int64) Option { return func(o *options) { o.partSize = n } }
+
+// New returns the store over bucket rooted at prefix ("" for the whole
+// bucket; leading and trailing '/' are ignored). Unless WithClient is given
+// it loads the AWS configuration the way the AWS CLI does
+// (config.LoadDefaultConfig), with these additions:
+//
+//   - AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (or endpoint_url in the shared
+//     config, or WithEndpoint) selects a custom endpoint such as MinIO. With a
+//     custom endpoint addressing is path-style, unless
+//     AWS_VIRTUAL_HOSTED_STYLE_REQUEST=true, as in delta-rs.
+//   - The region defaults to us-east-1 when none is configured.
+//   - When static keys are given (AWS_ACCESS_KEY_ID and
+//     AWS_SECRET_ACCESS_KEY, or WithCredentials), the EC2 instance metadata
+//     service is never asked for anything.
+//
+// New sends no request; a missing bucket shows on first use.
+func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, error) {
+	o := options{partSize: DefaultPartSize}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if bucket == "" {
+		return nil, errors.New("s3: empty bucket name")
+	}
+	if o.partSize < MinPartSize {
+		return nil, fmt.Errorf("s3: part size %d is below S3's minimum %d", o.partSize, MinPartSize)
+	}
+	client := o.client
+	if client == nil {
+		var err error
+		if client, err = newClient(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	return &Store{client: client, bucket: bucket, root: keyspace.New(prefix), partSize: o.partSize}, nil
+}
+
+func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
+	var load []func(*config.LoadOptions) error
+	if o.region != "" {
+		load = append(load, config.WithRegion(o.region))
+	}
+	if o.creds != nil {
+		load = append(load, config.WithCredentialsProvider(o.creds))
+	}
+	if o.httpClient != nil {
+		load = append(load, config.WithHTTPClient(o.httpClient))
+	}
+	if o.creds != nil || (os.Getenv("AWS_ACCESS_KEY_ID") != "" && os.Getenv("AWS_SECRET_ACCESS_KEY") != "") {
+		load = append(load, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, load...)
+	if err != nil {
+		return nil, fmt.Errorf("s3: load AWS config: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	virtualHosted, _ := strconv.ParseBool(os.Getenv("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"))
+	return s3sdk.NewFromConfig(cfg, func(so *s3sdk.Options) {
+		if o.endpoint != "" {
+			so.BaseEndpoint = aws.String(o.endpoint)
+		}
+		switch {
+		case o.pathStyle != nil:
+			so.UsePathStyle = *o.pathStyle
+		case so.BaseEndpoint != nil:
+			// A custom endpoint (MinIO, Ceph, R2...) seldom has wildcard
+			// DNS for bucket subdomains.
+			so.UsePathStyle = !virtualHosted
+		}
+	}), nil
+}
+
+// Client returns the SDK client the store sends requests with.
+func (s *Store) Client() *s3sdk.Client { return s.client }
+
+// Bucket returns the store's bucket.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Get implements objstore.Store.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	name, err := s.root.Name(key)
+	if err != nil {
+		return nil, fmt.Errorf("s3: get: %w", err)
+	}
+	out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{Bucket: &s.bucket, Key: &name})
+	if err != nil {
+		return nil, s.fail(objstore.OpGet, key, err)
+	}
+	defer out.Body.Close()
+	b, err := readBody(out.Body, aws.ToInt64(out.ContentLength))
+	if err != nil {
+		return nil, fmt.Errorf("s3: get %q: %w", key, err)
+	}
+	return b, nil
+}
+
+// GetRange implements objstore.Store with a ranged GET. An empty range and
+// a range starting at or past the end cost one HEAD more.
+func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 {
+		return nil, fmt.Errorf("s3: getrange %q: negative offset %d or length %d", key, off, n)
+	}
+	name, err := s.root.Name(key)
+	if err != nil {
+		return nil, fmt.Errorf("s3: getrange: %w", err)
+	}
+	if n == 0 {
+		return s.emptyRange(ctx, key, off)
+	}
+	out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{
+		Bucket: &s.bucket,
+		Key:    &name,
+		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+	})
+	if err != nil {
+		if statusCode(err) == 416 { // the range starts at or past the end
+			return s.emptyRange(ctx, key, off)
+		}
+		return nil, s.fail(objstore.OpGetRange, key, err)
+	}
+	defer out.Body.Close()
+	b, err := readBody(out.Body, aws.ToInt64(out.ContentLength))
+	if err != nil {
+		return nil, fmt.Errorf("s3: getrange %q: %w", key, err)
+	}
+	if out.ContentRange == nil { // the server ignored the range and sent it all
+		if off > int64(len(b)) {
+			return nil, fmt.Errorf("s3: getrange %q: offset %d beyond size %d: %w", key, off, len(b), io.ErrUnexpectedEOF)
+		}
+		b = b[off:]
+		b = b[:min(n, int64(len(b)))]
+	}
+	return b, nil
+}
+
+// emptyRange answers a GetRange that yields no bytes: empty when off is at
+// most the object's size, io.ErrUnexpectedEOF when past it.
+func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	if off > info.Size {
+		return nil, fmt.Errorf("s3: getrange %q: offset %d beyond size %d: %w", key, off, info.Size, io.ErrUnexpectedEOF)
+	}
+	return []byte{}, nil
+}
+
+// Head implements objstore.Store.
+func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+	return s.head(ctx, objstore.OpHead, key)
+}
+
+func (s *Store) head(ctx context.Context, op objstore.Op, key string) (objstore.ObjectInfo, error) {
+	name, err := s.root.Name(key)
+	if err != nil {
+		return objstore.ObjectInfo{}, fmt.Errorf("s3: %s: %w", op, err)
+	}
+	out, err := s.client.HeadObject(ctx, &s3sdk.HeadObjectInput{Bucket: &s.bucket, Key: &name})
+	if err != nil {
+		return objstore.ObjectInfo{}, s.fail(op, key, err)
+	}
+	return objstore.ObjectInfo{
+		Key:     key,
+		Size:    aws.ToInt64(out.ContentLength),
+		ModTime: aws.ToTime(out.LastModified),
+	}, nil
+}
+
+// Put implements objstore.Store.
+//
+// With IfAbsent the body is read into memory and sent in one PutObject with
+// If-None-Match: *, and exactly one request reaches S3 per attempt: the
+// SDK's automatic retries are off for it (see the package documentation).
+// A 409 ConditionalRequestConflict, which S3 sends when another conditional
+// write to the key is in flight and which means nothing was written, is
+// retried a few times with jittered backoff.
+//
+// Otherwise a body up to the part size goes in one PutObject and a longer
+// one, or one of unknown size, in a multipart upload, which S3 publishes
+// whole on completion and which is aborted on failure.
+func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objstore.PutOptions) error {
+	name, err := s.root.Name(key)
+	if err != nil {
+		return fmt.Errorf("s3: put: %w", err)
+	}
+	if opts.IfAbsent {
+		data, err := readBody(body, opts.Size)
+		if err != nil {
+			return fmt.Errorf("s3: put %q: read body: %w", key, err)
+		}
+		return s.putIfAbsent(ctx, key, name, data)
+	}
+	first, err := readBody(io.LimitReader(body, s.partSize), min(opts.Size, s.partSize))
+	if err != nil {
+		return fmt.Errorf("s3: put %q: read body: %w", key, err)
+	}
+	if int64(len(first)) < s.partSize {
+		_, err := s.client.PutObject(ctx, &s3sdk.PutObjectInput{
+			Bucket:        &s.bucket,
+			Key:           &name,
+			Body:          bytes.NewReader(first),
+			ContentLength: aws.Int64(int64(len(first))),
+		})
+		if err != nil {
+			return s.fail(objstore.OpPut, key, err)
+		}
+		return nil
+	}
+	return s.putMultipart(ctx, key, name, first, body, opts.Size)
+}
+
+func (s *Store) putIfAbsent(ctx context.Context, key, name string, data []byte) error {
+	backoff := 20 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		_, err := s.client.PutObject(ctx, &s3sdk.PutObjectInput{
+			Bucket:        &s.bucket,
+			Key:           &name,
+			Body:          bytes.NewReader(data),
+			ContentLength: aws.Int64(int64(len(data))),
+			IfNoneMatch:   aws.String("*"),
+		}, noRetries)
+		if err == nil {
+			return nil
+		}
+		switch code := statusCode(err); {
+		case code == 412:
+			return fmt.Errorf("s3: put %q: %w", key, objstore.ErrExists)
+		case code == 409 && errorCode(err) == "ConditionalRequestConflict" && attempt < conflictAttempts:
+			// Another conditional write to the key is in flight; ours was
+			// not applied. The next try will most likely see its outcome.
+			t := time.NewTimer(backoff/2 + rand.N(backoff))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return fmt.Errorf("s3: put %q: %w", key, ctx.Err())
+			case <-t.C:
+			}
+			backoff = min(2*backoff, time.Second)
+		default:
+			return s.fail(objstore.OpPut, key, err)
+		}
+	}
+}
+
+// noRetries makes one call send exactly one request.
+func noRetries(o *s3sdk.Options) { o.Retryer = aws.NopRetryer{} }
+
+// putMultipart uploads first and then the rest of body in parts, one at a
+// time, reusing one buffer.
+func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte, body io.Reader, size int64) (err error) {
+	partSize := s.partSize
+	if size > partSize*maxParts { // grow the parts so that a known size fits
+		partSize = (size + maxParts - 1) / maxParts
+	}
+	checksum := s.client.Options().RequestChecksumCalculation != aws.RequestChecksumCalculationWhenRequired
+	create := &s3sdk.CreateMultipartUploadInput{Bucket: &s.bucket, Key: &name}
+	if checksum {
+		create.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32
+	}
+	up, err := s.client.CreateMultipartUpload(ctx, create)
+	if err != nil {
+		return s.fail(objstore.OpPut, key, err)
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		// Abort even when ctx is done, so the parts are not left billed.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		s.client.AbortMultipartUpload(actx, &s3sdk.AbortMultipartUploadInput{Bucket: &s.bucket, Key: &name, UploadId: up.UploadId})
+	}()
+
+	var parts []types.CompletedPart
+	buf := make([]byte, partSize)
+	part := first
+	for {
+		if len(parts) == maxParts {
+			return fmt.Errorf("s3: put %q: body exceeds %d parts of %d bytes", key, maxParts, partSize)
+		}
+		num := int32(len(parts) + 1)
+		in := &s3sdk.UploadPartInput{
+			Bucket:        &s.bucket,
+			Key:           &name,
+			UploadId:      up.UploadId,
+			PartNumber:    aws.Int32(num),
+			Body:          bytes.NewReader(part),
+			ContentLength: aws.Int64(int64(len(part))),
+		}
+		if checksum {
+			in.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32
+		}
+		out, err := s.client.UploadPart(ctx, in)
+		if err != nil {
+			return s.fail(objstore.OpPut, key, err)
+		}
+		parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(num), ETag: out.ETag, ChecksumCRC32: out.ChecksumCRC32})
+
+		n, rerr := io.ReadFull(body, buf)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil && rerr != io.ErrUnexpectedEOF {
+			return fmt.Errorf("s3: put %q: read body: %w", key, rerr)
+		}
+		part = buf[:n]
+	}
+	_, err = s.client.CompleteMultipartUpload(ctx, &s3sdk.CompleteMultipartUploadInput{
+		Bucket:          &s.bucket,
+		Key:             &name,
+		UploadId:        up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: parts},
+	})
+	if err != nil {
+		return s.fail(objstore.OpPut, key, err)
+	}
+	return nil
+}
+
+// Delete implements objstore.Store. S3 answers success for a missing key.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	name, err := s.root.Name(key)
+	if err != nil {
+		return fmt.Errorf("s3: delete: %w", err)
+	}
+	if _, err := s.client.DeleteObject(ctx, &s3sdk.DeleteObjectInput{Bucket: &s.bucket, Key: &name}); err != nil {
+		if statusCode(err) == 404 { // some S3 servers say so; it is not an error here
+			return nil
+		}
+		return s.fail(objstore.OpDelete, key, err)
+	}
+	return nil
+}
+
+// List implements objstore.Store with ListObjectsV2, whose order is the
+// byte order of the UTF-8 keys, and whose StartAfter skips to the first key
+// after startAfter on the server.
+func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[objstore.ObjectInfo, error] {
+	return func(yield func(objstore.ObjectInfo, error) bool) {
+		in := &s3sdk.ListObjectsV2Input{
+			Bucket:       &s.bucket,
+			Prefix:       aws.String(s.root.ListPrefix(prefix)),
+			EncodingType: types.EncodingTypeUrl,
+		}
+		if startAfter != "" {
+			in.StartAfter = aws.String(s.root.ListPrefix(startAfter))
+		}
+		pages := s3sdk.NewListObjectsV2Paginator(s.client, in)
+		for pages.HasMorePages() {
+			page, err := pages.NextPage(ctx)
+			if err != nil {
+				yield(objstore.ObjectInfo{}, s.fail(objstore.OpList, prefix, err))
+				return
+			}
+			for _, obj := range page.Contents {
+				name, err := unescapeKey(aws.ToString(obj.Key))
+				if err != nil {
+					yield(objstore.ObjectInfo{}, fmt.Errorf("s3: list %q: %w", prefix, err))
+					return
+				}
+				key, ok := s.root.Key(name)
+				if !ok || !strings.HasPrefix(key, prefix) || key <= startAfter {
+					continue // not ours: a server that ignores Prefix or StartAfter
+				}
+				info := objstore.ObjectInfo{Key: key, Size: aws.ToInt64(obj.Size), ModTime: aws.ToTime(obj.LastModified)}
+				if !yield(info, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// unescapeKey decodes a key of a listing asked for with EncodingType=url,
+// which lets keys hold characters XML 1.0 cannot carry. S3 escapes them as
+// in a query string.
+func unescapeKey(k string) (string, error) {
+	name, err := url.QueryUnescape(k)
+	if err != nil {
+		return "", fmt.Errorf("undecodable key %q in listing: %w", k, err)
+	}
+	return name, nil
+}
+
+// readBody reads r to the end, into a buffer sized for hint bytes.
+func readBody(r io.Reader, hint int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if hint > 0 && hint < 1<<30 {
+		buf.Grow(int(hint) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// fail wraps an SDK error of op on key, mapping a missing object to
+// objstore.ErrNotFound. A missing bucket is not a missing key.
+func (s *Store) fail(op objstore.Op, key string, err error) error {
+	code := errorCode(err)
+	if code == "NoSuchKey" || (statusCode(err) == 404 && code != "NoSuchBucket" && op != objstore.OpList) {
+		return fmt.Errorf("s3: %s %q: %w", op, key, objstore.ErrNotFound)
+	}
+	return fmt.Errorf("s3: %s %q in bucket %q: %w", op, key, s.bucket, err)
+}
+
+// statusCode is the HTTP status of a response error, or 0.
+func statusCode(err error) int {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+// errorCode is S3's error code ("NoSuchKey", "PreconditionFailed"...), or "".
+func errorCode(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
+	}
+	return ""
+}

@@ -1,0 +1,334 @@
+package s3
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/cloudtest"
+	"github.com/lakelog/lakelog/objstore/objstoretest"
+)
+
+// newBucket creates a fresh bucket on the test's S3 server and returns its
+// name. The server's data folder is thrown away with the server.
+func newBucket(t *testing.T) string {
+	t.Helper()
+	cloudtest.Require(t, "AWS_ENDPOINT_URL", "MinIO")
+	s, err := New(t.Context(), "unused", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := cloudtest.Name("lakelog-")
+	if _, err := s.Client().CreateBucket(t.Context(), &s3sdk.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatalf("create bucket %s: %v", bucket, err)
+	}
+	return bucket
+}
+
+func TestConformance(t *testing.T) {
+	bucket := newBucket(t)
+	objstoretest.Run(t, func(t *testing.T) objstore.Store {
+		s, err := New(t.Context(), bucket, cloudtest.Name("run-"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestConformanceBucketRoot runs the suite on stores that own a whole
+// bucket, with no prefix.
+func TestConformanceBucketRoot(t *testing.T) {
+	objstoretest.Run(t, func(t *testing.T) objstore.Store {
+		s, err := New(t.Context(), newBucket(t), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, objstoretest.WithRaceRounds(20))
+}
+
+// isConditionalPut reports whether r is a PutObject with If-None-Match: *.
+func isConditionalPut(r *http.Request) bool {
+	return r.Method == http.MethodPut && r.Header.Get("If-None-Match") == "*"
+}
+
+// TestLostResponse shows what Put with IfAbsent does when S3 creates the
+// object but the response never arrives: it sends the request once, and
+// returns the transport error, neither nil nor ErrExists. A retry by the
+// caller then sees ErrExists for what was its own write, which is why the
+// commit loop reads a taken version back to compare txnIds.
+func TestLostResponse(t *testing.T) {
+	bucket := newBucket(t)
+	var puts atomic.Int32
+	proxy := cloudtest.NewProxy(t, os.Getenv("AWS_ENDPOINT_URL"), func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
+		if isConditionalPut(r) && puts.Add(1) == 1 {
+			cloudtest.LoseResponse(w, r, forward)
+			return
+		}
+		cloudtest.Relay(w, r, forward)
+	})
+	s, err := New(t.Context(), bucket, "lost", WithEndpoint(proxy.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	key := "_delta_log/00000000000000000000.json"
+	err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
+	if err == nil || errors.Is(err, objstore.ErrExists) {
+		t.Fatalf("IfAbsent Put whose response was lost = %v, want a transport error that is not ErrExists", err)
+	}
+	if n := puts.Load(); n != 1 {
+		t.Fatalf("the conditional PUT was sent %d times, want once (no automatic retries)", n)
+	}
+	if got, err := s.Get(ctx, key); err != nil || string(got) != "ours" {
+		t.Fatalf("after the lost response Get = %q, %v; want the object the lost request created", got, err)
+	}
+	err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
+	if !errors.Is(err, objstore.ErrExists) {
+		t.Fatalf("retried IfAbsent Put = %v, want ErrExists (the caller must read the object back)", err)
+	}
+}
+
+// conflictBody is S3's answer to a conditional write that raced another.
+const conflictBody = `<?xml version="1.0" encoding="UTF-8"?>
+<Error><Code>ConditionalRequestConflict</Code><Message>A conflicting conditional operation is currently in progress against this resource. Please try again.</Message></Error>`
+
+func answerConflict(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(http.StatusConflict)
+	io.WriteString(w, conflictBody)
+}
+
+// TestConditionalRequestConflict checks that a 409 ConditionalRequestConflict
+// is retried, and only a bounded number of times.
+func TestConditionalRequestConflict(t *testing.T) {
+	bucket := newBucket(t)
+	for _, tc := range []struct {
+		name      string
+		conflicts int32 // how many conditional PUTs get a 409 before one passes
+		wantErr   bool
+	}{
+		{"Transient", 3, false},
+		{"Persistent", 1000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var puts atomic.Int32
+			proxy := cloudtest.NewProxy(t, os.Getenv("AWS_ENDPOINT_URL"), func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
+				if isConditionalPut(r) && puts.Add(1) <= tc.conflicts {
+					io.Copy(io.Discard, r.Body)
+					answerConflict(w)
+					return
+				}
+				cloudtest.Relay(w, r, forward)
+			})
+			s, err := New(t.Context(), bucket, cloudtest.Name("conflict-"), WithEndpoint(proxy.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Put(t.Context(), "k", strings.NewReader("v"), objstore.PutOptions{IfAbsent: true})
+			if !tc.wantErr {
+				if err != nil {
+					t.Fatalf("Put after %d conflicts: %v", tc.conflicts, err)
+				}
+				if got := puts.Load(); got != tc.conflicts+1 {
+					t.Errorf("sent %d conditional PUTs, want %d", got, tc.conflicts+1)
+				}
+				return
+			}
+			if err == nil || errors.Is(err, objstore.ErrExists) {
+				t.Fatalf("Put under endless conflicts = %v, want an error that is not ErrExists", err)
+			}
+			if got := puts.Load(); got != conflictAttempts {
+				t.Errorf("sent %d conditional PUTs, want %d", got, conflictAttempts)
+			}
+		})
+	}
+}
+
+// TestMultipart puts bodies over the part size, of known and unknown size.
+func TestMultipart(t *testing.T) {
+	bucket := newBucket(t)
+	s, err := New(t.Context(), bucket, "mp", WithPartSize(MinPartSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	body := make([]byte, 2*MinPartSize+12345)
+	for i := range body {
+		body[i] = byte(i * 7)
+	}
+	for _, tc := range []struct {
+		name string
+		size int64
+		body []byte
+	}{
+		{"KnownSize", int64(len(body)), body},
+		{"UnknownSize", 0, body},
+		{"ExactlyOnePart", 0, body[:MinPartSize]},
+		{"ExactlyTwoParts", 0, body[:2*MinPartSize]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := io.MultiReader(bytes.NewReader(tc.body)) // hide the bytes.Reader
+			if err := s.Put(ctx, tc.name, r, objstore.PutOptions{Size: tc.size}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(ctx, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, tc.body) {
+				t.Fatalf("Get returned %d bytes that differ from the %d put", len(got), len(tc.body))
+			}
+		})
+	}
+
+	// A body that fails after two parts leaves no object and no upload.
+	failing := io.MultiReader(bytes.NewReader(body), iotestErrReader{})
+	if err := s.Put(ctx, "failed", failing, objstore.PutOptions{}); err == nil {
+		t.Fatal("Put with a body that fails after two parts succeeded")
+	}
+	if _, err := s.Head(ctx, "failed"); !errors.Is(err, objstore.ErrNotFound) {
+		t.Errorf("Head after the failed multipart Put = %v, want ErrNotFound", err)
+	}
+	ups, err := s.Client().ListMultipartUploads(ctx, &s3sdk.ListMultipartUploadsInput{Bucket: &bucket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ups.Uploads) != 0 {
+		t.Errorf("%d multipart uploads left open after a failed Put, want none", len(ups.Uploads))
+	}
+}
+
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, errors.New("body broke") }
+
+// TestAddressing checks the path-style choice New makes from the
+// environment.
+func TestAddressing(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		endpoint      string
+		virtualHosted string
+		opts          []Option
+		wantPathStyle bool
+	}{
+		{"AWS", "", "", nil, false},
+		{"CustomEndpoint", "http://127.0.0.1:9", "", nil, true},
+		{"CustomEndpointVirtualHosted", "http://127.0.0.1:9", "true", nil, false},
+		{"Option", "http://127.0.0.1:9", "", []Option{WithPathStyle(false)}, false},
+		{"EndpointOption", "", "", []Option{WithEndpoint("http://127.0.0.1:9")}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("AWS_ENDPOINT_URL", tc.endpoint)
+			t.Setenv("AWS_ENDPOINT_URL_S3", "")
+			t.Setenv("AWS_VIRTUAL_HOSTED_STYLE_REQUEST", tc.virtualHosted)
+			t.Setenv("AWS_REGION", "")
+			t.Setenv("AWS_DEFAULT_REGION", "")
+			t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+			if tc.endpoint == "" {
+				unsetenv(t, "AWS_ENDPOINT_URL")
+				unsetenv(t, "AWS_ENDPOINT_URL_S3")
+			}
+			s, err := New(t.Context(), "b", "", tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := s.Client().Options()
+			if o.UsePathStyle != tc.wantPathStyle {
+				t.Errorf("UsePathStyle = %v, want %v", o.UsePathStyle, tc.wantPathStyle)
+			}
+			if o.Region != "us-east-1" {
+				t.Errorf("Region = %q, want the default us-east-1", o.Region)
+			}
+		})
+	}
+}
+
+// TestNoInstanceMetadata checks that with an endpoint and static keys the
+// store never asks the EC2 instance metadata service for anything.
+func TestNoInstanceMetadata(t *testing.T) {
+	bucket := newBucket(t)
+	var hits atomic.Int32
+	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer imds.Close()
+	t.Setenv("AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.URL)
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "false")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	s, err := New(t.Context(), bucket, "imds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(t.Context(), "k", strings.NewReader("v"), objstore.PutOptions{IfAbsent: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(t.Context(), "k"); err != nil {
+		t.Fatal(err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the instance metadata service was asked %d times, want never", n)
+	}
+}
+
+// TestOpenURI opens the store by URI, as the command line does.
+func TestOpenURI(t *testing.T) {
+	bucket := newBucket(t)
+	ctx := t.Context()
+	s, err := objstore.Open(ctx, fmt.Sprintf("s3://%s/tables/t1/", bucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "x.json", strings.NewReader("x"), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := New(ctx, bucket, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := whole.Get(ctx, "tables/t1/x.json"); err != nil || string(got) != "x" {
+		t.Fatalf("Get(tables/t1/x.json) from the bucket root = %q, %v", got, err)
+	}
+	if _, err := objstore.Open(ctx, "s3:///nobucket"); err == nil {
+		t.Error("Open(s3:///nobucket) succeeded")
+	}
+}
+
+// TestMissingBucket checks that a missing bucket is not reported as a
+// missing key.
+func TestMissingBucket(t *testing.T) {
+	cloudtest.Require(t, "AWS_ENDPOINT_URL", "MinIO")
+	s, err := New(t.Context(), cloudtest.Name("missing-"), "", WithCredentials(credentials.NewStaticCredentialsProvider("minioadmin", "minioadmin", "")), WithRegion("us-east-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(t.Context(), "k"); err == nil || errors.Is(err, objstore.ErrNotFound) {
+		t.Errorf("Get from a missing bucket = %v, want an error that is not ErrNotFound", err)
+	}
+	for _, err := range s.List(t.Context(), "", "") {
+		if err == nil || errors.Is(err, objstore.ErrNotFound) {
+			t.Errorf("List of a missing bucket yielded %v, want an error that is not ErrNotFound", err)
+		}
+	}
+}
+
+// unsetenv unsets key for the rest of the test.
+func unsetenv(t *testing.T, key string) {
+	t.Setenv(key, "")
+	os.Unsetenv(key)
+}
