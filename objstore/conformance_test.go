@@ -20,3 +20,9 @@ func TestLocalConformance(t *testing.T) {
 		return s
 	})
 }
+
+// objstoretestRun runs the suite with fewer race rounds, for wrappers whose
+// race behaviour is their inner store's, already tested in full.
+func objstoretestRun(t *testing.T, newStore func(t *testing.T) objstore.Store) {
+	objstoretest.Run(t, newStore, objstoretest.WithRaceRounds(20))
+}

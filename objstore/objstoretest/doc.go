@@ -12,5 +12,21 @@
 //
 // Each subtest calls newStore for a store of its own, which must start
 // empty: a fresh folder, a fresh in-memory store, or a fresh prefix in a
-// bucket. The suite never assumes two stores share anything.
+// bucket. The suite never assumes two stores share anything. A store
+// package runs it from its tests:
+//
+//	func TestConformance(t *testing.T) {
+//		objstoretest.Run(t, func(t *testing.T) objstore.Store {
+//			s, err := objstore.NewLocal(t.TempDir())
+//			if err != nil {
+//				t.Fatal(err)
+//			}
+//			return s
+//		})
+//	}
+//
+// Options tune it for a store that needs it: [WithRaceRounds] and
+// [WithRaceWriters] size the create-if-absent race (200 rounds of 32
+// writers by default), and [SkipCancellation] is for a store that cannot
+// observe its context.
 package objstoretest
