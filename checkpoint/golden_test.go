@@ -1,0 +1,277 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// goldenDir is the shared corpus of Delta tables written by other engines.
+const goldenDir = "../../shared/testdata/delta"
+
+// goldenStore opens the corpus as a read-only local store, or skips.
+func goldenStore(t testing.TB) objstore.Store {
+	t.Helper()
+	if _, err := os.Stat(goldenDir); err != nil {
+		t.Skipf("no golden tables under %s", goldenDir)
+	}
+	s, err := objstore.NewLocal(goldenDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// goldenCheckpoint is every checkpoint of one version in a golden table.
+type goldenCheckpoint struct {
+	table   string // case name
+	logDir  string // store key of _delta_log
+	version int64
+	parts   []Part
+}
+
+func (g goldenCheckpoint) name() string {
+	return g.table + "@" + baseName(g.parts[0].Key)
+}
+
+// goldenCheckpoints lists the checkpoints of the corpus, one entry per
+// version and naming scheme.
+func goldenCheckpoints(t testing.TB) []goldenCheckpoint {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(goldenDir, "*", "delta", "_delta_log", "*.checkpoint*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string]*goldenCheckpoint{}
+	var order []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(goldenDir, f)
+		key := filepath.ToSlash(rel)
+		fn, ok := parseName(baseName(key))
+		if !ok {
+			t.Fatalf("unparsed checkpoint name %s", key)
+		}
+		info, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := key
+		if fn.kind == kindMultiPart {
+			g = dirOf(key) + ClassicName(fn.version) + "/multi"
+		}
+		if groups[g] == nil {
+			groups[g] = &goldenCheckpoint{
+				table:   strings.SplitN(key, "/", 2)[0],
+				logDir:  strings.TrimSuffix(dirOf(key), "/"),
+				version: fn.version,
+			}
+			order = append(order, g)
+		}
+		groups[g].parts = append(groups[g].parts, Part{Key: key, Size: info.Size()})
+	}
+	out := make([]goldenCheckpoint, 0, len(order))
+	for _, g := range order {
+		out = append(out, *groups[g])
+	}
+	if len(out) < 20 {
+		t.Fatalf("found only %d golden checkpoints", len(out))
+	}
+	return out
+}
+
+// replayState is the reconciled state of a log (PROTOCOL.md "Action
+// Reconciliation"), computed from the JSON commits alone.
+type replayState struct {
+	protocol *actions.Protocol
+	metadata *actions.Metadata
+	adds     map[string]*actions.Add    // by path and DV id
+	removes  map[string]*actions.Remove // by path and DV id
+	txns     map[string]int64
+	domains  map[string]*actions.DomainMetadata
+}
+
+func fileKey(path string, dv *actions.DeletionVector) string { return path + "\x00" + dv.UniqueID() }
+
+// replayCommits replays commits 0..version of a golden table, or reports
+// false when some commit file is missing (cleaned-up logs).
+func replayCommits(t *testing.T, logDir string, version int64) (*replayState, bool) {
+	t.Helper()
+	st := &replayState{
+		adds: map[string]*actions.Add{}, removes: map[string]*actions.Remove{},
+		txns: map[string]int64{}, domains: map[string]*actions.DomainMetadata{},
+	}
+	for v := int64(0); v <= version; v++ {
+		b, err := os.ReadFile(filepath.Join(goldenDir, logDir, commitName(v)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, false
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		as, err := actions.ParseCommit(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s v%d: %v", logDir, v, err)
+		}
+		for _, a := range as {
+			switch {
+			case a.Protocol != nil:
+				st.protocol = a.Protocol
+			case a.Metadata != nil:
+				st.metadata = a.Metadata
+			case a.Add != nil:
+				k := fileKey(a.Add.Path, a.Add.DeletionVector)
+				st.adds[k] = a.Add
+				delete(st.removes, k)
+			case a.Remove != nil:
+				k := fileKey(a.Remove.Path, a.Remove.DeletionVector)
+				delete(st.adds, k)
+				st.removes[k] = a.Remove
+			case a.Txn != nil:
+				st.txns[a.Txn.AppID] = a.Txn.Version
+			case a.DomainMetadata != nil:
+				if a.DomainMetadata.Removed {
+					delete(st.domains, a.DomainMetadata.Domain)
+				} else {
+					st.domains[a.DomainMetadata.Domain] = a.DomainMetadata
+				}
+			}
+		}
+	}
+	return st, true
+}
+
+func commitName(v int64) string { return strings.TrimSuffix(ClassicName(v), ".checkpoint.parquet") + ".json" }
+
+// readAll collects every action Read yields, failing on an error.
+func readAll(t testing.TB, s objstore.Store, parts []Part, opts ...ReadOption) []actions.Action {
+	t.Helper()
+	var out []actions.Action
+	for a, err := range Read(context.Background(), s, parts, opts...) {
+		if err != nil {
+			t.Fatalf("read %v: %v", parts, err)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// Checkpoints that are known to lack an action the protocol requires:
+// readers of the log must fail on them, but the file reads fine.
+var goldenMissing = map[string]string{
+	"deltalog-state-reconstruction-from-checkpoint-missing-metadata": "metaData",
+	"deltalog-state-reconstruction-from-checkpoint-missing-protocol": "protocol",
+}
+
+// TestReadGolden reads every checkpoint in the corpus and compares it with
+// a replay of the JSON commits up to its version: protocol, metadata, the
+// live files (all fields but dataChange, which checkpoints set to false),
+// transactions and domain metadata; tombstones must be removes of the
+// replay.
+func TestReadGolden(t *testing.T) {
+	s := goldenStore(t)
+	for _, g := range goldenCheckpoints(t) {
+		t.Run(g.name(), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			got := readAll(t, s, g.parts, WithAllocator(mem), WithConcurrency(3))
+			counts := map[string]int{}
+			var protocol *actions.Protocol
+			var metadata *actions.Metadata
+			adds := map[string]*actions.Add{}
+			removes := map[string]*actions.Remove{}
+			txns := map[string]int64{}
+			domains := map[string]*actions.DomainMetadata{}
+			for _, a := range got {
+				counts[a.Kind()]++
+				switch {
+				case a.Protocol != nil:
+					protocol = a.Protocol
+				case a.Metadata != nil:
+					metadata = a.Metadata
+				case a.Add != nil:
+					adds[fileKey(a.Add.Path, a.Add.DeletionVector)] = a.Add
+				case a.Remove != nil:
+					removes[fileKey(a.Remove.Path, a.Remove.DeletionVector)] = a.Remove
+				case a.Txn != nil:
+					txns[a.Txn.AppID] = a.Txn.Version
+				case a.DomainMetadata != nil:
+					domains[a.DomainMetadata.Domain] = a.DomainMetadata
+				}
+			}
+			t.Logf("%d actions: %v", len(got), counts)
+			if missing, ok := goldenMissing[g.table]; ok {
+				if counts[missing] != 0 {
+					t.Errorf("checkpoint known to lack %s has %d", missing, counts[missing])
+				}
+				return
+			}
+			if counts["protocol"] != 1 || counts["metaData"] != 1 {
+				t.Fatalf("want one protocol and one metaData, got %v", counts)
+			}
+			if counts["add"] != len(adds) {
+				t.Errorf("%d adds but %d distinct files", counts["add"], len(adds))
+			}
+			want, ok := replayCommits(t, g.logDir, g.version)
+			if !ok {
+				t.Logf("commits before version %d were cleaned up; compared nothing", g.version)
+				return
+			}
+			if !reflect.DeepEqual(protocol, want.protocol) {
+				t.Errorf("protocol:\n got %+v\nwant %+v", protocol, want.protocol)
+			}
+			if !reflect.DeepEqual(metadata, want.metadata) {
+				t.Errorf("metaData:\n got %+v\nwant %+v", metadata, want.metadata)
+			}
+			if g, w := sortedKeys(adds), sortedKeys(want.adds); !slices.Equal(g, w) {
+				t.Fatalf("live files:\n got %q\nwant %q", g, w)
+			}
+			for k, a := range adds {
+				w := *want.adds[k]
+				c := *a
+				c.DataChange, w.DataChange = false, false
+				if len(c.Tags) == 0 && len(w.Tags) == 0 {
+					// delta-rs writes {} for the tags a commit left out.
+					c.Tags, w.Tags = nil, nil
+				}
+				if !reflect.DeepEqual(&c, &w) {
+					t.Errorf("add %s:\n got %+v\nwant %+v", a.Path, c, w)
+				}
+			}
+			for k, r := range removes {
+				w, ok := want.removes[k]
+				if !ok {
+					t.Errorf("tombstone %s is not a remove of the replay", r.Path)
+					continue
+				}
+				if w.DeletionTimestamp != nil && (r.DeletionTimestamp == nil || *r.DeletionTimestamp != *w.DeletionTimestamp) {
+					t.Errorf("tombstone %s: deletionTimestamp %v, want %v", r.Path, r.DeletionTimestamp, *w.DeletionTimestamp)
+				}
+			}
+			if !maps.Equal(txns, want.txns) {
+				t.Errorf("txns %v, want %v", txns, want.txns)
+			}
+			if g, w := sortedKeys(domains), sortedKeys(want.domains); !slices.Equal(g, w) {
+				t.Errorf("domains %q, want %q", g, w)
+			}
+		})
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := slices.Collect(maps.Keys(m))
+	sort.Strings(out)
+	return out
+}

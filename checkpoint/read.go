@@ -1,0 +1,694 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// ErrCorrupt is wrapped by every error that means the checkpoint cannot be
+// used: a part or sidecar is missing, a file is truncated or not Parquet
+// (or not JSON), a column has a type no writer uses, or a row is invalid.
+// It is terminal for that checkpoint; the log should fall back to an older
+// checkpoint or to the JSON commits. Errors of the store itself (network,
+// permissions) and of the context do not wrap it: they are worth a retry.
+var ErrCorrupt = errors.New("checkpoint: corrupt or incomplete checkpoint")
+
+// corrupt wraps err as a corrupt-checkpoint error about key.
+func corrupt(key string, err error) error {
+	return fmt.Errorf("checkpoint: %s: %w: %w", key, ErrCorrupt, err)
+}
+
+// Thresholds for reading from stores without cheap random access.
+const (
+	// wholeFileLimit: smaller files are fetched with one Get.
+	wholeFileLimit = 8 << 20
+	// rowGroupPrefetchLimit: a row group's projected byte span up to this
+	// size is fetched with one GetRange before decoding.
+	rowGroupPrefetchLimit = 32 << 20
+	// pageBufferSize is the read buffer of each column chunk.
+	pageBufferSize = 1 << 20
+)
+
+// Read yields every action of one checkpoint: the files of parts, which
+// the caller found in the log (the one file of a classic or UUID-named
+// checkpoint, or all parts of a multi-part one), and, when the checkpoint
+// has sidecar actions, the sidecar files they name under the log folder's
+// _sidecars/ (resolved against the folder of the checkpoint's key).
+//
+// Order: the files' actions in part order, each file's rows in order;
+// sidecar files' actions after all of the checkpoint's own, in the order
+// the sidecar actions appear. Sidecar actions are yielded too (before the
+// actions of their files). commitInfo and cdc columns, which old writers
+// put in checkpoints, are ignored.
+//
+// Parts are validated first: all must be checkpoint file names of one
+// version, a multi-part checkpoint must have every one of its parts, and
+// the other kinds exactly one file; an incomplete set is ErrCorrupt.
+//
+// Row groups of all files are decoded concurrently (WithConcurrency),
+// while at most a few batches per row group in flight are held in memory,
+// so memory does not grow with the checkpoint's size. On the first error
+// Read yields it (once, with a zero Action) and stops. Stopping the
+// iteration early releases everything before the iterator returns.
+func Read(ctx context.Context, store objstore.Store, parts []Part, opts ...ReadOption) iter.Seq2[actions.Action, error] {
+	return func(yield func(actions.Action, error) bool) {
+		cfg, err := newReadConfig(opts)
+		if err != nil {
+			yield(actions.Action{}, err)
+			return
+		}
+		srcs, err := planParts(parts)
+		if err != nil {
+			yield(actions.Action{}, err)
+			return
+		}
+		r := &reader{store: store, cfg: cfg}
+		_, randomAccess := store.(objstore.RandomAccess)
+		r.randomAccess = randomAccess
+
+		follow := cfg.kinds.has(KindAdd) || cfg.kinds.has(KindRemove)
+		topKinds := cfg.kinds
+		if follow {
+			topKinds |= kindBit(KindSidecar)
+		}
+		var sidecars []source
+		stopped := false
+		err = r.run(ctx, srcs, topKinds, func(src source, a actions.Action) error {
+			if a.Sidecar != nil {
+				if follow {
+					key, err := sidecarKey(src.key, a.Sidecar.Path)
+					if err != nil {
+						return corrupt(src.key, err)
+					}
+					sidecars = append(sidecars, source{key: key, size: a.Sidecar.SizeInBytes, sidecar: true})
+				}
+				if !cfg.kinds.has(KindSidecar) {
+					return nil
+				}
+			}
+			if !yield(a, nil) {
+				stopped = true
+				return errStop
+			}
+			return nil
+		})
+		if stopped {
+			return
+		}
+		if err != nil {
+			yield(actions.Action{}, err)
+			return
+		}
+		if len(sidecars) == 0 {
+			return
+		}
+		sideKinds := cfg.kinds & (kindBit(KindAdd) | kindBit(KindRemove))
+		err = r.run(ctx, sidecars, sideKinds, func(_ source, a actions.Action) error {
+			if !yield(a, nil) {
+				stopped = true
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && !stopped {
+			yield(actions.Action{}, err)
+		}
+	}
+}
+
+// errStop is returned by an emit callback when the consumer stopped.
+var errStop = errors.New("checkpoint: iteration stopped")
+
+// source is one file to read.
+type source struct {
+	key     string
+	size    int64 // 0 when unknown; for a sidecar, the size its action states
+	json    bool
+	sidecar bool
+}
+
+// planParts validates the caller's parts and orders them.
+func planParts(parts []Part) ([]source, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("checkpoint: no checkpoint files to read")
+	}
+	type named struct {
+		Part
+		fileName
+	}
+	ns := make([]named, len(parts))
+	for i, p := range parts {
+		fn, ok := parseName(baseName(p.Key))
+		if !ok {
+			return nil, fmt.Errorf("checkpoint: %q is not a checkpoint file name", p.Key)
+		}
+		ns[i] = named{p, fn}
+	}
+	first := ns[0]
+	for _, n := range ns[1:] {
+		if n.version != first.version {
+			return nil, fmt.Errorf("checkpoint: parts of different versions: %q and %q", first.Key, n.Key)
+		}
+		if n.kind != kindMultiPart || first.kind != kindMultiPart {
+			return nil, fmt.Errorf("checkpoint: %d files given for a single-file checkpoint: %q and %q", len(ns), first.Key, n.Key)
+		}
+	}
+	if first.kind == kindMultiPart {
+		slices.SortFunc(ns, func(a, b named) int { return a.part - b.part })
+		for i, n := range ns {
+			if n.numParts != first.numParts {
+				return nil, corrupt(n.Key, fmt.Errorf("part of %d parts mixed with parts of %d", n.numParts, first.numParts))
+			}
+			if n.part != i+1 {
+				break
+			}
+		}
+		if len(ns) != first.numParts {
+			return nil, corrupt(first.Key, fmt.Errorf("multi-part checkpoint of version %d has %d of its %d parts", first.version, len(ns), first.numParts))
+		}
+		for i, n := range ns {
+			if n.part != i+1 {
+				return nil, corrupt(n.Key, fmt.Errorf("multi-part checkpoint of version %d lacks part %d", first.version, i+1))
+			}
+		}
+	}
+	out := make([]source, len(ns))
+	for i, n := range ns {
+		out[i] = source{key: n.Key, size: n.Size, json: n.json}
+	}
+	return out, nil
+}
+
+// reader reads sources with a bounded pool of workers.
+type reader struct {
+	store        objstore.Store
+	cfg          readConfig
+	randomAccess bool
+}
+
+// batch is a run of decoded actions of one unit, or the unit's error.
+type batch struct {
+	acts []actions.Action
+	err  error
+}
+
+// unit is one row group (or one JSON file) being decoded. Its batches
+// arrive on out in order; out is closed when the unit is done.
+type unit struct {
+	src source
+	out chan batch
+}
+
+// run decodes srcs and calls emit for every action, in order. Units (row
+// groups) are started in order, at most cfg.concurrency at a time, and
+// consumed in order; each buffers at most one batch ahead, so memory is
+// bounded by the concurrency and the batch size.
+func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit func(source, actions.Action) error) error {
+	if kinds == 0 {
+		return nil
+	}
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	pending := make(chan *unit, r.cfg.concurrency)
+	sem := make(chan struct{}, r.cfg.concurrency)
+
+	// start launches fn as the next unit, waiting for a free slot. It
+	// reports false when the context ended first.
+	start := func(src source, fn func(ctx context.Context, out chan<- batch) error) bool {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+		u := &unit{src: src, out: make(chan batch, 1)}
+		select {
+		case pending <- u:
+		case <-ctx.Done():
+			<-sem
+			return false
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			defer close(u.out)
+			err := protect(func() error { return fn(ctx, u.out) })
+			if err != nil {
+				select {
+				case u.out <- batch{err: r.classify(src, err)}:
+				case <-ctx.Done():
+				}
+			}
+		}()
+		return true
+	}
+
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(pending)
+		for _, src := range srcs {
+			if !r.plan(ctx, src, kinds, start) {
+				return
+			}
+		}
+	}()
+
+	var err error
+consume:
+	for u := range pending {
+		for b := range u.out {
+			if b.err != nil {
+				err = b.err
+				break consume
+			}
+			for _, a := range b.acts {
+				if e := emit(u.src, a); e != nil {
+					err = e
+					break consume
+				}
+			}
+		}
+	}
+	cancel()
+	// Let every producer and worker see the cancellation and finish.
+	go func() {
+		for u := range pending {
+			for range u.out {
+			}
+		}
+	}()
+	wg.Wait()
+	if err == nil {
+		// Our own cancel comes only after a clean end, so a cancellation
+		// seen here is the caller's; units may have stopped silently.
+		if e := parent.Err(); e != nil {
+			err = fmt.Errorf("checkpoint: read: %w", e)
+		}
+	}
+	return err
+}
+
+// protect runs fn and turns a panic in a Parquet or Arrow decoder into an
+// error: malformed files must not crash the process.
+func protect(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &formatError{fmt.Errorf("decoder panic: %v", p)}
+		}
+	}()
+	return fn()
+}
+
+// plan opens src and starts one unit per row group (or one for a JSON
+// file). It reports false when reading should stop.
+func (r *reader) plan(ctx context.Context, src source, kinds kindSet, start func(source, func(context.Context, chan<- batch) error) bool) bool {
+	if src.json {
+		return start(src, func(ctx context.Context, out chan<- batch) error {
+			return r.readJSON(ctx, src, kinds, out)
+		})
+	}
+	f, err := r.open(ctx, src)
+	if err != nil {
+		return start(src, func(context.Context, chan<- batch) error { return err })
+	}
+	md := f.md
+	leaves := r.leaves(md, kinds)
+	if len(leaves) == 0 {
+		return true
+	}
+	for rg := 0; rg < md.NumRowGroups(); rg++ {
+		if md.RowGroup(rg).NumRows() == 0 {
+			continue
+		}
+		if !start(src, func(ctx context.Context, out chan<- batch) error {
+			return r.readRowGroup(ctx, f, rg, leaves, kinds, out)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// openFile is a Parquet file whose footer has been read.
+type openFile struct {
+	src  source
+	size int64
+	data []byte // the whole file, when it was small enough to fetch at once
+	md   *metadata.FileMetaData
+}
+
+// open reads src's footer (and, from a remote store, the whole file when
+// it is small).
+func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) {
+	f = &openFile{src: src}
+	err = protect(func() error {
+		size := src.size
+		if !r.randomAccess && (src.sidecar || size == 0) {
+			// A sidecar's stated size is a hint only; a listing's is exact.
+			info, err := r.store.Head(ctx, src.key)
+			if err != nil {
+				return err
+			}
+			size = info.Size
+		}
+		var ra io.ReaderAt
+		if !r.randomAccess && size <= wholeFileLimit {
+			b, err := r.store.Get(ctx, src.key)
+			if err != nil {
+				return err
+			}
+			f.data, size = b, int64(len(b))
+			ra = bytes.NewReader(b)
+		} else {
+			obj, err := objstore.OpenObject(ctx, r.store, src.key, max(size, -1))
+			if err != nil {
+				return err
+			}
+			defer obj.Close()
+			size = obj.Size()
+			ra = obj
+		}
+		f.size = size
+		t := &trackedReader{ra: ra, size: size}
+		pf, err := file.NewParquetReader(t, file.WithReadProps(r.readProps()))
+		if err != nil {
+			if t.err != nil {
+				return t.err
+			}
+			return &formatError{err}
+		}
+		f.md = pf.MetaData()
+		return pf.Close()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (r *reader) readProps() *parquet.ReaderProperties {
+	props := parquet.NewReaderProperties(r.cfg.mem)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = pageBufferSize
+	return props
+}
+
+// leaves returns the Parquet leaf columns to read for kinds.
+func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
+	var out []int
+	for i := 0; i < md.Schema.NumColumns(); i++ {
+		p := md.Schema.Column(i).ColumnPath()
+		if len(p) == 0 || !kinds.has(p[0]) {
+			continue
+		}
+		if len(p) > 1 && (p[0] == KindAdd || p[0] == KindRemove) {
+			switch p[1] {
+			case "stats_parsed", "partitionValues_parsed":
+				continue
+			case "stats":
+				if !r.cfg.stats {
+					continue
+				}
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// readRowGroup decodes row group rg of f and sends its actions to out.
+func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves []int, kinds kindSet, out chan<- batch) error {
+	ra, closeFn, err := r.rowGroupReader(ctx, f, rg, leaves)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	t := &trackedReader{ra: ra, size: f.size}
+	pf, err := file.NewParquetReader(t, file.WithMetadata(f.md), file.WithReadProps(r.readProps()))
+	if err != nil {
+		return t.orFormat(err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(r.cfg.batchRows)}, r.cfg.mem)
+	if err != nil {
+		return t.orFormat(err)
+	}
+	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
+	if err != nil {
+		return t.orFormat(err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		acts, err := decodeRecord(rr.RecordBatch(), kinds)
+		if err != nil {
+			return &formatError{err}
+		}
+		if len(acts) == 0 {
+			continue
+		}
+		select {
+		case out <- batch{acts: acts}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return t.orFormat(err)
+	}
+	return nil
+}
+
+// rowGroupReader returns what to read row group rg from: the file's bytes
+// when it was fetched whole; for a remote store, the row group's projected
+// span fetched with one request when it is small enough; otherwise the
+// object opened for ranged reads.
+func (r *reader) rowGroupReader(ctx context.Context, f *openFile, rg int, leaves []int) (io.ReaderAt, func(), error) {
+	if f.data != nil {
+		return bytes.NewReader(f.data), func() {}, nil
+	}
+	obj, err := objstore.OpenObject(ctx, r.store, f.src.key, f.size)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeFn := func() { obj.Close() }
+	if r.randomAccess {
+		return obj, closeFn, nil
+	}
+	lo, hi := int64(-1), int64(-1)
+	rgmd := f.md.RowGroup(rg)
+	for _, leaf := range leaves {
+		cc, err := rgmd.ColumnChunk(leaf)
+		if err != nil {
+			closeFn()
+			return nil, nil, &formatError{err}
+		}
+		start := cc.DataPageOffset()
+		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+			start = cc.DictionaryPageOffset()
+		}
+		end := start + cc.TotalCompressedSize()
+		if lo < 0 || start < lo {
+			lo = start
+		}
+		if end > hi {
+			hi = end
+		}
+	}
+	if lo < 0 || hi <= lo || hi-lo > rowGroupPrefetchLimit || hi > f.size {
+		return obj, closeFn, nil
+	}
+	b, err := r.store.GetRange(ctx, f.src.key, lo, hi-lo)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return &overlayReader{base: obj, off: lo, data: b}, closeFn, nil
+}
+
+// overlayReader serves reads inside [off, off+len(data)) from data and the
+// rest from base.
+type overlayReader struct {
+	base io.ReaderAt
+	off  int64
+	data []byte
+}
+
+func (o *overlayReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= o.off && off+int64(len(p)) <= o.off+int64(len(o.data)) {
+		return copy(p, o.data[off-o.off:]), nil
+	}
+	return o.base.ReadAt(p, off)
+}
+
+// trackedReader adapts an io.ReaderAt to the Parquet reader and remembers
+// the first error of the store, so that a failing store is not mistaken
+// for a corrupt file.
+type trackedReader struct {
+	ra   io.ReaderAt
+	size int64
+	pos  int64
+	mu   sync.Mutex
+	err  error
+}
+
+func (t *trackedReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := t.ra.ReadAt(p, off)
+	if err != nil && err != io.EOF {
+		t.mu.Lock()
+		if t.err == nil {
+			t.err = err
+		}
+		t.mu.Unlock()
+	}
+	return n, err
+}
+
+func (t *trackedReader) Read(p []byte) (int, error) {
+	n, err := t.ReadAt(p, t.pos)
+	t.pos += int64(n)
+	return n, err
+}
+
+func (t *trackedReader) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += t.pos
+	case io.SeekEnd:
+		offset += t.size
+	default:
+		return 0, errors.New("checkpoint: bad whence")
+	}
+	if offset < 0 {
+		return 0, errors.New("checkpoint: negative seek")
+	}
+	t.pos = offset
+	return offset, nil
+}
+
+// orFormat returns the store's error if there was one, else err as a
+// format error.
+func (t *trackedReader) orFormat(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return t.err
+	}
+	return &formatError{err}
+}
+
+// formatError marks an error of the file's content (as opposed to the
+// store's or the context's).
+type formatError struct{ err error }
+
+func (e *formatError) Error() string { return e.err.Error() }
+func (e *formatError) Unwrap() error { return e.err }
+
+// classify wraps a unit's error: content errors, missing files and short
+// objects are ErrCorrupt; the context's and the store's errors are passed
+// on as they are.
+func (r *reader) classify(src source, err error) error {
+	if errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	what := "checkpoint file"
+	if src.sidecar {
+		what = "sidecar"
+	}
+	var fe *formatError
+	if errors.As(err, &fe) || errors.Is(err, objstore.ErrNotFound) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("checkpoint: read %s %s: %w: %w", what, src.key, ErrCorrupt, err)
+	}
+	return fmt.Errorf("checkpoint: read %s %s: %w", what, src.key, err)
+}
+
+// readJSON decodes a UUID-named V2 checkpoint in JSON: one action per line.
+func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out chan<- batch) error {
+	b, err := r.store.Get(ctx, src.key)
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
+	var acts []actions.Action
+	line := 0
+	for sc.Scan() {
+		line++
+		l := bytes.TrimSpace(sc.Bytes())
+		if len(l) == 0 {
+			continue
+		}
+		var a actions.Action
+		if err := json.Unmarshal(l, &a); err != nil {
+			return &formatError{fmt.Errorf("line %d: %w", line, err)}
+		}
+		if k := a.Kind(); k == "" || !kinds.has(k) {
+			continue
+		}
+		acts = append(acts, a)
+		if len(acts) == r.cfg.batchRows {
+			select {
+			case out <- batch{acts: acts}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			acts = nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &formatError{err}
+	}
+	if len(acts) > 0 {
+		select {
+		case out <- batch{acts: acts}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// decodeRecord turns one record batch into actions of the given kinds, in
+// row order.
+func decodeRecord(rec arrow.RecordBatch, kinds kindSet) ([]actions.Action, error) {
+	decs, err := newDecoders(rec, kinds)
+	if err != nil {
+		return nil, err
+	}
+	n := int(rec.NumRows())
+	out := make([]actions.Action, 0, n)
+	for i := 0; i < n; i++ {
+		for _, d := range decs {
+			if !d.present(i) {
+				continue
+			}
+			a, err := d.decode(i)
+			if err != nil {
+				return nil, fmt.Errorf("row %d: %w", i, err)
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
