@@ -1,0 +1,57 @@
+package actions
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestColumnMapping(t *testing.T) {
+	for _, tc := range []struct {
+		conf map[string]string
+		want string
+	}{
+		{nil, "none"},
+		{map[string]string{"delta.columnMapping.mode": "NAME"}, "name"},
+		{map[string]string{"delta.columnMapping.mode": "id"}, "id"},
+		{map[string]string{"delta.columnMapping.mode": ""}, "none"},
+		{map[string]string{"delta.columnMapping.mode": "Weird"}, "weird"},
+	} {
+		if got := ColumnMappingMode(&Metadata{Configuration: tc.conf}); got != tc.want {
+			t.Errorf("%v: mode %q, want %q", tc.conf, got, tc.want)
+		}
+	}
+	if ColumnMappingMode(nil) != ColumnMappingNone {
+		t.Error("nil metadata is not mode none")
+	}
+	st, err := ParseSchema(`{"type":"struct","fields":[
+		{"name":"a","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":12,"delta.columnMapping.physicalName":"col-1"}},
+		{"name":"b","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1.5}},
+		{"name":"c","type":"long","nullable":true,"metadata":{}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := st.Fields[0], st.Fields[1], st.Fields[2]
+	if a.PhysicalName("name") != "col-1" || a.PhysicalName("id") != "col-1" || a.PhysicalName("none") != "a" {
+		t.Errorf("physical names of a: %q %q %q", a.PhysicalName("name"), a.PhysicalName("id"), a.PhysicalName("none"))
+	}
+	if c.PhysicalName("name") != "c" {
+		t.Errorf("a field without a physical name: %q", c.PhysicalName("name"))
+	}
+	if id, ok := a.FieldID(); !ok || id != 12 {
+		t.Errorf("FieldID(a) = %d, %v", id, ok)
+	}
+	if _, ok := b.FieldID(); ok {
+		t.Error("a fractional id is an id")
+	}
+	if _, ok := c.FieldID(); ok {
+		t.Error("a field without an id has one")
+	}
+	built := &StructField{Name: "x", Metadata: map[string]any{MetaColumnMappingID: 7}}
+	if id, ok := built.FieldID(); !ok || id != 7 {
+		t.Errorf("FieldID of a Go int = %d, %v", id, ok)
+	}
+	built.Metadata[MetaColumnMappingID] = json.Number("9")
+	if id, ok := built.FieldID(); !ok || id != 9 {
+		t.Errorf("FieldID of a json.Number = %d, %v", id, ok)
+	}
+}
