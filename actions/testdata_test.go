@@ -46,3 +46,25 @@ func goldenSchemas(t testing.TB) []string {
 	}
 	return out
 }
+
+// goldenProtocols returns every protocol action in the golden commits.
+func goldenProtocols(t testing.TB) []*Protocol {
+	t.Helper()
+	var out []*Protocol
+	for _, f := range goldenCommits(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as, err := ParseCommit(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, a := range as {
+			if a.Protocol != nil {
+				out = append(out, a.Protocol)
+			}
+		}
+	}
+	return out
+}
