@@ -153,7 +153,9 @@ func replayCommits(t *testing.T, logDir string, version int64) (*replayState, bo
 	return st, true
 }
 
-func commitName(v int64) string { return strings.TrimSuffix(ClassicName(v), ".checkpoint.parquet") + ".json" }
+func commitName(v int64) string {
+	return strings.TrimSuffix(ClassicName(v), ".checkpoint.parquet") + ".json"
+}
 
 // readAll collects every action Read yields, failing on an error.
 func readAll(t testing.TB, s objstore.Store, parts []Part, opts ...ReadOption) []actions.Action {
