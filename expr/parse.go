@@ -52,9 +52,9 @@ const maxDepth = 256
 //	           | CAST(expr AS type) | (expr) | name(.name)*
 //
 // Keywords are case-insensitive. Names are letters, digits and _, not
-// starting with a digit, or anything in backquotes (`odd name`, with “
-// for a backquote); a.b is field b of struct column a. Strings are in
-// single quotes, with ” for a quote. Numbers follow Spark: 12 is an
+// starting with a digit, or anything in backquotes (`odd name`, with a
+// backquote doubled); a.b is field b of struct column a. Strings are in
+// single quotes, with a quote doubled. Numbers follow Spark: 12 is an
 // integer (a long or decimal when it does not fit), 1.50 a decimal(3,2),
 // 1e3 a double; the suffixes L, S, Y, F, D and BD make a long, short,
 // byte, float, double or decimal. BETWEEN is read as two comparisons.
