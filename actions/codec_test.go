@@ -166,3 +166,40 @@ func TestRequiredCollectionsAreWritten(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+func FuzzParseCommit(f *testing.F) {
+	for _, file := range goldenCommits(f) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(b) <= 16<<10 {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"commitInfo":{"Timestamp":2,"timestamp":1,"x":[1, 2],"y":"<&>"}}`))
+	f.Add([]byte("{\"unknown\": {\"a\": 1}}\n{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7}}"))
+	f.Add([]byte("{\"commitInfo\":{\"x\":\"\xff\u2028\",\"x\":2,\"operationParameters\":{\"a\":1.0e5}}}\n{\"new\":\"\xfe\"}"))
+	f.Add([]byte(`{"add":{"path":"a","Path":"b","partitionValues":null,"tags":{},"deletionVector":{"storageType":"u","pathOrInlineDv":"x","offset":1,"sizeInBytes":3,"cardinality":1}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		as, err := ParseCommit(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		out, err := MarshalCommit(as)
+		if err != nil {
+			t.Fatalf("parsed but does not marshal: %v", err)
+		}
+		again, err := ParseCommit(bytes.NewReader(out))
+		if err != nil {
+			t.Fatalf("marshalled commit does not parse: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(as, again) {
+			t.Fatalf("round trip changed the actions:\n%q\n%s", b, out)
+		}
+		out2, err := MarshalCommit(again)
+		if err != nil || !bytes.Equal(out, out2) {
+			t.Fatalf("marshalling is not stable:\n%s\n%s", out, out2)
+		}
+	})
+}
