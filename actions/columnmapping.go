@@ -75,3 +75,14 @@ func metaInt(v any) (int64, bool) {
 	}
 	return 0, false
 }
+
+// FieldByPhysicalName returns the top-level field whose physical name
+// under mode is name (as partitionValues and stats are keyed), or nil.
+func (s *StructType) FieldByPhysicalName(name, mode string) *StructField {
+	for _, f := range s.Fields {
+		if f.PhysicalName(mode) == name {
+			return f
+		}
+	}
+	return nil
+}

@@ -55,3 +55,27 @@ func TestColumnMapping(t *testing.T) {
 		t.Errorf("FieldID of a json.Number = %d, %v", id, ok)
 	}
 }
+
+func TestFieldLookups(t *testing.T) {
+	st, err := ParseSchema(`{"type":"struct","fields":[
+		{"name":"Id","type":"long","nullable":true,"metadata":{"delta.columnMapping.id":1,"delta.columnMapping.physicalName":"col-1"}},
+		{"name":"name","type":"string","nullable":true,"metadata":{"delta.columnMapping.id":2,"delta.columnMapping.physicalName":"col-2"}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := st.FieldFold("ID"); f == nil || f.Name != "Id" {
+		t.Errorf("FieldFold(ID) = %v", f)
+	}
+	if st.Field("ID") != nil || st.FieldFold("nope") != nil {
+		t.Error("lookups find what is not there")
+	}
+	if f := st.FieldByPhysicalName("col-2", ColumnMappingName); f == nil || f.Name != "name" {
+		t.Errorf("FieldByPhysicalName(col-2) = %v", f)
+	}
+	if f := st.FieldByPhysicalName("name", ColumnMappingNone); f == nil || f.Name != "name" {
+		t.Errorf("FieldByPhysicalName(name, none) = %v", f)
+	}
+	if st.FieldByPhysicalName("name", ColumnMappingName) != nil {
+		t.Error("a logical name matches in name mode")
+	}
+}

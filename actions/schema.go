@@ -1,5 +1,7 @@
 package actions
 
+import "strings"
+
 // DataType is a Delta column type: a PrimitiveType, *DecimalType,
 // *StructType, *ArrayType or *MapType.
 type DataType interface {
@@ -78,6 +80,21 @@ type StructField struct {
 func (s *StructType) Field(name string) *StructField {
 	for _, f := range s.Fields {
 		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// FieldFold returns the field whose name equals name ignoring case, or
+// nil. Delta column names are unique regardless of case, as Spark
+// resolves them.
+func (s *StructType) FieldFold(name string) *StructField {
+	if f := s.Field(name); f != nil {
+		return f
+	}
+	for _, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
 			return f
 		}
 	}
