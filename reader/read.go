@@ -1,0 +1,352 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/big"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// ReadFile reads one planned file: batches of the scan's Schema, with the
+// filter applied and rows in file order. The scan's limit does not apply.
+// Each batch is released when the loop body returns; Retain it to keep it.
+func (s *Scan) ReadFile(ctx context.Context, f *ScanFile) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		stopped := false
+		err := s.readFile(ctx, f, func(rec arrow.RecordBatch) bool {
+			ok := yield(rec, nil)
+			rec.Release()
+			if !ok {
+				stopped = true
+			}
+			return ok
+		})
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// columnSource says where one read column of a file comes from.
+type columnSource struct {
+	field    *actions.StructField
+	arrow    arrow.Field
+	part     bool // a partition column: a constant
+	value    any  // the partition value (nil for null)
+	fileName string
+	inFile   bool
+}
+
+// readFile decodes f and calls emit with each non-empty batch, which emit
+// owns (it must release it). It stops when emit returns false.
+func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.RecordBatch) bool) error {
+	mem := s.cfg.mem
+	sources, err := s.columnSources(f)
+	if err != nil {
+		return err
+	}
+	obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+	if err != nil {
+		return fmt.Errorf("reader: open %s: %w", f.Key, err)
+	}
+	defer obj.Close()
+	s.m.filesRead.Add(1)
+	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(parquet.NewReaderProperties(mem)))
+	if err != nil {
+		return fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(s.cfg.batchSize)}, mem)
+	if err != nil {
+		return fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	var leaves []int
+	for i := range sources {
+		src := &sources[i]
+		if src.part {
+			continue
+		}
+		sf := manifestField(fr.Manifest, src.field.Name)
+		if sf == nil {
+			continue // added to the table after this file: nulls
+		}
+		src.inFile, src.fileName = true, sf.Field.Name
+		leaves = appendLeaves(leaves, sf)
+	}
+	fileRows := pf.NumRows()
+	if len(leaves) == 0 {
+		// Nothing to decode: only the row count matters.
+		for start := int64(0); start < fileRows; start += int64(s.cfg.batchSize) {
+			n := min(int64(s.cfg.batchSize), fileRows-start)
+			s.m.rowsRead.Add(n)
+			rec, err := s.assemble(ctx, f, sources, nil, n)
+			if err != nil {
+				return err
+			}
+			if rec != nil && !emit(rec) {
+				return nil
+			}
+		}
+		return nil
+	}
+	rr, err := fr.GetRecordReader(ctx, leaves, nil)
+	if err != nil {
+		return fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		batch := rr.RecordBatch()
+		s.m.rowsRead.Add(batch.NumRows())
+		rec, err := s.assemble(ctx, f, sources, batch, batch.NumRows())
+		if err != nil {
+			return err
+		}
+		if rec != nil && !emit(rec) {
+			return nil
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	return nil
+}
+
+// columnSources resolves each read column of f: partition constant, file
+// column or (for now) nulls.
+func (s *Scan) columnSources(f *ScanFile) ([]columnSource, error) {
+	out := make([]columnSource, len(s.readFields))
+	for i, field := range s.readFields {
+		out[i] = columnSource{field: field, arrow: s.readSchema.Field(i)}
+		if !s.partCols[field.Name] {
+			continue
+		}
+		out[i].part = true
+		raw, ok := f.Add.PartitionValues[field.Name]
+		if !ok {
+			for k, v := range f.Add.PartitionValues {
+				if strings.EqualFold(k, field.Name) {
+					raw = v
+					break
+				}
+			}
+		}
+		v, err := actions.ParsePartitionValue(field.Type, raw)
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: partition column %q: %w", f.Add.Path, field.Name, err)
+		}
+		out[i].value = v
+	}
+	return out, nil
+}
+
+// manifestField finds a file's top-level column by physical name, exactly
+// or else ignoring case.
+func manifestField(m *pqarrow.SchemaManifest, name string) *pqarrow.SchemaField {
+	for i := range m.Fields {
+		if m.Fields[i].Field.Name == name {
+			return &m.Fields[i]
+		}
+	}
+	for i := range m.Fields {
+		if strings.EqualFold(m.Fields[i].Field.Name, name) {
+			return &m.Fields[i]
+		}
+	}
+	return nil
+}
+
+func appendLeaves(dst []int, sf *pqarrow.SchemaField) []int {
+	if sf.IsLeaf() {
+		return append(dst, sf.ColIndex)
+	}
+	for i := range sf.Children {
+		dst = appendLeaves(dst, &sf.Children[i])
+	}
+	return dst
+}
+
+// assemble builds the scan's batch for n rows of f from the decoded file
+// columns (nil when none were decoded): it conforms file columns to the
+// table's types, adds partition constants and null columns, applies the
+// filter and projects. It returns nil when no row is left.
+func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, n int64) (arrow.RecordBatch, error) {
+	mem := s.cfg.mem
+	cols := make([]arrow.Array, len(sources))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, src := range sources {
+		var err error
+		switch {
+		case src.part:
+			cols[i], err = constantArray(mem, src.arrow.Type, src.value, int(n))
+		case src.inFile:
+			idx := batch.Schema().FieldIndices(src.fileName)
+			if len(idx) == 0 {
+				return nil, fmt.Errorf("reader: %s: column %q missing from the decoded batch", f.Key, src.fileName)
+			}
+			cols[i], err = ConformArray(ctx, mem, batch.Column(idx[0]), src.arrow.Type)
+		default:
+			cols[i] = array.MakeArrayOfNull(mem, src.arrow.Type, int(n))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: column %q: %w", f.Key, src.field.Name, err)
+		}
+	}
+	rec := array.NewRecordBatch(s.readSchema, cols, n)
+	if s.filter != nil {
+		mask, err := expr.EvalPredicate(s.filter, rec, mem)
+		if err != nil {
+			rec.Release()
+			return nil, fmt.Errorf("reader: %s: filter: %w", f.Key, err)
+		}
+		filtered, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+		mask.Release()
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: filter: %w", f.Key, err)
+		}
+		rec = filtered
+	}
+	if rec.NumRows() == 0 {
+		rec.Release()
+		return nil, nil
+	}
+	if len(s.readFields) != len(s.outFields) {
+		proj := make([]arrow.Array, len(s.outFields))
+		for i := range proj {
+			proj[i] = rec.Column(i)
+		}
+		out := array.NewRecordBatch(s.outSchema, proj, rec.NumRows())
+		rec.Release()
+		rec = out
+	}
+	return rec, nil
+}
+
+// constantArray is n copies of v (a value of the Go type actions gives
+// the column's Delta type, or nil) as an array of type dt.
+func constantArray(mem memory.Allocator, dt arrow.DataType, v any, n int) (arrow.Array, error) {
+	if v == nil {
+		return array.MakeArrayOfNull(mem, dt, n), nil
+	}
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	b.Reserve(n)
+	for range n {
+		if err := appendValue(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// appendValue appends one typed scalar (actions/values.go types) to b.
+func appendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		if x, ok := v.(bool); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int8Builder:
+		if x, ok := v.(int8); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int16Builder:
+		if x, ok := v.(int16); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int32Builder:
+		if x, ok := v.(int32); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int64Builder:
+		if x, ok := v.(int64); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Float32Builder:
+		if x, ok := v.(float32); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Float64Builder:
+		if x, ok := v.(float64); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.StringBuilder:
+		if x, ok := v.(string); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.BinaryBuilder:
+		switch x := v.(type) {
+		case []byte:
+			b.Append(x)
+			return nil
+		case string:
+			b.AppendString(x)
+			return nil
+		}
+	case *array.Date32Builder:
+		if x, ok := v.(actions.Date); ok {
+			b.Append(arrow.Date32(x))
+			return nil
+		}
+	case *array.TimestampBuilder:
+		switch x := v.(type) {
+		case actions.Timestamp:
+			b.Append(arrow.Timestamp(x))
+			return nil
+		case actions.TimestampNTZ:
+			b.Append(arrow.Timestamp(x))
+			return nil
+		}
+	case *array.Decimal128Builder:
+		if x, ok := v.(actions.Decimal); ok && x.Unscaled != nil {
+			want := int(b.Type().(*arrow.Decimal128Type).Scale)
+			u := new(big.Int).Set(x.Unscaled)
+			switch {
+			case x.Scale < want:
+				u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(want-x.Scale)), nil))
+			case x.Scale > want:
+				return fmt.Errorf("decimal value has scale %d, column has %d", x.Scale, want)
+			}
+			if u.BitLen() > 127 {
+				return fmt.Errorf("decimal value out of range")
+			}
+			b.Append(decimal128.FromBigInt(u))
+			return nil
+		}
+	}
+	return fmt.Errorf("value %v (%T) does not fit Arrow type %s", v, v, b.Type())
+}

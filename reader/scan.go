@@ -1,0 +1,327 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+)
+
+// ErrUnsupported is returned (wrapped) when a table or a data file uses a
+// feature this reader cannot read correctly yet (deletion vectors, column
+// mapping, widened types). It is terminal: the scan returns no rows rather
+// than wrong ones.
+var ErrUnsupported = errors.New("reader: unsupported feature")
+
+// DefaultBatchSize is the number of rows per batch read from a data file.
+const DefaultBatchSize = 64 * 1024
+
+// Option configures a Scan.
+type Option func(*config)
+
+type config struct {
+	filter      expr.Expr
+	columns     []string
+	columnsSet  bool
+	limit       int64
+	batchSize   int
+	mem         memory.Allocator
+	parallelism int
+}
+
+// WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
+// e is also used to plan: files whose partition values or statistics show
+// that no row can match are not read.
+func WithFilter(e expr.Expr) Option { return func(c *config) { c.filter = e } }
+
+// WithColumns projects the scan onto the named top-level columns, in the
+// given order. Names match the schema's case-insensitively, as in Spark;
+// the batches carry the schema's spelling. Without it every column is
+// returned, in schema order. An empty list gives batches without columns
+// (row counts only).
+func WithColumns(names ...string) Option {
+	return func(c *config) { c.columns = slices.Clone(names); c.columnsSet = true }
+}
+
+// WithLimit stops the scan after n rows (n >= 0). Which rows is not
+// specified beyond the order Records documents.
+func WithLimit(n int64) Option { return func(c *config) { c.limit = n } }
+
+// WithBatchSize sets the most rows per batch (default DefaultBatchSize).
+func WithBatchSize(rows int) Option { return func(c *config) { c.batchSize = rows } }
+
+// WithAllocator sets the Arrow allocator for every buffer the scan makes
+// (default memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
+
+// WithParallelism sets how many data files Records reads at once (default
+// GOMAXPROCS; 1 reads one file after another).
+func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// ScanFile is one data file a scan reads: the add action and what planning
+// derived from it.
+type ScanFile struct {
+	// Add is the file's add action, shared with the snapshot: do not modify.
+	Add *actions.Add
+	// Key is the file's key in the snapshot's store.
+	Key string
+	// Stats are the parsed add.stats, nil when the file has none.
+	Stats *actions.Stats
+}
+
+// ScanMetrics counts what a scan planned and read. Counters grow while the
+// scan runs; read them after iteration ends for totals.
+type ScanMetrics struct {
+	// FilesConsidered is the number of active files planning looked at.
+	FilesConsidered int64
+	// FilesPrunedByPartition were dropped because their partition values
+	// cannot satisfy the filter.
+	FilesPrunedByPartition int64
+	// FilesSkippedByStats were dropped because their min/max/null counts
+	// show that no row can satisfy the filter.
+	FilesSkippedByStats int64
+	// FilesRead is the number of data files opened.
+	FilesRead int64
+	// RowsRead is the number of rows decoded from data files, before the
+	// filter.
+	RowsRead int64
+	// RowsReturned is the number of rows yielded.
+	RowsReturned int64
+}
+
+type metrics struct {
+	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
+}
+
+// Scan is a planned read of one snapshot: which columns, which rows. It is
+// immutable after NewScan except for its metrics, and safe for concurrent
+// use; each call of Files or Records is an independent pass.
+type Scan struct {
+	snap       *deltalog.Snapshot
+	cfg        config
+	schema     *actions.StructType // the table's logical schema
+	partCols   map[string]bool     // logical partition column names
+	filter     expr.Expr           // bound, or nil
+	pruner     *expr.Pruner        // nil when there is no filter
+	outFields  []*actions.StructField
+	readFields []*actions.StructField // outFields plus the filter's columns
+	outSchema  *arrow.Schema
+	readSchema *arrow.Schema
+	m          metrics
+}
+
+// NewScan plans a scan of snap. It fails when a column or the filter does
+// not resolve against the table's schema, or when the table uses a feature
+// this reader cannot honour (ErrUnsupported).
+func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
+	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: memory.DefaultAllocator, parallelism: runtime.GOMAXPROCS(0)}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.batchSize <= 0 {
+		cfg.batchSize = DefaultBatchSize
+	}
+	if cfg.parallelism <= 0 {
+		cfg.parallelism = 1
+	}
+	if err := checkTableSupported(snap); err != nil {
+		return nil, err
+	}
+	s := &Scan{snap: snap, cfg: cfg, schema: snap.Schema(), partCols: map[string]bool{}}
+	for _, c := range snap.PartitionColumns() {
+		s.partCols[c] = true
+	}
+	if cfg.columnsSet {
+		seen := map[string]bool{}
+		for _, name := range cfg.columns {
+			f := fieldFold(s.schema, name)
+			if f == nil {
+				return nil, fmt.Errorf("reader: column %q is not in the table (columns: %s)", name, strings.Join(s.schema.Names(), ", "))
+			}
+			if seen[f.Name] {
+				return nil, fmt.Errorf("reader: column %q is selected twice", f.Name)
+			}
+			seen[f.Name] = true
+			s.outFields = append(s.outFields, f)
+		}
+	} else {
+		s.outFields = slices.Clone(s.schema.Fields)
+	}
+	s.readFields = s.outFields
+	if cfg.filter != nil {
+		bound, err := expr.BindPredicate(cfg.filter, s.schema)
+		if err != nil {
+			return nil, fmt.Errorf("reader: filter: %w", err)
+		}
+		s.filter = bound
+		p, err := expr.NewPruner(bound, s.schema, snap.PartitionColumns(), actions.ColumnMappingMode(snap.Metadata()))
+		if err != nil {
+			return nil, fmt.Errorf("reader: filter: %w", err)
+		}
+		s.pruner = p
+		// Read the filter's columns too, in schema order after the output.
+		need := map[string]bool{}
+		for _, c := range expr.Columns(bound) {
+			top, _, _ := strings.Cut(c, ".")
+			need[top] = true
+		}
+		have := map[string]bool{}
+		for _, f := range s.outFields {
+			have[f.Name] = true
+		}
+		extra := []*actions.StructField{}
+		for _, f := range s.schema.Fields {
+			if need[f.Name] && !have[f.Name] {
+				extra = append(extra, f)
+			}
+		}
+		if len(extra) > 0 {
+			s.readFields = append(slices.Clone(s.outFields), extra...)
+		}
+	}
+	var err error
+	if s.outSchema, err = arrowSchemaOf(s.outFields); err != nil {
+		return nil, err
+	}
+	if s.readSchema, err = arrowSchemaOf(s.readFields); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// arrowSchemaOf is the logical Arrow schema of some of a table's fields.
+func arrowSchemaOf(fields []*actions.StructField) (*arrow.Schema, error) {
+	sc, err := actions.ToArrowSchema(&actions.StructType{Fields: fields}, false, "")
+	if err != nil {
+		return nil, fmt.Errorf("reader: %w", err)
+	}
+	return sc, nil
+}
+
+// fieldFold finds a top-level field by exact name, else case-insensitively.
+func fieldFold(s *actions.StructType, name string) *actions.StructField {
+	if f := s.Field(name); f != nil {
+		return f
+	}
+	for _, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// checkTableSupported refuses tables whose data this reader would read
+// wrongly.
+func checkTableSupported(snap *deltalog.Snapshot) error {
+	if m := actions.ColumnMappingMode(snap.Metadata()); m != "" && m != "none" {
+		return fmt.Errorf("%w: table uses column mapping (mode %q), which this reader does not support yet", ErrUnsupported, m)
+	}
+	p := snap.Protocol()
+	for _, f := range p.ReaderFeatures {
+		if (f == "typeWidening" || f == "typeWidening-preview") && hasTypeChanges(snap.Schema()) {
+			return fmt.Errorf("%w: table uses type widening (reader feature %q) and has widened columns, which this reader does not support yet", ErrUnsupported, f)
+		}
+	}
+	return nil
+}
+
+// hasTypeChanges reports whether any field records a type change
+// (delta.typeChanges metadata of the type widening feature).
+func hasTypeChanges(t actions.DataType) bool {
+	switch t := t.(type) {
+	case *actions.StructType:
+		for _, f := range t.Fields {
+			if _, ok := f.Metadata["delta.typeChanges"]; ok {
+				return true
+			}
+			if hasTypeChanges(f.Type) {
+				return true
+			}
+		}
+	case *actions.ArrayType:
+		return hasTypeChanges(t.ElementType)
+	case *actions.MapType:
+		return hasTypeChanges(t.KeyType) || hasTypeChanges(t.ValueType)
+	}
+	return false
+}
+
+// Snapshot is the snapshot the scan reads.
+func (s *Scan) Snapshot() *deltalog.Snapshot { return s.snap }
+
+// Schema is the Arrow schema of every batch Records yields: the projected
+// columns, logical names and types (actions.ToArrowSchema).
+func (s *Scan) Schema() *arrow.Schema { return s.outSchema }
+
+// Filter is the bound filter, or nil.
+func (s *Scan) Filter() expr.Expr { return s.filter }
+
+// Metrics returns the counters accumulated by all passes so far.
+func (s *Scan) Metrics() ScanMetrics {
+	return ScanMetrics{
+		FilesConsidered:        s.m.considered.Load(),
+		FilesPrunedByPartition: s.m.prunedPartition.Load(),
+		FilesSkippedByStats:    s.m.skippedStats.Load(),
+		FilesRead:              s.m.filesRead.Load(),
+		RowsRead:               s.m.rowsRead.Load(),
+		RowsReturned:           s.m.rowsReturned.Load(),
+	}
+}
+
+// Files plans the scan: it yields, in path order, the active files that may
+// hold matching rows. A file is dropped when its partition values or its
+// statistics prove that no row satisfies the filter; files without stats
+// are kept. A file with a deletion vector is an ErrUnsupported error. Files
+// reads nothing but the snapshot.
+func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
+	return func(yield func(*ScanFile, error) bool) {
+		for add := range s.snap.Files() {
+			if err := ctx.Err(); err != nil {
+				yield(nil, fmt.Errorf("reader: plan: %w", err))
+				return
+			}
+			s.m.considered.Add(1)
+			f, keep, err := s.planFile(add)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if keep && !yield(f, nil) {
+				return
+			}
+		}
+	}
+}
+
+// planFile decides whether add may hold matching rows.
+func (s *Scan) planFile(add *actions.Add) (*ScanFile, bool, error) {
+	if s.pruner != nil && !s.pruner.MayMatch(add.PartitionValues, nil) {
+		s.m.prunedPartition.Add(1)
+		return nil, false, nil
+	}
+	stats, err := actions.ParseStats(add.Stats)
+	if err != nil {
+		// Bad stats only cost skipping: read the file.
+		stats = nil
+	}
+	if s.pruner != nil && stats != nil && !s.pruner.MayMatch(add.PartitionValues, stats) {
+		s.m.skippedStats.Add(1)
+		return nil, false, nil
+	}
+	if add.DeletionVector != nil {
+		return nil, false, fmt.Errorf("%w: table uses deletion vectors (file %s), which this reader does not support yet", ErrUnsupported, add.Path)
+	}
+	return &ScanFile{Add: add, Key: s.snap.TablePath(add.Path), Stats: stats}, true, nil
+}

@@ -1,0 +1,645 @@
+package writer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/google/uuid"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// WriteResult describes the data files a write produced. The files are
+// invisible until a commit adds them.
+type WriteResult struct {
+	// Adds are the files' add actions, in the order the files were closed.
+	Adds []*actions.Add
+	// NumRows and NumBytes total the files' rows and sizes.
+	NumRows  int64
+	NumBytes int64
+	// Metadata is the table metadata the files were written for: the
+	// table's own, or with WithMergeSchema, when the input had new
+	// columns, a copy with the widened schema (SchemaChanged is then set)
+	// that the commit must carry.
+	Metadata      *actions.Metadata
+	SchemaChanged bool
+}
+
+// WriteFiles writes batches as data files of snap's table, without
+// committing: the building block of Append, Overwrite and ReplaceWhere,
+// and of operations that rewrite files (DELETE, UPDATE, MERGE, OPTIMIZE).
+//
+// The input must fit the table's schema (see the package documentation):
+// otherwise the error is a *SchemaError and the files written so far are
+// left as orphans, which no snapshot references (VACUUM removes them).
+// Rows go to one file per partition, Hive-style folders, rolled over at
+// the target size. Batches are consumed as they come; WriteFiles never
+// holds the whole input.
+func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*WriteResult, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
+}
+
+// rowCheck validates a conformed batch (replaceWhere's constraint).
+type rowCheck func(rec arrow.RecordBatch, rowBase int64) error
+
+// writeFiles is WriteFiles on a store and table root ("" or ending in
+// '/') with the table's metadata.
+func writeFiles(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], cfg *config, check rowCheck) (*WriteResult, error) {
+	schema, err := md.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	if m := actions.ColumnMappingMode(md); m != "" && m != "none" {
+		return nil, fmt.Errorf("writer: %w: column mapping mode %q is not written by lakelog yet", deltalog.ErrUnsupportedFeature, m)
+	}
+	conf, err := newConformer(schema, md.PartitionColumns, cfg.mergeSchema, cfg.mem)
+	if err != nil {
+		return nil, err
+	}
+	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, open: map[string]*openFile{}}
+	if err := fs.setSchema(schema); err != nil {
+		return nil, err
+	}
+	var rows int64
+	for rec, err := range batches {
+		if err != nil {
+			fs.abort(err)
+			return nil, fmt.Errorf("writer: input: %w", err)
+		}
+		if rec == nil || rec.NumRows() == 0 {
+			continue
+		}
+		full, err := conf.conform(ctx, rec, rows)
+		if err != nil {
+			fs.abort(err)
+			return nil, err
+		}
+		if check != nil {
+			if err := check(full, rows); err != nil {
+				full.Release()
+				fs.abort(err)
+				return nil, err
+			}
+		}
+		if conf.schema != fs.schema {
+			// Merge-schema widened the table: finish the files written
+			// with the old columns and go on with the new ones.
+			if err := fs.closeAll(); err != nil {
+				full.Release()
+				fs.abort(err)
+				return nil, err
+			}
+			if err := fs.setSchema(conf.schema); err != nil {
+				full.Release()
+				fs.abort(err)
+				return nil, err
+			}
+		}
+		rows += full.NumRows()
+		err = fs.write(full)
+		full.Release()
+		if err != nil {
+			fs.abort(err)
+			return nil, err
+		}
+	}
+	if err := fs.closeAll(); err != nil {
+		fs.abort(err)
+		return nil, err
+	}
+	res := &WriteResult{Adds: fs.adds, Metadata: md}
+	for _, a := range fs.adds {
+		res.NumBytes += a.Size
+	}
+	res.NumRows = fs.rows
+	if conf.changed {
+		s, err := actions.SchemaString(conf.schema)
+		if err != nil {
+			return nil, fmt.Errorf("writer: %w", err)
+		}
+		nmd := *md
+		nmd.SchemaString = s
+		res.Metadata, res.SchemaChanged = &nmd, true
+	}
+	return res, nil
+}
+
+// fileSet is the set of open data files of one write, by partition.
+type fileSet struct {
+	ctx   context.Context
+	cfg   *config
+	store objstore.Store
+	root  string
+	md    *actions.Metadata
+
+	schema     *actions.StructType // the full table schema being written
+	partCols   []*actions.StructField
+	partIdx    []int // positions of the partition columns in the full record
+	dataIdx    []int // positions of the data columns
+	dataSchema *arrow.Schema
+	leaves     []*statsLeaf
+
+	open  map[string]*openFile // by partition folder
+	clock int64                // ticks on each write, for least-recently-used
+	seq   int                  // files started
+	adds  []*actions.Add
+	rows  int64
+}
+
+func (fs *fileSet) setSchema(s *actions.StructType) error {
+	fs.schema = s
+	fs.partCols, fs.partIdx, fs.dataIdx = nil, nil, nil
+	isPart := map[string]bool{}
+	for _, c := range fs.md.PartitionColumns {
+		isPart[c] = true
+	}
+	data := &actions.StructType{}
+	for i, f := range s.Fields {
+		if isPart[f.Name] {
+			continue
+		}
+		fs.dataIdx = append(fs.dataIdx, i)
+		data.Fields = append(data.Fields, f)
+	}
+	for _, c := range fs.md.PartitionColumns {
+		i := fieldIndexFold(s, c)
+		if i < 0 {
+			return fmt.Errorf("writer: partition column %q is not in the schema", c)
+		}
+		fs.partIdx = append(fs.partIdx, i)
+		fs.partCols = append(fs.partCols, s.Fields[i])
+	}
+	mode := actions.ColumnMappingMode(fs.md)
+	sc, err := actions.ToArrowSchema(data, true, mode)
+	if err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	fs.dataSchema = sc
+	leaves, err := statsColumns(fs.md, data)
+	if err != nil {
+		return err
+	}
+	fs.leaves = leaves
+	return nil
+}
+
+// write routes the rows of full (the whole table schema) to the files of
+// their partitions.
+func (fs *fileSet) write(full arrow.RecordBatch) error {
+	if len(fs.partIdx) == 0 {
+		return fs.writePart("", map[string]*string{}, full, nil)
+	}
+	groups, err := fs.groupByPartition(full)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		idx := g.rows
+		if len(groups) == 1 {
+			idx = nil // the whole batch
+		}
+		if err := fs.writePart(g.folder, g.values, full, idx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type partGroup struct {
+	folder string
+	values map[string]*string
+	rows   []int
+}
+
+// groupByPartition splits the rows by partition value, in order of first
+// appearance.
+func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error) {
+	n := int(full.NumRows())
+	var groups []*partGroup
+	byKey := map[string]*partGroup{}
+	vals := make([]*string, len(fs.partIdx))
+	var key strings.Builder
+	for r := 0; r < n; r++ {
+		key.Reset()
+		for k, ci := range fs.partIdx {
+			v, err := scalarAt(full.Column(ci), r)
+			if err != nil {
+				return nil, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
+			}
+			s, err := actions.FormatPartitionValue(fs.partCols[k].Type, v)
+			if err != nil {
+				return nil, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
+			}
+			vals[k] = s
+			if s == nil {
+				key.WriteString("\x00N")
+			} else {
+				key.WriteString("\x00V")
+				key.WriteString(*s)
+			}
+		}
+		g := byKey[key.String()]
+		if g == nil {
+			// partitionValues are keyed by the metadata's spelling.
+			values := make(map[string]*string, len(vals))
+			for k, name := range fs.md.PartitionColumns {
+				values[name] = vals[k]
+			}
+			folder, err := actions.PartitionPath(fs.md.PartitionColumns, nil, values)
+			if err != nil {
+				return nil, fmt.Errorf("writer: %w", err)
+			}
+			g = &partGroup{folder: folder, values: values}
+			byKey[key.String()] = g
+			groups = append(groups, g)
+		}
+		g.rows = append(g.rows, r)
+	}
+	return groups, nil
+}
+
+// writePart writes rows idx (nil: all) of full to the partition's file.
+func (fs *fileSet) writePart(folder string, values map[string]*string, full arrow.RecordBatch, idx []int) error {
+	data, err := fs.dataRecord(full, idx)
+	if err != nil {
+		return err
+	}
+	defer data.Release()
+	f, err := fs.fileFor(folder, values)
+	if err != nil {
+		return err
+	}
+	fs.clock++
+	f.lastUse = fs.clock
+	// Write in slices so that row groups and files can be cut near their
+	// sizes even when batches are large.
+	const slice = 16 * 1024
+	n := data.NumRows()
+	for off := int64(0); off < n; off += slice {
+		part := data
+		if off > 0 || n > slice {
+			part = data.NewSlice(off, min(off+slice, n))
+		}
+		err := f.write(part)
+		fs.rows += part.NumRows()
+		if part != data {
+			part.Release()
+		}
+		if err != nil {
+			return err
+		}
+		if f.size() >= fs.cfg.targetFileSize {
+			if err := fs.finish(f); err != nil {
+				return err
+			}
+			if off+slice < n {
+				if f, err = fs.fileFor(folder, values); err != nil {
+					return err
+				}
+				f.lastUse = fs.clock
+			}
+		}
+	}
+	return fs.limitBuffers()
+}
+
+// dataRecord projects the data columns (and rows idx, when not nil) of
+// full, labelled with the files' Parquet schema.
+func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(fs.dataIdx))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	var indices arrow.Array
+	if idx != nil {
+		b := array.NewInt32Builder(fs.cfg.mem)
+		for _, i := range idx {
+			b.Append(int32(i))
+		}
+		indices = b.NewArray()
+		b.Release()
+		defer indices.Release()
+	}
+	for k, ci := range fs.dataIdx {
+		col := full.Column(ci)
+		if indices == nil {
+			col.Retain()
+			cols[k] = col
+			continue
+		}
+		taken, err := compute.TakeArray(compute.WithAllocator(fs.ctx, fs.cfg.mem), col, indices)
+		if err != nil {
+			return nil, fmt.Errorf("writer: split partitions: %w", err)
+		}
+		cols[k] = taken
+	}
+	n := full.NumRows()
+	if idx != nil {
+		n = int64(len(idx))
+	}
+	return array.NewRecordBatch(fs.dataSchema, cols, n), nil
+}
+
+// fileFor returns the open file of a partition, starting one (and
+// finishing the least recently used when too many are open).
+func (fs *fileSet) fileFor(folder string, values map[string]*string) (*openFile, error) {
+	if f := fs.open[folder]; f != nil {
+		return f, nil
+	}
+	if len(fs.open) >= fs.cfg.maxOpenFiles {
+		var lru *openFile
+		for _, f := range fs.open {
+			if lru == nil || f.lastUse < lru.lastUse {
+				lru = f
+			}
+		}
+		if err := fs.finish(lru); err != nil {
+			return nil, err
+		}
+	}
+	f, err := fs.startFile(folder, values)
+	if err != nil {
+		return nil, err
+	}
+	fs.open[folder] = f
+	return f, nil
+}
+
+// limitBuffers flushes the row group of the open file holding the most
+// encoded bytes while all together hold more than the buffer size.
+func (fs *fileSet) limitBuffers() error {
+	for {
+		var total int64
+		var big *openFile
+		for _, f := range fs.open {
+			b := f.buffered()
+			total += b
+			if big == nil || b > big.buffered() {
+				big = f
+			}
+		}
+		if total <= fs.cfg.bufferSize || big == nil || big.buffered() == 0 {
+			return nil
+		}
+		if err := big.flushRowGroup(); err != nil {
+			return err
+		}
+	}
+}
+
+// finish closes f and records its add action.
+func (fs *fileSet) finish(f *openFile) error {
+	delete(fs.open, f.folder)
+	add, err := f.close(fs.cfg.dataChange)
+	if err != nil {
+		return err
+	}
+	fs.adds = append(fs.adds, add)
+	return nil
+}
+
+func (fs *fileSet) closeAll() error {
+	for len(fs.open) > 0 {
+		// Finish in order of first use, so that results are stable.
+		var first *openFile
+		for _, f := range fs.open {
+			if first == nil || f.seq < first.seq {
+				first = f
+			}
+		}
+		if err := fs.finish(first); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abort stops every open file; what was uploaded stays an orphan.
+func (fs *fileSet) abort(cause error) {
+	for _, f := range fs.open {
+		f.abort(cause)
+	}
+	clear(fs.open)
+}
+
+// startFile opens a new data file in folder.
+func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFile, error) {
+	name := fmt.Sprintf("part-%05d-%s-c000", fs.seq, uuid.NewString())
+	if fs.cfg.codecName != "" {
+		name += "." + fs.cfg.codecName
+	}
+	name += ".parquet"
+	rel := folder + name
+	f := &openFile{
+		folder:  folder,
+		values:  values,
+		key:     fs.root + rel,
+		path:    escapeURIPath(rel),
+		seq:     fs.seq,
+		stats:   newStatsCollector(fs.leaves),
+		done:    make(chan error, 1),
+		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
+	}
+	fs.seq++
+	pr, pw := io.Pipe()
+	f.pw = pw
+	store, key, ctx := fs.store, f.key, fs.ctx
+	go func() {
+		err := store.Put(ctx, key, pr, objstore.PutOptions{})
+		if err != nil {
+			pr.CloseWithError(err)
+		} else {
+			pr.CloseWithError(errors.New("writer: store finished reading early"))
+		}
+		f.done <- err
+	}()
+	f.counter = &countingWriter{w: pw}
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(fs.cfg.mem),
+		parquet.WithCompression(fs.cfg.codec),
+		parquet.WithCreatedBy("lakelog (arrow-go parquet)"),
+		parquet.WithStats(true),
+	)
+	fw, err := pqarrow.NewFileWriter(fs.dataSchema, f.counter, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
+	if err != nil {
+		pw.CloseWithError(err)
+		<-f.done
+		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
+	}
+	f.fw = fw
+	return f, nil
+}
+
+// openFile is one data file being written: a Parquet writer streaming
+// into a store upload through a pipe.
+type openFile struct {
+	folder  string
+	values  map[string]*string
+	key     string
+	path    string
+	seq     int
+	lastUse int64
+	rgLimit int64
+	fw      *pqarrow.FileWriter
+	pw      *io.PipeWriter
+	counter *countingWriter
+	done    chan error // the upload's result
+	stats   *statsCollector
+}
+
+func (f *openFile) write(rec arrow.RecordBatch) error {
+	if err := f.fw.WriteBuffered(rec); err != nil {
+		return fmt.Errorf("writer: write %s: %w", f.key, err)
+	}
+	f.stats.update(rec)
+	if f.fw.RowGroupTotalCompressedBytes() >= f.rgLimit {
+		return f.flushRowGroup()
+	}
+	return nil
+}
+
+// buffered is the encoded size of the row group held in memory.
+func (f *openFile) buffered() int64 { return f.fw.RowGroupTotalCompressedBytes() }
+
+// size estimates the file's size so far.
+func (f *openFile) size() int64 { return f.counter.n + f.buffered() }
+
+func (f *openFile) flushRowGroup() error {
+	if n, _ := f.fw.RowGroupNumRows(); n == 0 {
+		return nil
+	}
+	if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
+		return fmt.Errorf("writer: write %s: %w", f.key, err)
+	}
+	return nil
+}
+
+// close writes the footer, completes the upload and returns the add.
+func (f *openFile) close(dataChange bool) (*actions.Add, error) {
+	if err := f.fw.Close(); err != nil {
+		f.pw.CloseWithError(err)
+		<-f.done
+		return nil, fmt.Errorf("writer: finish %s: %w", f.key, err)
+	}
+	f.pw.Close()
+	if err := <-f.done; err != nil {
+		return nil, fmt.Errorf("writer: upload %s: %w", f.key, err)
+	}
+	stats, err := f.stats.json()
+	if err != nil {
+		return nil, err
+	}
+	return &actions.Add{
+		Path:             f.path,
+		PartitionValues:  f.values,
+		Size:             f.counter.n,
+		ModificationTime: time.Now().UnixMilli(),
+		DataChange:       dataChange,
+		Stats:            stats,
+	}, nil
+}
+
+// abort fails the upload (no object is created) and frees the writer.
+func (f *openFile) abort(cause error) {
+	if cause == nil {
+		cause = errors.New("writer: aborted")
+	}
+	f.pw.CloseWithError(cause)
+	_ = f.fw.Close() // frees buffers; its writes fail on the closed pipe
+	<-f.done
+}
+
+// countingWriter counts the bytes written through it. It deliberately has
+// no Close method: the Parquet writer closes a sink that has one, and the
+// pipe must be closed only once the outcome is known.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// escapeURIPath percent-encodes a relative path as a URI path, as Spark
+// does through java.net.URI: ASCII letters, digits, "-_.!~*'()",
+// ";:@&=+$,", "/" and non-ASCII characters stay; every other byte
+// (space, '%', control characters, ...) becomes %XX.
+func escapeURIPath(p string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 0x80, 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
+			strings.IndexByte("-_.!~*'();:@&=+$,/", c) >= 0:
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
+
+// scalarAt returns value i of a partition column as actions' Go value.
+func scalarAt(a arrow.Array, i int) (any, error) {
+	if a.IsNull(i) {
+		return nil, nil
+	}
+	switch a := a.(type) {
+	case *array.Boolean:
+		return a.Value(i), nil
+	case *array.Int8:
+		return a.Value(i), nil
+	case *array.Int16:
+		return a.Value(i), nil
+	case *array.Int32:
+		return a.Value(i), nil
+	case *array.Int64:
+		return a.Value(i), nil
+	case *array.Float32:
+		return a.Value(i), nil
+	case *array.Float64:
+		return a.Value(i), nil
+	case *array.String:
+		return a.Value(i), nil
+	case *array.Binary:
+		return a.Value(i), nil
+	case *array.Date32:
+		return actions.Date(a.Value(i)), nil
+	case *array.Timestamp:
+		if a.DataType().(*arrow.TimestampType).TimeZone != "" {
+			return actions.Timestamp(a.Value(i)), nil
+		}
+		return actions.TimestampNTZ(a.Value(i)), nil
+	case *array.Decimal128:
+		s := a.DataType().(*arrow.Decimal128Type).Scale
+		return actions.Decimal{Unscaled: new(big.Int).Set(a.Value(i).BigInt()), Scale: int(s)}, nil
+	}
+	return nil, fmt.Errorf("type %s cannot be a partition column", a.DataType())
+}

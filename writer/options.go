@@ -1,0 +1,166 @@
+package writer
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/lakelog/lakelog/deltalog"
+)
+
+// Defaults.
+const (
+	// DefaultTargetFileSize is the size at which a data file is closed and
+	// the next one started (Spark's and delta-rs's 128 MiB).
+	DefaultTargetFileSize = 128 << 20
+	// DefaultMaxOpenFiles bounds how many data files (one per partition
+	// being written) are open at once; see WithMaxOpenFiles.
+	DefaultMaxOpenFiles = 16
+	// DefaultBufferSize is how many bytes of encoded row groups the open
+	// files may hold in memory together before the largest is flushed.
+	DefaultBufferSize = 256 << 20
+)
+
+// Option configures a write.
+type Option func(*config)
+
+type config struct {
+	codec          compress.Compression
+	codecName      string
+	targetFileSize int64
+	maxOpenFiles   int
+	bufferSize     int64
+	mem            memory.Allocator
+	mergeSchema    bool
+	dataChange     bool
+	appID          string
+	appVersion     int64
+	hasAppTxn      bool
+	opParams       map[string]any
+	txnOpts        []deltalog.TxnOption
+	err            error
+}
+
+func newConfig(opts []Option) (*config, error) {
+	c := &config{
+		codec:          compress.Codecs.Snappy,
+		codecName:      "snappy",
+		targetFileSize: DefaultTargetFileSize,
+		maxOpenFiles:   DefaultMaxOpenFiles,
+		bufferSize:     DefaultBufferSize,
+		mem:            memory.DefaultAllocator,
+		dataChange:     true,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c, nil
+}
+
+// WithCompression sets the data files' Parquet codec: "snappy" (the
+// default, as Spark), "zstd", "gzip", "lz4" (LZ4_RAW) or "none".
+func WithCompression(codec string) Option {
+	return func(c *config) {
+		switch strings.ToLower(codec) {
+		case "snappy":
+			c.codec, c.codecName = compress.Codecs.Snappy, "snappy"
+		case "zstd":
+			c.codec, c.codecName = compress.Codecs.Zstd, "zstd"
+		case "gzip":
+			c.codec, c.codecName = compress.Codecs.Gzip, "gz"
+		case "lz4", "lz4_raw":
+			c.codec, c.codecName = compress.Codecs.Lz4Raw, "lz4raw"
+		case "none", "uncompressed":
+			c.codec, c.codecName = compress.Codecs.Uncompressed, ""
+		default:
+			c.err = fmt.Errorf("writer: unknown compression %q (want snappy, zstd, gzip, lz4 or none)", codec)
+		}
+	}
+}
+
+// WithTargetFileSize sets the size in bytes at which a data file is closed
+// and another started (default DefaultTargetFileSize). Files come out
+// near that size, a little above or below.
+func WithTargetFileSize(bytes int64) Option {
+	return func(c *config) {
+		if bytes <= 0 {
+			c.err = fmt.Errorf("writer: target file size %d must be positive", bytes)
+		}
+		c.targetFileSize = bytes
+	}
+}
+
+// WithMaxOpenFiles bounds the data files open at once when the input
+// spreads over many partitions (default DefaultMaxOpenFiles). When one
+// more is needed the least recently written one is finished, so unsorted
+// input over many partitions gives more, smaller files.
+func WithMaxOpenFiles(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			c.err = fmt.Errorf("writer: max open files %d must be at least 1", n)
+		}
+		c.maxOpenFiles = n
+	}
+}
+
+// WithBufferSize bounds the encoded, not yet flushed row group bytes held
+// by all open files together (default DefaultBufferSize). Above it, the
+// open file holding the most is flushed as a row group.
+func WithBufferSize(bytes int64) Option {
+	return func(c *config) {
+		if bytes <= 0 {
+			c.err = fmt.Errorf("writer: buffer size %d must be positive", bytes)
+		}
+		c.bufferSize = bytes
+	}
+}
+
+// WithAllocator sets the Arrow allocator used for conversions and
+// encoding (default memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
+
+// WithMergeSchema lets the input add columns, as Spark's mergeSchema
+// option: input columns (and struct fields) the table lacks are appended
+// to the schema as nullable, and the commit changes the table's metadata.
+// Without it an unknown column is an error.
+func WithMergeSchema() Option { return func(c *config) { c.mergeSchema = true } }
+
+// WithDataChange sets add.dataChange (default true). Operations that
+// rearrange data without changing it (OPTIMIZE) write false.
+func WithDataChange(b bool) Option { return func(c *config) { c.dataChange = b } }
+
+// WithAppTransaction makes the commit idempotent for an application, as
+// Spark's txnAppId/txnVersion: the commit records txn(appID, version), and
+// when the table already holds version or a newer one for appID nothing is
+// written and the result has AlreadyApplied set.
+func WithAppTransaction(appID string, version int64) Option {
+	return func(c *config) {
+		if appID == "" {
+			c.err = fmt.Errorf("writer: app transaction needs an app id")
+		}
+		c.appID, c.appVersion, c.hasAppTxn = appID, version, true
+	}
+}
+
+// WithOperationParameters adds entries to commitInfo.operationParameters
+// (they win over the writer's own).
+func WithOperationParameters(params map[string]any) Option {
+	return func(c *config) {
+		if c.opParams == nil {
+			c.opParams = map[string]any{}
+		}
+		maps.Copy(c.opParams, params)
+	}
+}
+
+// WithTxnOptions passes options to the deltalog transaction that commits
+// the write (isolation level, clock, attempts, post-commit hook).
+func WithTxnOptions(opts ...deltalog.TxnOption) Option {
+	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
+}

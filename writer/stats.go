@@ -1,0 +1,536 @@
+package writer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/lakelog/lakelog/actions"
+)
+
+// Statistics follow Spark's StatisticsCollection, so that Spark, delta-rs
+// and our own planner skip files the same way:
+//
+//   - numRecords, and per leaf column nullCount; minValues and maxValues
+//     only for byte, short, integer, long, float, double, decimal, date,
+//     timestamp, timestamp_ntz and string. Binary, boolean, array and map
+//     columns get a nullCount only. Struct columns nest.
+//   - Only the first delta.dataSkippingNumIndexedCols (default 32) leaf
+//     columns of the data schema (partition columns excluded) are
+//     collected, or the columns named in delta.dataSkippingStatsColumns.
+//     A negative count means all.
+//   - A nested field counts as null when it or any enclosing struct is.
+//   - Strings are truncated to 32 characters; a truncated max gets Spark's
+//     tie-breaker so that it stays an upper bound (see truncateMax).
+//   - Timestamps are written with millisecond precision, as Spark does
+//     ("2021-10-01T08:09:20.123Z"; timestamp_ntz without the Z). Spark
+//     truncates both bounds, which makes its max too low when there are
+//     microseconds; we round the max up to the next millisecond instead,
+//     so that it stays an upper bound.
+//   - Decimals are JSON numbers with the column's scale.
+//   - Where Spark would record NaN as a float column's max (Spark orders
+//     NaN above every number) we record no min or max at all for the
+//     column: readers disagree on how a NaN bound compares, and a missing
+//     bound is never wrong.
+
+// stringPrefixLength is Spark's default
+// spark.databricks.delta.stats.truncateStringLength.
+const stringPrefixLength = 32
+
+// tieBreaker is what Spark appends to a truncated max string.
+const tieBreaker = '\ufffd'
+
+// statsLeaf accumulates one leaf column's statistics.
+type statsLeaf struct {
+	path      []int    // indices from the data record's column through struct children
+	names     []string // physical names along the path
+	dtype     actions.DataType
+	minMax    bool // the type gets min and max
+	nulls     int64
+	has       bool // some non-null value was seen
+	nan       bool
+	floatSeen bool
+	minI      int64
+	maxI      int64
+	minF      float64
+	maxF      float64
+	minS      string
+	maxS      string
+	minD      decimal128.Num
+	maxD      decimal128.Num
+	decScale  int32
+}
+
+// statsCollector collects statistics for one data file.
+type statsCollector struct {
+	rows   int64
+	leaves []*statsLeaf
+}
+
+// statsColumns picks the leaf columns of the data schema (the table
+// schema without partition columns) that get statistics, per the table's
+// properties.
+func statsColumns(md *actions.Metadata, data *actions.StructType) ([]*statsLeaf, error) {
+	if spec, ok := md.Prop("delta.dataSkippingStatsColumns"); ok {
+		return namedStatsColumns(data, spec)
+	}
+	n, err := actions.PropInt(md, "delta.dataSkippingNumIndexedCols", 32)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	var out []*statsLeaf
+	remaining := int(n)
+	var walk func(st *actions.StructType, path []int, names []string)
+	walk = func(st *actions.StructType, path []int, names []string) {
+		for i, f := range st.Fields {
+			if n >= 0 && remaining <= 0 {
+				return
+			}
+			p := append(append([]int(nil), path...), i)
+			nm := append(append([]string(nil), names...), f.Name)
+			if s, ok := f.Type.(*actions.StructType); ok {
+				walk(s, p, nm)
+				continue
+			}
+			remaining--
+			out = append(out, newStatsLeaf(p, nm, f.Type))
+		}
+	}
+	walk(data, nil, nil)
+	return out, nil
+}
+
+// namedStatsColumns resolves delta.dataSkippingStatsColumns: a comma
+// separated list of column paths ("a", "b.c", "`odd.name`").
+func namedStatsColumns(data *actions.StructType, spec string) ([]*statsLeaf, error) {
+	var out []*statsLeaf
+	seen := map[string]bool{}
+	for _, item := range splitStatsColumns(spec) {
+		parts := splitColumnPath(item)
+		if len(parts) == 0 {
+			continue
+		}
+		st := data
+		var path []int
+		var names []string
+		var field *actions.StructField
+		for k, part := range parts {
+			idx := -1
+			for i, f := range st.Fields {
+				if strings.EqualFold(f.Name, part) {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				return nil, fmt.Errorf("writer: delta.dataSkippingStatsColumns names %q, which is not a data column", item)
+			}
+			field = st.Fields[idx]
+			path = append(path, idx)
+			names = append(names, field.Name)
+			if k < len(parts)-1 {
+				s, ok := field.Type.(*actions.StructType)
+				if !ok {
+					return nil, fmt.Errorf("writer: delta.dataSkippingStatsColumns names %q, but %q is not a struct", item, field.Name)
+				}
+				st = s
+			}
+		}
+		// A struct names all its leaves.
+		var add func(p []int, nm []string, t actions.DataType)
+		add = func(p []int, nm []string, t actions.DataType) {
+			if s, ok := t.(*actions.StructType); ok {
+				for i, f := range s.Fields {
+					add(append(append([]int(nil), p...), i), append(append([]string(nil), nm...), f.Name), f.Type)
+				}
+				return
+			}
+			key := strings.Join(nm, "\x00")
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, newStatsLeaf(p, nm, t))
+			}
+		}
+		add(path, names, field.Type)
+	}
+	return out, nil
+}
+
+func splitStatsColumns(spec string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote := false
+	for _, r := range spec {
+		switch {
+		case r == '`':
+			inQuote = !inQuote
+			cur.WriteRune(r)
+		case r == ',' && !inQuote:
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitColumnPath splits a.b.`c.d` into its parts.
+func splitColumnPath(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '`':
+			if inQuote && i+1 < len(s) && s[i+1] == '`' {
+				cur.WriteByte('`')
+				i++
+				continue
+			}
+			inQuote = !inQuote
+		case c == '.' && !inQuote:
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(out, strings.TrimSpace(cur.String()))
+}
+
+func newStatsLeaf(path []int, names []string, t actions.DataType) *statsLeaf {
+	l := &statsLeaf{path: path, names: names, dtype: t}
+	switch t := t.(type) {
+	case *actions.DecimalType:
+		l.minMax = true
+		l.decScale = int32(t.Scale)
+	case actions.PrimitiveType:
+		switch t {
+		case actions.TypeByte, actions.TypeShort, actions.TypeInteger, actions.TypeLong,
+			actions.TypeFloat, actions.TypeDouble, actions.TypeDate,
+			actions.TypeTimestamp, actions.TypeTimestampNTZ, actions.TypeString:
+			l.minMax = true
+		}
+	}
+	return l
+}
+
+func newStatsCollector(leaves []*statsLeaf) *statsCollector {
+	c := &statsCollector{leaves: make([]*statsLeaf, len(leaves))}
+	for i, l := range leaves {
+		c.leaves[i] = newStatsLeaf(l.path, l.names, l.dtype)
+	}
+	return c
+}
+
+// update adds a batch of the data file's record (the data schema's
+// logical Arrow types).
+func (c *statsCollector) update(rec arrow.RecordBatch) {
+	c.rows += rec.NumRows()
+	n := int(rec.NumRows())
+	for _, l := range c.leaves {
+		arr := rec.Column(l.path[0])
+		var parentNull []bool // rows where an enclosing struct is null
+		for _, idx := range l.path[1:] {
+			st := arr.(*array.Struct)
+			parentNull = orNulls(parentNull, st, n)
+			arr = st.Field(idx)
+		}
+		for i := 0; i < n; i++ {
+			if (parentNull != nil && parentNull[i]) || arr.IsNull(i) {
+				l.nulls++
+				continue
+			}
+			if l.minMax {
+				l.observe(arr, i)
+			}
+		}
+	}
+}
+
+func orNulls(acc []bool, a arrow.Array, n int) []bool {
+	if a.NullN() == 0 {
+		return acc
+	}
+	if acc == nil {
+		acc = make([]bool, n)
+	}
+	for i := 0; i < n; i++ {
+		if a.IsNull(i) {
+			acc[i] = true
+		}
+	}
+	return acc
+}
+
+// observe folds value i of arr into the bounds.
+func (l *statsLeaf) observe(arr arrow.Array, i int) {
+	first := !l.has
+	l.has = true
+	switch a := arr.(type) {
+	case *array.Int8:
+		l.observeInt(int64(a.Value(i)), first)
+	case *array.Int16:
+		l.observeInt(int64(a.Value(i)), first)
+	case *array.Int32:
+		l.observeInt(int64(a.Value(i)), first)
+	case *array.Int64:
+		l.observeInt(a.Value(i), first)
+	case *array.Date32:
+		l.observeInt(int64(a.Value(i)), first)
+	case *array.Timestamp:
+		l.observeInt(int64(a.Value(i)), first)
+	case *array.Float32:
+		l.observeFloat(float64(a.Value(i)))
+	case *array.Float64:
+		l.observeFloat(a.Value(i))
+	case *array.String:
+		v := a.Value(i)
+		if first || v < l.minS {
+			l.minS = strings.Clone(v)
+		}
+		if first || v > l.maxS {
+			l.maxS = strings.Clone(v)
+		}
+	case *array.Decimal128:
+		v := a.Value(i)
+		if first || v.Less(l.minD) {
+			l.minD = v
+		}
+		if first || v.Greater(l.maxD) {
+			l.maxD = v
+		}
+	default:
+		l.minMax = false // not reached for the table's own types
+	}
+}
+
+func (l *statsLeaf) observeInt(v int64, first bool) {
+	if first || v < l.minI {
+		l.minI = v
+	}
+	if first || v > l.maxI {
+		l.maxI = v
+	}
+}
+
+func (l *statsLeaf) observeFloat(v float64) {
+	if math.IsNaN(v) {
+		l.nan = true
+		return
+	}
+	if !l.floatSeen || v < l.minF {
+		l.minF = v
+	}
+	if !l.floatSeen || v > l.maxF {
+		l.maxF = v
+	}
+	l.floatSeen = true
+}
+
+// json renders the stats object, keys in schema order.
+func (c *statsCollector) json() (string, error) {
+	minV, maxV, nulls := &orderedObject{}, &orderedObject{}, &orderedObject{}
+	for _, l := range c.leaves {
+		nulls.set(l.names, l.nulls)
+		if !l.minMax || !l.has || l.nan {
+			continue
+		}
+		lo, hi, ok := l.bounds()
+		if !ok {
+			continue
+		}
+		minV.set(l.names, lo)
+		maxV.set(l.names, hi)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"numRecords":`)
+	b.WriteString(strconv.FormatInt(c.rows, 10))
+	if len(c.leaves) > 0 {
+		b.WriteString(`,"minValues":`)
+		minV.write(&b)
+		b.WriteString(`,"maxValues":`)
+		maxV.write(&b)
+		b.WriteString(`,"nullCount":`)
+		nulls.write(&b)
+	}
+	b.WriteByte('}')
+	return b.String(), nil
+}
+
+// bounds returns the leaf's min and max as JSON-ready values
+// (json.RawMessage or string).
+func (l *statsLeaf) bounds() (lo, hi any, ok bool) {
+	switch t := l.dtype.(type) {
+	case *actions.DecimalType:
+		return json.RawMessage(decimalJSON(l.minD, t.Scale)), json.RawMessage(decimalJSON(l.maxD, t.Scale)), true
+	case actions.PrimitiveType:
+		switch t {
+		case actions.TypeByte, actions.TypeShort, actions.TypeInteger, actions.TypeLong:
+			return json.RawMessage(strconv.FormatInt(l.minI, 10)), json.RawMessage(strconv.FormatInt(l.maxI, 10)), true
+		case actions.TypeFloat, actions.TypeDouble:
+			if !l.floatSeen || math.IsInf(l.minF, 0) || math.IsInf(l.maxF, 0) {
+				// JSON has no infinities; Spark writes them as strings,
+				// which not every reader parses. Leave the bounds out.
+				return nil, nil, false
+			}
+			bits := 64
+			if t == actions.TypeFloat {
+				bits = 32
+			}
+			return json.RawMessage(strconv.FormatFloat(l.minF, 'g', -1, bits)), json.RawMessage(strconv.FormatFloat(l.maxF, 'g', -1, bits)), true
+		case actions.TypeDate:
+			return formatDate(l.minI), formatDate(l.maxI), true
+		case actions.TypeTimestamp:
+			return formatStatsTimestamp(floorDiv(l.minI, 1000), true), formatStatsTimestamp(ceilDiv(l.maxI, 1000), true), true
+		case actions.TypeTimestampNTZ:
+			return formatStatsTimestamp(floorDiv(l.minI, 1000), false), formatStatsTimestamp(ceilDiv(l.maxI, 1000), false), true
+		case actions.TypeString:
+			return truncateMin(l.minS), truncateMax(l.maxS), true
+		}
+	}
+	return nil, nil, false
+}
+
+// truncateMin keeps the first stringPrefixLength characters: a prefix is
+// never greater than the string.
+func truncateMin(s string) string {
+	if utf8.RuneCountInString(s) <= stringPrefixLength {
+		return s
+	}
+	i := 0
+	for n := 0; n < stringPrefixLength; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}
+
+// truncateMax is Spark's truncateMaxStringAgg in code points: keep the
+// first stringPrefixLength characters, then every following character up
+// to the first one below U+FFFD, then append U+FFFD. Whatever the dropped
+// tail is, it begins with a character below U+FFFD, so the result is
+// greater than the string. (Spark counts UTF-16 units, so for characters
+// above U+FFFF its bound can be too low; counting code points avoids it.)
+func truncateMax(s string) string {
+	if utf8.RuneCountInString(s) <= stringPrefixLength {
+		return s
+	}
+	i := 0
+	for n := 0; n < stringPrefixLength; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r < tieBreaker {
+			break
+		}
+		i += size
+	}
+	return s[:i] + string(tieBreaker)
+}
+
+func decimalJSON(v decimal128.Num, scale int) string {
+	return v.ToString(int32(scale))
+}
+
+func formatDate(days int64) string {
+	return time.Unix(days*86400, 0).UTC().Format("2006-01-02")
+}
+
+// formatStatsTimestamp renders milliseconds since the epoch as Spark's
+// stats do.
+func formatStatsTimestamp(ms int64, utc bool) string {
+	t := time.UnixMilli(ms).UTC()
+	if utc {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000")
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) == (b < 0) {
+		q++
+	}
+	return q
+}
+
+// orderedObject is a JSON object that keeps insertion order, nesting by
+// path.
+type orderedObject struct {
+	keys []string
+	vals []any // *orderedObject, int64, string or json.RawMessage
+}
+
+func (o *orderedObject) set(path []string, v any) {
+	cur := o
+	for _, k := range path[:len(path)-1] {
+		var next *orderedObject
+		for i, key := range cur.keys {
+			if key == k {
+				next, _ = cur.vals[i].(*orderedObject)
+			}
+		}
+		if next == nil {
+			next = &orderedObject{}
+			cur.keys = append(cur.keys, k)
+			cur.vals = append(cur.vals, next)
+		}
+		cur = next
+	}
+	cur.keys = append(cur.keys, path[len(path)-1])
+	cur.vals = append(cur.vals, v)
+}
+
+func (o *orderedObject) write(b *bytes.Buffer) {
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(b, k)
+		b.WriteByte(':')
+		switch v := o.vals[i].(type) {
+		case *orderedObject:
+			v.write(b)
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10))
+		case string:
+			writeJSONString(b, v)
+		case json.RawMessage:
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Truncate(b.Len() - 1)
+}

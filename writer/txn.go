@@ -1,0 +1,353 @@
+package writer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/reader"
+)
+
+// Append writes batches as new data files and commits them on top of
+// snap: Spark's df.write.mode("append"). The commit is a blind append
+// (it reads nothing), so it rebases over concurrent commits that do not
+// change the table's metadata or protocol. With WithMergeSchema the commit
+// also widens the schema. Nothing is committed when the input does not fit
+// the schema (a *SchemaError) or any write fails.
+func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if res, done := alreadyApplied(snap, cfg); done {
+		return res, nil
+	}
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	tx := snap.NewTransaction(cfg.txnOpts...)
+	params := map[string]any{"mode": "Append", "partitionBy": jsonText(snap.PartitionColumns())}
+	return commitWrite(ctx, tx, cfg, wr, nil, "WRITE", params, nil)
+}
+
+// Overwrite replaces the table's rows with batches: Spark's
+// df.write.mode("overwrite"). Every active file is removed and the new
+// files added in one commit. The transaction depends on the whole table,
+// so a concurrent commit that removed files it removes (or a non-blind
+// append, under WriteSerializable) makes it fail with a conflict.
+func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if res, done := alreadyApplied(snap, cfg); done {
+		return res, nil
+	}
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	tx := snap.NewTransaction(cfg.txnOpts...)
+	tx.ReadWholeTable()
+	var removed []*actions.Add
+	for f := range snap.Files() {
+		removed = append(removed, f)
+	}
+	params := map[string]any{"mode": "Overwrite", "partitionBy": jsonText(snap.PartitionColumns())}
+	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
+}
+
+// ReplaceWhere atomically replaces the rows matching predicate with
+// batches: Spark's df.write.mode("overwrite").option("replaceWhere", p).
+//
+// As in Spark, every input row must satisfy the predicate (a *SchemaError
+// names the first that does not) and the rows the predicate matches are
+// deleted:
+//
+//   - When the predicate reads only partition columns, the files of the
+//     matching partitions are removed.
+//   - Otherwise each file whose partition values and statistics may hold a
+//     matching row is removed, and its rows for which the predicate is not
+//     TRUE are written again to new files (Spark's DELETE), so only the
+//     matching rows disappear.
+//
+// The removals and additions are one commit. The transaction depends on
+// every file it considered; until the commit can declare a read predicate
+// it declares the whole table read, which is stricter than Spark (it may
+// abort where Spark would rebase, never the reverse).
+func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if predicate == nil {
+		return nil, fmt.Errorf("writer: replaceWhere needs a predicate")
+	}
+	bound, err := expr.BindPredicate(predicate, snap.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("writer: replaceWhere: %w", err)
+	}
+	if res, done := alreadyApplied(snap, cfg); done {
+		return res, nil
+	}
+	check := func(rec arrow.RecordBatch, rowBase int64) error {
+		mask, err := expr.EvalPredicate(bound, rec, cfg.mem)
+		if err != nil {
+			return fmt.Errorf("writer: replaceWhere: %w", err)
+		}
+		defer mask.Release()
+		for i := 0; i < mask.Len(); i++ {
+			if mask.IsNull(i) || !mask.Value(i) {
+				return &SchemaError{Row: rowBase + int64(i) + 1, Reason: fmt.Sprintf("row does not satisfy the replaceWhere predicate %s", bound)}
+			}
+		}
+		return nil
+	}
+
+	// Which files hold rows to replace.
+	var removed, rewrite []*actions.Add
+	if expr.IsPartitionOnly(bound, snap.PartitionColumns()) {
+		removed, err = filesMatchingPartitions(snap, bound)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		pruner, err := expr.NewPruner(bound, snap.Schema(), snap.PartitionColumns(), actions.ColumnMappingMode(snap.Metadata()))
+		if err != nil {
+			return nil, fmt.Errorf("writer: replaceWhere: %w", err)
+		}
+		for f := range snap.Files() {
+			stats, err := actions.ParseStats(f.Stats)
+			if err != nil {
+				stats = nil
+			}
+			if pruner.MayMatch(f.PartitionValues, stats) {
+				removed = append(removed, f)
+				rewrite = append(rewrite, f)
+			}
+		}
+	}
+
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, check)
+	if err != nil {
+		return nil, err
+	}
+	var copied int64
+	if len(rewrite) > 0 {
+		// Keep the rows of the touched files for which the predicate is
+		// not TRUE (FALSE or NULL).
+		keep := expr.Or(expr.Not(bound), &expr.IsNull{X: bound})
+		sc, err := reader.NewScan(snap, reader.WithFilter(keep), reader.WithAllocator(cfg.mem))
+		if err != nil {
+			return nil, fmt.Errorf("writer: replaceWhere: %w", err)
+		}
+		kept := func(yield func(arrow.RecordBatch, error) bool) {
+			for _, f := range rewrite {
+				sf := &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)}
+				for rec, err := range sc.ReadFile(ctx, sf) {
+					if !yield(rec, err) || err != nil {
+						return
+					}
+				}
+			}
+		}
+		rcfg := *cfg
+		rcfg.mergeSchema = false
+		rw, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), kept, &rcfg, nil)
+		if err != nil {
+			return nil, fmt.Errorf("writer: replaceWhere: rewrite: %w", err)
+		}
+		copied = rw.NumRows
+		wr.Adds = append(wr.Adds, rw.Adds...)
+		wr.NumRows += rw.NumRows
+		wr.NumBytes += rw.NumBytes
+	}
+	tx := snap.NewTransaction(cfg.txnOpts...)
+	tx.ReadWholeTable()
+	params := map[string]any{
+		"mode":        "Overwrite",
+		"partitionBy": jsonText(snap.PartitionColumns()),
+		"predicate":   jsonText([]string{bound.String()}),
+	}
+	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
+	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, extra)
+}
+
+// filesMatchingPartitions returns the files whose partition values
+// satisfy a predicate over partition columns only (TRUE, not NULL).
+func filesMatchingPartitions(snap *deltalog.Snapshot, pred expr.Expr) ([]*actions.Add, error) {
+	schema := snap.Schema()
+	var out []*actions.Add
+	for f := range snap.Files() {
+		var perr error
+		v, err := expr.EvalRow(pred, func(col string) (any, bool) {
+			field := schema.Field(col)
+			if field == nil {
+				return nil, false
+			}
+			raw, ok := f.PartitionValues[col]
+			if !ok {
+				raw = partitionValueFold(f.PartitionValues, col)
+			}
+			v, err := actions.ParsePartitionValue(field.Type, raw)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("writer: %s: partition column %q: %w", f.Path, col, err)
+			}
+			return v, err == nil
+		})
+		if perr != nil {
+			return nil, perr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("writer: replaceWhere: %s: %w", f.Path, err)
+		}
+		if b, ok := v.(bool); ok && b {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func partitionValueFold(pv map[string]*string, col string) *string {
+	for k, v := range pv {
+		if strings.EqualFold(k, col) {
+			return v
+		}
+	}
+	return nil
+}
+
+// alreadyApplied short-cuts an idempotent write whose app transaction the
+// snapshot already holds: nothing is written or committed.
+func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResult, bool) {
+	if !cfg.hasAppTxn {
+		return nil, false
+	}
+	if v, ok := snap.TxnVersion(cfg.appID); ok && v >= cfg.appVersion {
+		return &deltalog.CommitResult{Version: snap.Version(), AlreadyApplied: true}, true
+	}
+	return nil, false
+}
+
+// commitWrite commits the written files, the removal of removed, the
+// schema change and the app transaction, with commitInfo as Spark writes
+// it for the operation.
+func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any) (*deltalog.CommitResult, error) {
+	if wr.SchemaChanged {
+		tx.SetMetadata(wr.Metadata)
+	}
+	now := time.Now().UnixMilli()
+	var removedBytes int64
+	for _, f := range removed {
+		tx.Add(actions.Action{Remove: removeOf(f, now)})
+		removedBytes += f.Size
+	}
+	paths := make([]string, 0, len(removed))
+	for _, f := range removed {
+		paths = append(paths, f.Path)
+	}
+	tx.ReadFiles(paths...)
+	for _, a := range wr.Adds {
+		tx.Add(actions.Action{Add: a})
+	}
+	if cfg.hasAppTxn {
+		tx.SetTransaction(cfg.appID, cfg.appVersion)
+	}
+	metrics := map[string]any{
+		"numFiles":       strconv.Itoa(len(wr.Adds)),
+		"numOutputRows":  strconv.FormatInt(wr.NumRows, 10),
+		"numOutputBytes": strconv.FormatInt(wr.NumBytes, 10),
+	}
+	if removed != nil || op != "WRITE" || params["mode"] == "Overwrite" {
+		metrics["numRemovedFiles"] = strconv.Itoa(len(removed))
+		metrics["numRemovedBytes"] = strconv.FormatInt(removedBytes, 10)
+	}
+	maps.Copy(metrics, extraMetrics)
+	maps.Copy(params, cfg.opParams)
+	tx.SetOperation(op, params, metrics)
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("writer: commit: %w", err)
+	}
+	return res, nil
+}
+
+// removeOf is the remove action for an active file, carrying what Spark
+// carries (extendedFileMetadata with partition values and size).
+func removeOf(f *actions.Add, now int64) *actions.Remove {
+	ext := true
+	size := f.Size
+	return &actions.Remove{
+		Path:                    f.Path,
+		DeletionTimestamp:       &now,
+		DataChange:              true,
+		ExtendedFileMetadata:    &ext,
+		PartitionValues:         f.PartitionValues,
+		Size:                    &size,
+		Stats:                   f.Stats,
+		Tags:                    f.Tags,
+		DeletionVector:          f.DeletionVector,
+		BaseRowID:               f.BaseRowID,
+		DefaultRowCommitVersion: f.DefaultRowCommitVersion,
+	}
+}
+
+// CreateTable creates a table at root with metadata md and, in the same
+// commit (version 0), the data files of batches: Spark's CREATE TABLE AS
+// SELECT. It fails with deltalog.ErrTableExists when the table exists.
+func CreateTable(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := deltalog.Create(store, root, md, cfg.txnOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	r := strings.Trim(root, "/")
+	if r != "" {
+		r += "/"
+	}
+	wr, err := writeFiles(ctx, store, r, md, batches, cfg, nil)
+	if err != nil {
+		return nil, err
+	}
+	if wr.SchemaChanged {
+		return nil, fmt.Errorf("writer: create table: the input does not match the given schema")
+	}
+	params := map[string]any{
+		"isManaged":   "false",
+		"description": nil,
+		"partitionBy": jsonText(md.PartitionColumns),
+		"properties":  jsonText(md.Configuration),
+	}
+	return commitWrite(ctx, tx, cfg, wr, nil, "CREATE TABLE AS SELECT", params, nil)
+}
+
+// jsonText is v as JSON text, the form Spark gives list and map
+// parameters in operationParameters.
+func jsonText(v any) string {
+	if s, ok := v.([]string); ok && s == nil {
+		v = []string{}
+	}
+	if m, ok := v.(map[string]string); ok && m == nil {
+		v = map[string]string{}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
