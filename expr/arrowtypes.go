@@ -1,0 +1,485 @@
+package expr
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/compute/exec"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+)
+
+// The Arrow form of each Delta type, as the evaluator computes with it
+// and EvalScalar returns it. Input columns may come in other Arrow
+// encodings of the same type (large or view strings, other timestamp
+// units, dictionaries, narrower decimals); loadColumn converts them.
+//
+//	boolean        Boolean
+//	byte ... long  Int8, Int16, Int32, Int64
+//	float, double  Float32, Float64
+//	string         String (LargeString and StringView kept as they come)
+//	binary         Binary (LargeBinary and BinaryView kept as they come)
+//	date           Date32
+//	timestamp      Timestamp(µs, "UTC")
+//	timestamp_ntz  Timestamp(µs, no zone)
+//	decimal(p,s)   Decimal128(p, s)
+func arrowTypeOf(t actions.DataType) (arrow.DataType, error) {
+	switch t := t.(type) {
+	case *actions.DecimalType:
+		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}, nil
+	case actions.PrimitiveType:
+		switch t {
+		case actions.TypeBoolean:
+			return arrow.FixedWidthTypes.Boolean, nil
+		case actions.TypeByte:
+			return arrow.PrimitiveTypes.Int8, nil
+		case actions.TypeShort:
+			return arrow.PrimitiveTypes.Int16, nil
+		case actions.TypeInteger:
+			return arrow.PrimitiveTypes.Int32, nil
+		case actions.TypeLong:
+			return arrow.PrimitiveTypes.Int64, nil
+		case actions.TypeFloat:
+			return arrow.PrimitiveTypes.Float32, nil
+		case actions.TypeDouble:
+			return arrow.PrimitiveTypes.Float64, nil
+		case actions.TypeString:
+			return arrow.BinaryTypes.String, nil
+		case actions.TypeBinary:
+			return arrow.BinaryTypes.Binary, nil
+		case actions.TypeDate:
+			return arrow.FixedWidthTypes.Date32, nil
+		case actions.TypeTimestamp:
+			return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, nil
+		case actions.TypeTimestampNTZ:
+			return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
+		}
+	case nil:
+		return arrow.Null, nil
+	}
+	return nil, fmt.Errorf("expr: no Arrow form for type %s", t)
+}
+
+// deltaSchemaOf derives a Delta schema from an Arrow schema, for binding
+// an expression to a batch. Fields of types with no Delta counterpart are
+// left out.
+func deltaSchemaOf(s *arrow.Schema) *actions.StructType {
+	st := &actions.StructType{}
+	for _, f := range s.Fields() {
+		if t, ok := deltaTypeOf(f.Type); ok {
+			st.Fields = append(st.Fields, &actions.StructField{Name: f.Name, Type: t, Nullable: f.Nullable})
+		}
+	}
+	return st
+}
+
+func deltaTypeOf(dt arrow.DataType) (actions.DataType, bool) {
+	switch dt.ID() {
+	case arrow.BOOL:
+		return actions.TypeBoolean, true
+	case arrow.INT8:
+		return actions.TypeByte, true
+	case arrow.INT16, arrow.UINT8:
+		return actions.TypeShort, true
+	case arrow.INT32, arrow.UINT16:
+		return actions.TypeInteger, true
+	case arrow.INT64, arrow.UINT32:
+		return actions.TypeLong, true
+	case arrow.UINT64:
+		return &actions.DecimalType{Precision: 20}, true
+	case arrow.FLOAT16, arrow.FLOAT32:
+		return actions.TypeFloat, true
+	case arrow.FLOAT64:
+		return actions.TypeDouble, true
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return actions.TypeString, true
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return actions.TypeBinary, true
+	case arrow.DATE32, arrow.DATE64:
+		return actions.TypeDate, true
+	case arrow.TIMESTAMP:
+		if dt.(*arrow.TimestampType).TimeZone == "" {
+			return actions.TypeTimestampNTZ, true
+		}
+		return actions.TypeTimestamp, true
+	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		d := dt.(arrow.DecimalType)
+		if d.GetPrecision() > actions.MaxDecimalPrecision {
+			return nil, false
+		}
+		return &actions.DecimalType{Precision: int(d.GetPrecision()), Scale: int(d.GetScale())}, true
+	case arrow.DICTIONARY:
+		return deltaTypeOf(dt.(*arrow.DictionaryType).ValueType)
+	case arrow.STRUCT:
+		st := &actions.StructType{}
+		for _, f := range dt.(*arrow.StructType).Fields() {
+			if t, ok := deltaTypeOf(f.Type); ok {
+				st.Fields = append(st.Fields, &actions.StructField{Name: f.Name, Type: t, Nullable: f.Nullable})
+			}
+		}
+		return st, true
+	case arrow.LIST, arrow.LARGE_LIST:
+		el, ok := deltaTypeOf(dt.(arrow.ListLikeType).Elem())
+		return &actions.ArrayType{ElementType: el, ContainsNull: true}, ok
+	case arrow.MAP:
+		m := dt.(*arrow.MapType)
+		k, ok1 := deltaTypeOf(m.KeyType())
+		v, ok2 := deltaTypeOf(m.ItemType())
+		return &actions.MapType{KeyType: k, ValueType: v, ValueContainsNull: true}, ok1 && ok2
+	}
+	return nil, false
+}
+
+// normalize returns arr (retained) or a converted copy in the Arrow form
+// of Delta type t; see arrowTypeOf.
+func normalize(arr arrow.Array, t actions.DataType, mem memory.Allocator) (arrow.Array, error) {
+	dt := arr.DataType()
+	switch dt.ID() {
+	case arrow.DICTIONARY:
+		d := arr.(*array.Dictionary)
+		ctx := exec.WithAllocator(context.Background(), mem)
+		plain, err := compute.TakeArray(ctx, d.Dictionary(), d.Indices())
+		if err != nil {
+			return nil, fmt.Errorf("decode dictionary: %w", err)
+		}
+		defer plain.Release()
+		return normalize(plain, t, mem)
+	case arrow.NULL:
+		at, err := arrowTypeOf(t)
+		if err != nil {
+			return nil, err
+		}
+		return array.MakeArrayOfNull(mem, at, arr.Len()), nil
+	}
+	mismatch := func() (arrow.Array, error) {
+		return nil, fmt.Errorf("Arrow type %s does not hold Delta type %s", dt, t)
+	}
+	switch t := t.(type) {
+	case *actions.DecimalType:
+		switch a := arr.(type) {
+		case *array.Decimal128:
+			if int(a.DataType().(*arrow.Decimal128Type).Scale) == t.Scale {
+				arr.Retain()
+				return arr, nil
+			}
+		case *array.Decimal32, *array.Decimal64, *array.Decimal256:
+		default:
+			if !isArrowInt(dt.ID()) {
+				return mismatch()
+			}
+		}
+		return convertByValue(arr, t, mem)
+	case actions.PrimitiveType:
+		want, err := arrowTypeOf(t)
+		if err != nil {
+			return nil, err
+		}
+		switch t {
+		case actions.TypeString, actions.TypeBinary:
+			switch dt.ID() {
+			case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW,
+				arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW:
+				arr.Retain()
+				return arr, nil
+			case arrow.FIXED_SIZE_BINARY:
+				return convertByValue(arr, t, mem)
+			}
+			return mismatch()
+		case actions.TypeTimestamp, actions.TypeTimestampNTZ:
+			ts, ok := dt.(*arrow.TimestampType)
+			if !ok {
+				return mismatch()
+			}
+			if ts.Unit == arrow.Microsecond {
+				arr.Retain()
+				return arr, nil
+			}
+			return rescaleTimestamps(arr.(*array.Timestamp), ts.Unit, want, mem)
+		case actions.TypeDate:
+			switch dt.ID() {
+			case arrow.DATE32:
+				arr.Retain()
+				return arr, nil
+			case arrow.DATE64:
+				src := arrow.GetValues[arrow.Date64](arr.Data(), 1)
+				return buildFixed(mem, want, arr.Len(), validOf(arr), func(out []arrow.Date32) error {
+					for i, v := range src {
+						out[i] = arrow.Date32(floorDiv(int64(v), 86_400_000))
+					}
+					return nil
+				})
+			}
+			return mismatch()
+		}
+		if arrow.TypeEqual(dt, want) {
+			arr.Retain()
+			return arr, nil
+		}
+		if (isIntegral(t) || isFloating(t)) && (isArrowInt(dt.ID()) || dt.ID() == arrow.FLOAT16 || dt.ID() == arrow.FLOAT32 || dt.ID() == arrow.FLOAT64) {
+			return convertByValue(arr, t, mem)
+		}
+		return mismatch()
+	}
+	// Nested types are passed through for IS NULL and plain references.
+	arr.Retain()
+	return arr, nil
+}
+
+func isArrowInt(id arrow.Type) bool {
+	switch id {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	}
+	return false
+}
+
+// rescaleTimestamps converts timestamps of another unit to microseconds,
+// rounding down (nanoseconds are truncated, as Spark reads them).
+func rescaleTimestamps(a *array.Timestamp, unit arrow.TimeUnit, want arrow.DataType, mem memory.Allocator) (arrow.Array, error) {
+	src := a.TimestampValues()
+	return buildFixed(mem, want, a.Len(), validOf(a), func(out []arrow.Timestamp) error {
+		switch unit {
+		case arrow.Nanosecond:
+			for i, v := range src {
+				out[i] = arrow.Timestamp(floorDiv(int64(v), 1000))
+			}
+		default:
+			m := int64(1_000_000)
+			if unit == arrow.Millisecond {
+				m = 1000
+			}
+			for i, v := range src {
+				out[i] = arrow.Timestamp(satMul(int64(v), m))
+			}
+		}
+		return nil
+	})
+}
+
+// satMul is a*b clamped to the int64 range.
+func satMul(a, b int64) int64 {
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	if a < math.MinInt64/b {
+		return math.MinInt64
+	}
+	return a * b
+}
+
+// convertByValue converts an array value by value through the Go values
+// of actions/values.go. It is the slow path, for encodings that rarely
+// occur (unsigned integers, odd decimal widths, fixed-size binary).
+func convertByValue(arr arrow.Array, t actions.DataType, mem memory.Allocator) (arrow.Array, error) {
+	at, err := arrowTypeOf(t)
+	if err != nil {
+		return nil, err
+	}
+	b := array.NewBuilder(mem, at)
+	defer b.Release()
+	b.Reserve(arr.Len())
+	for i := 0; i < arr.Len(); i++ {
+		if arr.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v, err := rawValueAt(arr, i)
+		if err != nil {
+			return nil, err
+		}
+		c, err := castValue(v, t)
+		if err != nil {
+			return nil, err
+		}
+		if err := appendValue(b, c); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// rawValueAt reads row i of any supported Arrow array as a Go value of
+// actions/values.go, by its Arrow type alone.
+func rawValueAt(arr arrow.Array, i int) (any, error) {
+	switch a := arr.(type) {
+	case *array.Uint8:
+		return int64(a.Value(i)), nil
+	case *array.Uint16:
+		return int64(a.Value(i)), nil
+	case *array.Uint32:
+		return int64(a.Value(i)), nil
+	case *array.Uint64:
+		return actions.Decimal{Unscaled: new(big.Int).SetUint64(a.Value(i))}, nil
+	case *array.Float16:
+		return a.Value(i).Float32(), nil
+	case *array.Decimal32:
+		return actions.Decimal{Unscaled: big.NewInt(int64(a.Value(i))), Scale: int(a.DataType().(*arrow.Decimal32Type).Scale)}, nil
+	case *array.Decimal64:
+		return actions.Decimal{Unscaled: big.NewInt(int64(a.Value(i))), Scale: int(a.DataType().(*arrow.Decimal64Type).Scale)}, nil
+	case *array.Decimal256:
+		return actions.Decimal{Unscaled: a.Value(i).BigInt(), Scale: int(a.DataType().(*arrow.Decimal256Type).Scale)}, nil
+	case *array.FixedSizeBinary:
+		return bytes.Clone(a.Value(i)), nil
+	case *array.Timestamp:
+		return actions.Timestamp(a.Value(i)), nil
+	}
+	return valueAt(arr, i), nil
+}
+
+// valueAt reads row i of an array in the evaluator's Arrow form (see
+// arrowTypeOf) as a Go value of actions/values.go; nil for NULL.
+func valueAt(arr arrow.Array, i int) any {
+	if arr.IsNull(i) {
+		return nil
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.Int8:
+		return a.Value(i)
+	case *array.Int16:
+		return a.Value(i)
+	case *array.Int32:
+		return a.Value(i)
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float32:
+		return a.Value(i)
+	case *array.Float64:
+		return a.Value(i)
+	case *array.String:
+		return strings.Clone(a.Value(i))
+	case *array.LargeString:
+		return strings.Clone(a.Value(i))
+	case *array.StringView:
+		return strings.Clone(a.Value(i))
+	case *array.Binary:
+		return bytes.Clone(a.Value(i))
+	case *array.LargeBinary:
+		return bytes.Clone(a.Value(i))
+	case *array.BinaryView:
+		return bytes.Clone(a.Value(i))
+	case *array.Date32:
+		return actions.Date(a.Value(i))
+	case *array.Timestamp:
+		if a.DataType().(*arrow.TimestampType).TimeZone == "" {
+			return actions.TimestampNTZ(a.Value(i))
+		}
+		return actions.Timestamp(a.Value(i))
+	case *array.Decimal128:
+		return actions.Decimal{Unscaled: a.Value(i).BigInt(), Scale: int(a.DataType().(*arrow.Decimal128Type).Scale)}
+	}
+	return nil
+}
+
+// appendValue appends a Go value of actions/values.go (nil for NULL) to a
+// builder of the matching Arrow form.
+func appendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch b := b.(type) {
+	case *array.BooleanBuilder:
+		if x, ok := v.(bool); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int8Builder:
+		if x, ok := v.(int8); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int16Builder:
+		if x, ok := v.(int16); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int32Builder:
+		if x, ok := v.(int32); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Int64Builder:
+		if x, ok := v.(int64); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Float32Builder:
+		if x, ok := v.(float32); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.Float64Builder:
+		if x, ok := v.(float64); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.StringBuilder:
+		if x, ok := v.(string); ok {
+			b.Append(x)
+			return nil
+		}
+	case *array.BinaryBuilder:
+		switch x := v.(type) {
+		case []byte:
+			b.Append(x)
+			return nil
+		case string:
+			b.AppendString(x)
+			return nil
+		}
+	case *array.Date32Builder:
+		if x, ok := v.(actions.Date); ok {
+			b.Append(arrow.Date32(x))
+			return nil
+		}
+	case *array.TimestampBuilder:
+		switch x := v.(type) {
+		case actions.Timestamp:
+			b.Append(arrow.Timestamp(x))
+			return nil
+		case actions.TimestampNTZ:
+			b.Append(arrow.Timestamp(x))
+			return nil
+		}
+	case *array.Decimal128Builder:
+		if x, ok := v.(actions.Decimal); ok {
+			n, err := decimalToNum(x, int(b.Type().(*arrow.Decimal128Type).Scale))
+			if err != nil {
+				return err
+			}
+			b.Append(n)
+			return nil
+		}
+	}
+	return fmt.Errorf("expr: cannot append %T to %s", v, b.Type())
+}
+
+// decimalToNum converts a decimal to a decimal128 at the given scale.
+func decimalToNum(d actions.Decimal, scale int) (decimal128.Num, error) {
+	u := d.Unscaled
+	if u == nil {
+		u = new(big.Int)
+	}
+	if d.Scale != scale {
+		r, err := d.Rescale(scale)
+		if err != nil {
+			return decimal128.Num{}, err
+		}
+		u = r.Unscaled
+	}
+	if !fitsPrecision(u, actions.MaxDecimalPrecision) {
+		return decimal128.Num{}, fmt.Errorf("decimal %s has more than 38 digits: %w", d, errOverflow)
+	}
+	return decimal128.FromBigInt(u), nil
+}
