@@ -129,3 +129,18 @@ func LoseResponse(w http.ResponseWriter, r *http.Request, forward Forward) {
 	}
 	conn.Close()
 }
+
+// FailAfter forwards r, waits for the server's whole answer, and then
+// answers the client with status instead, as a gateway that timed out
+// waiting for the server would: the request took effect, and the client
+// is told it failed.
+func FailAfter(status int) Interceptor {
+	return func(w http.ResponseWriter, r *http.Request, forward Forward) {
+		if resp, err := forward(r); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		http.Error(w, http.StatusText(status), status)
+	}
+}
+

@@ -1,0 +1,347 @@
+package gcs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/googleapi"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/keyspace"
+)
+
+func init() {
+	objstore.Register("gs", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+		if u.Host == "" {
+			return nil, fmt.Errorf("gcs: URI %q names no bucket; want gs://bucket/prefix", u.Redacted())
+		}
+		return New(ctx, u.Host, u.Path)
+	})
+}
+
+// maxOneShot is the largest body whose size is known that a plain Put
+// buffers and sends in one retryable request; the client's default chunk
+// size.
+const maxOneShot = 16 << 20
+
+// Store is an objstore.Store over one Google Cloud Storage bucket, rooted
+// at a prefix. It is safe for concurrent use.
+type Store struct {
+	client     *storage.Client
+	ownsClient bool
+	bucket     *storage.BucketHandle
+	name       string
+	root       keyspace.Root
+}
+
+var _ objstore.Store = (*Store)(nil)
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	client     *storage.Client
+	clientOpts []option.ClientOption
+}
+
+// WithClient makes the store use client, which the caller closes. Client
+// options are then ignored.
+func WithClient(client *storage.Client) Option { return func(o *options) { o.client = client } }
+
+// WithClientOptions passes options (credentials, endpoint, HTTP client...)
+// to storage.NewClient.
+func WithClientOptions(opts ...option.ClientOption) Option {
+	return func(o *options) { o.clientOpts = append(o.clientOpts, opts...) }
+}
+
+// New returns the store over bucket rooted at prefix ("" for the whole
+// bucket; leading and trailing '/' are ignored). Unless WithClient is
+// given, it makes a client with storage.NewClient, which finds credentials
+// the standard way (GOOGLE_APPLICATION_CREDENTIALS, gcloud's application
+// default credentials, the metadata server) and, when
+// STORAGE_EMULATOR_HOST is set (fake-gcs-server: 127.0.0.1:4443), talks
+// to that emulator over HTTP without credentials.
+//
+// New sends no request; a missing bucket shows on first use.
+func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if bucket == "" {
+		return nil, errors.New("gcs: empty bucket name")
+	}
+	client, owns := o.client, false
+	if client == nil {
+		var err error
+		if client, err = storage.NewClient(ctx, o.clientOpts...); err != nil {
+			return nil, fmt.Errorf("gcs: new client: %w", err)
+		}
+		owns = true
+	}
+	return &Store{client: client, ownsClient: owns, bucket: client.Bucket(bucket), name: bucket, root: keyspace.New(prefix)}, nil
+}
+
+// Close releases the client New made. It is optional: a store that is
+// dropped without Close leaks only idle connections.
+func (s *Store) Close() error {
+	if !s.ownsClient {
+		return nil
+	}
+	return s.client.Close()
+}
+
+// Client returns the client the store sends requests with.
+func (s *Store) Client() *storage.Client { return s.client }
+
+// Bucket returns the store's bucket name.
+func (s *Store) Bucket() string { return s.name }
+
+// object returns the handle of key, after checking the key.
+func (s *Store) object(op objstore.Op, key string) (*storage.ObjectHandle, error) {
+	name, err := s.root.Name(key)
+	if err != nil {
+		return nil, fmt.Errorf("gcs: %s: %w", op, err)
+	}
+	return s.bucket.Object(name), nil
+}
+
+// Get implements objstore.Store.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	obj, err := s.object(objstore.OpGet, key)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obj.ReadCompressed(true).NewReader(ctx)
+	if err != nil {
+		return nil, s.fail(objstore.OpGet, key, err)
+	}
+	defer r.Close()
+	b, err := readBody(r, r.Attrs.Size)
+	if err != nil {
+		return nil, s.fail(objstore.OpGet, key, err)
+	}
+	return b, nil
+}
+
+// GetRange implements objstore.Store with a ranged read. An empty range
+// and a range starting at or past the end cost one metadata read more.
+func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 {
+		return nil, fmt.Errorf("gcs: getrange %q: negative offset %d or length %d", key, off, n)
+	}
+	obj, err := s.object(objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return s.emptyRange(ctx, key, off)
+	}
+	r, err := obj.ReadCompressed(true).NewRangeReader(ctx, off, n)
+	if err != nil {
+		if status(err) == http.StatusRequestedRangeNotSatisfiable {
+			return s.emptyRange(ctx, key, off)
+		}
+		return nil, s.fail(objstore.OpGetRange, key, err)
+	}
+	defer r.Close()
+	b, err := readBody(io.LimitReader(r, n), min(n, r.Remain()))
+	if err != nil {
+		return nil, s.fail(objstore.OpGetRange, key, err)
+	}
+	return b, nil
+}
+
+// emptyRange answers a GetRange that yields no bytes: empty when off is at
+// most the object's size, io.ErrUnexpectedEOF when past it.
+func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	if off > info.Size {
+		return nil, fmt.Errorf("gcs: getrange %q: offset %d beyond size %d: %w", key, off, info.Size, io.ErrUnexpectedEOF)
+	}
+	return []byte{}, nil
+}
+
+// Head implements objstore.Store.
+func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+	return s.head(ctx, objstore.OpHead, key)
+}
+
+func (s *Store) head(ctx context.Context, op objstore.Op, key string) (objstore.ObjectInfo, error) {
+	obj, err := s.object(op, key)
+	if err != nil {
+		return objstore.ObjectInfo{}, err
+	}
+	attrs, err := obj.Attrs(ctx)
+	if err != nil {
+		return objstore.ObjectInfo{}, s.fail(op, key, err)
+	}
+	return objstore.ObjectInfo{Key: key, Size: attrs.Size, ModTime: attrs.Updated}, nil
+}
+
+// Put implements objstore.Store.
+//
+// With IfAbsent the body is read into memory and then uploaded with the
+// precondition ifGenerationMatch=0 (Conditions{DoesNotExist: true}) in one
+// request, which is never retried (see the package documentation); a 412
+// is objstore.ErrExists.
+//
+// Otherwise a body of known size up to 16 MiB is buffered and sent in one
+// request, and a longer or unsized one in a resumable upload of 16 MiB
+// chunks; both are retried on transient errors, since an overwrite may be
+// repeated. GCS publishes an object only when its upload completes; a body
+// that fails cancels the upload.
+func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objstore.PutOptions) error {
+	obj, err := s.object(objstore.OpPut, key)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("gcs: put %q: %w", key, err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var w *storage.Writer
+	if opts.IfAbsent {
+		// Read the body first: a body that fails must not start an upload,
+		// and a commit is small.
+		data, err := readBody(body, opts.Size)
+		if err != nil {
+			return fmt.Errorf("gcs: put %q: read body: %w", key, err)
+		}
+		body = bytes.NewReader(data)
+		w = obj.If(storage.Conditions{DoesNotExist: true}).
+			Retryer(storage.WithPolicy(storage.RetryNever)).
+			NewWriter(wctx)
+		w.ChunkSize = 0 // one request, streamed from memory
+	} else {
+		w = obj.Retryer(storage.WithPolicy(storage.RetryAlways)).NewWriter(wctx)
+		if opts.Size > 0 && opts.Size <= maxOneShot {
+			w.ChunkSize = int(opts.Size) + 1 // one chunk; the client rounds it up to 256 KiB
+		}
+	}
+	src := &trackedReader{r: body}
+	_, copyErr := io.Copy(w, src)
+	if src.err != nil {
+		// Abandon the upload. Close would end the body normally and so
+		// publish what was written; cancelling makes the writer abort it.
+		cancel()
+		if ctx.Err() != nil {
+			return fmt.Errorf("gcs: put %q: %w", key, ctx.Err())
+		}
+		return fmt.Errorf("gcs: put %q: read body: %w", key, src.err)
+	}
+	err = w.Close() // after a failed Write, Close reports the upload's error
+	if err == nil && copyErr != nil {
+		err = copyErr
+	}
+	if err != nil {
+		if opts.IfAbsent && status(err) == http.StatusPreconditionFailed {
+			return fmt.Errorf("gcs: put %q: %w", key, objstore.ErrExists)
+		}
+		return s.fail(objstore.OpPut, key, err)
+	}
+	return nil
+}
+
+// trackedReader remembers the error its reader returned, so that Put can
+// tell a failing body from a failing upload.
+type trackedReader struct {
+	r   io.Reader
+	err error
+}
+
+func (t *trackedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		t.err = err
+	}
+	return n, err
+}
+
+// Delete implements objstore.Store. Deleting a missing key succeeds.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	obj, err := s.object(objstore.OpDelete, key)
+	if err != nil {
+		return err
+	}
+	if err := obj.Retryer(storage.WithPolicy(storage.RetryAlways)).Delete(ctx); err != nil && !errors.Is(err, storage.ErrObjectNotExist) {
+		return s.fail(objstore.OpDelete, key, err)
+	}
+	return nil
+}
+
+// List implements objstore.Store. GCS lists names in the byte order of
+// their UTF-8 encoding; StartOffset, which is inclusive, skips on the server
+// to startAfter itself, which is then dropped here.
+func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[objstore.ObjectInfo, error] {
+	return func(yield func(objstore.ObjectInfo, error) bool) {
+		q := &storage.Query{Prefix: s.root.ListPrefix(prefix)}
+		if startAfter != "" {
+			q.StartOffset = s.root.ListPrefix(startAfter)
+		}
+		if err := q.SetAttrSelection([]string{"Name", "Size", "Updated"}); err != nil {
+			yield(objstore.ObjectInfo{}, fmt.Errorf("gcs: list %q: %w", prefix, err))
+			return
+		}
+		it := s.bucket.Objects(ctx, q)
+		for {
+			attrs, err := it.Next()
+			if err == iterator.Done {
+				return
+			}
+			if err != nil {
+				yield(objstore.ObjectInfo{}, s.fail(objstore.OpList, prefix, err))
+				return
+			}
+			key, ok := s.root.Key(attrs.Name)
+			if !ok || !strings.HasPrefix(key, prefix) || key <= startAfter {
+				continue // startAfter itself, or a server that ignores the query
+			}
+			if !yield(objstore.ObjectInfo{Key: key, Size: attrs.Size, ModTime: attrs.Updated}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// readBody reads r to the end, into a buffer sized for hint bytes.
+func readBody(r io.Reader, hint int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if hint > 0 && hint < 1<<30 {
+		buf.Grow(int(hint) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// fail wraps a client error of op on key, mapping a missing object to
+// objstore.ErrNotFound.
+func (s *Store) fail(op objstore.Op, key string, err error) error {
+	if errors.Is(err, storage.ErrObjectNotExist) && op != objstore.OpList {
+		return fmt.Errorf("gcs: %s %q: %w", op, key, objstore.ErrNotFound)
+	}
+	return fmt.Errorf("gcs: %s %q in bucket %q: %w", op, key, s.name, err)
+}
+
+// status is the HTTP status of an API error, or 0.
+func status(err error) int {
+	var ge *googleapi.Error
+	if errors.As(err, &ge) {
+		return ge.Code
+	}
+	return 0
+}

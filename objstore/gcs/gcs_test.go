@@ -1,0 +1,180 @@
+package gcs
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/cloudtest"
+	"github.com/lakelog/lakelog/objstore/objstoretest"
+)
+
+// newBucket creates a fresh bucket on the test's GCS emulator and returns
+// its name. The emulator's data folder is thrown away with it.
+func newBucket(t *testing.T) string {
+	t.Helper()
+	cloudtest.Require(t, "STORAGE_EMULATOR_HOST", "fake-gcs-server")
+	s := newStore(t, "unused", "")
+	bucket := cloudtest.Name("lakelog-")
+	if err := s.Client().Bucket(bucket).Create(t.Context(), "lakelog", nil); err != nil {
+		t.Fatalf("create bucket %s: %v", bucket, err)
+	}
+	return bucket
+}
+
+// newStore returns a store that is closed when the test ends.
+func newStore(t *testing.T, bucket, prefix string, opts ...Option) *Store {
+	t.Helper()
+	s, err := New(t.Context(), bucket, prefix, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	bucket := newBucket(t)
+	objstoretest.Run(t, func(t *testing.T) objstore.Store {
+		return newStore(t, bucket, cloudtest.Name("run-"))
+	})
+}
+
+// TestConformanceBucketRoot runs the suite on stores that own a whole
+// bucket, with no prefix.
+func TestConformanceBucketRoot(t *testing.T) {
+	objstoretest.Run(t, func(t *testing.T) objstore.Store {
+		return newStore(t, newBucket(t), "")
+	}, objstoretest.WithRaceRounds(20))
+}
+
+// isConditionalUpload reports whether r uploads an object with the
+// precondition that it does not exist.
+func isConditionalUpload(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/upload/") &&
+		r.URL.Query().Get("ifGenerationMatch") == "0"
+}
+
+// TestLostResponse shows what Put with IfAbsent does when GCS creates the
+// object but the client does not learn it: the connection breaks before
+// the response, or a gateway answers 503 instead. Put sends the upload
+// once and returns that error, which is neither nil nor ErrExists. A retry
+// by the caller then sees ErrExists for what was its own write, which is
+// why the commit loop reads a taken version back to compare txnIds.
+func TestLostResponse(t *testing.T) {
+	bucket := newBucket(t)
+	upstream := cloudtest.Require(t, "STORAGE_EMULATOR_HOST", "fake-gcs-server")
+	for _, tc := range []struct {
+		name string
+		lose cloudtest.Interceptor
+	}{
+		{"ConnectionDropped", cloudtest.LoseResponse},
+		{"GatewayError", cloudtest.FailAfter(http.StatusServiceUnavailable)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var uploads atomic.Int32
+			proxy := cloudtest.NewProxy(t, "http://"+upstream,
+				func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
+					r.Host = upstream // fake-gcs-server takes another host for a bucket name
+					if isConditionalUpload(r) && uploads.Add(1) == 1 {
+						tc.lose(w, r, forward)
+						return
+					}
+					cloudtest.Relay(w, r, forward)
+				})
+			t.Setenv("STORAGE_EMULATOR_HOST", proxy.Host)
+			s := newStore(t, bucket, cloudtest.Name("lost-"))
+			ctx := t.Context()
+			key := "_delta_log/00000000000000000000.json"
+			err := s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
+			if err == nil || errors.Is(err, objstore.ErrExists) {
+				t.Fatalf("IfAbsent Put whose response was lost = %v, want an error that is not ErrExists", err)
+			}
+			if n := uploads.Load(); n != 1 {
+				t.Fatalf("the conditional upload was sent %d times, want once (no automatic retries)", n)
+			}
+			if got, err := s.Get(ctx, key); err != nil || string(got) != "ours" {
+				t.Fatalf("after the lost response Get = %q, %v; want the object the lost request created", got, err)
+			}
+			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
+			if !errors.Is(err, objstore.ErrExists) {
+				t.Fatalf("retried IfAbsent Put = %v, want ErrExists (the caller must read the object back)", err)
+			}
+		})
+	}
+}
+
+// TestLargePut puts bodies over the one-request limit, of known and
+// unknown size, through resumable uploads.
+func TestLargePut(t *testing.T) {
+	s := newStore(t, newBucket(t), "large")
+	ctx := t.Context()
+	body := make([]byte, maxOneShot+300_000)
+	for i := range body {
+		body[i] = byte(i * 13)
+	}
+	for _, tc := range []struct {
+		name     string
+		size     int64
+		ifAbsent bool
+	}{
+		{"KnownSize", int64(len(body)), false},
+		{"UnknownSize", 0, false},
+		{"IfAbsent", int64(len(body)), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := strings.NewReader(string(body))
+			if err := s.Put(ctx, tc.name, struct{ *strings.Reader }{r}, objstore.PutOptions{Size: tc.size, IfAbsent: tc.ifAbsent}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(ctx, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(body) {
+				t.Fatalf("Get returned %d bytes that differ from the %d put", len(got), len(body))
+			}
+		})
+	}
+}
+
+// TestOpenURI opens the store by URI, as the command line does.
+func TestOpenURI(t *testing.T) {
+	bucket := newBucket(t)
+	ctx := t.Context()
+	s, err := objstore.Open(ctx, fmt.Sprintf("gs://%s/tables/t1/", bucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "x.json", strings.NewReader("x"), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	whole := newStore(t, bucket, "")
+	if got, err := whole.Get(ctx, "tables/t1/x.json"); err != nil || string(got) != "x" {
+		t.Fatalf("Get(tables/t1/x.json) from the bucket root = %q, %v", got, err)
+	}
+	if _, err := objstore.Open(ctx, "gs:///nobucket"); err == nil {
+		t.Error("Open(gs:///nobucket) succeeded")
+	}
+}
+
+// TestMissingBucket checks that listing a missing bucket fails rather than
+// yielding nothing.
+func TestMissingBucket(t *testing.T) {
+	cloudtest.Require(t, "STORAGE_EMULATOR_HOST", "fake-gcs-server")
+	s := newStore(t, cloudtest.Name("missing-"), "")
+	n := 0
+	for _, err := range s.List(t.Context(), "", "") {
+		n++
+		if err == nil {
+			t.Error("List of a missing bucket yielded an object")
+		}
+	}
+	if n != 1 {
+		t.Errorf("List of a missing bucket yielded %d times, want one error", n)
+	}
+}
