@@ -143,4 +143,3 @@ func FailAfter(status int) Interceptor {
 		http.Error(w, http.StatusText(status), status)
 	}
 }
-
