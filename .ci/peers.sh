@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# The peer engines the interop tests run: delta-rs (PyPI deltalake) and
+# Spark with Delta (PyPI pyspark + delta-spark, Java 17), in a Python venv
+# cached under $LAKELOG_CACHE. Source this file, then:
+#
+#   peers_install   create the venv and install the pinned peers (once)
+#   peers_env       export LAKELOG_PYTHON (the venv's python) and the Ivy
+#                   cache the Spark session downloads the Delta jars into
+#
+# The interop tests find the peers through LAKELOG_PYTHON. Under CI a
+# missing peer fails the test; outside CI, LAKELOG_SKIP_PEERS=1 skips them.
+
+LAKELOG_CACHE=${LAKELOG_CACHE:-$HOME/.cache/lakelog}
+LAKELOG_VENV=${LAKELOG_VENV:-$LAKELOG_CACHE/venv}
+# Pinned together: delta-spark 4.4.1 supports pyspark up to 4.2.0.
+LAKELOG_PEERS=${LAKELOG_PEERS:-"deltalake==1.6.6 pyarrow pandas pyspark==4.2.0 delta-spark==4.4.1"}
+
+peers_install() {
+  local stamp="$LAKELOG_VENV/.lakelog-peers"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$LAKELOG_PEERS" ]; then
+    return 0
+  fi
+  echo "[peers] installing $LAKELOG_PEERS into $LAKELOG_VENV" >&2
+  python3 -m venv "$LAKELOG_VENV"
+  # shellcheck disable=SC2086
+  "$LAKELOG_VENV/bin/pip" install --quiet --disable-pip-version-check $LAKELOG_PEERS
+  echo "$LAKELOG_PEERS" > "$stamp"
+}
+
+peers_env() {
+  export LAKELOG_PYTHON="$LAKELOG_VENV/bin/python"
+  export LAKELOG_IVY_DIR="${LAKELOG_IVY_DIR:-$LAKELOG_CACHE/ivy}"
+  mkdir -p "$LAKELOG_IVY_DIR"
+}

@@ -1,0 +1,644 @@
+package deltalog
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/conflict"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// EngineInfo is written to every commitInfo.engineInfo.
+var EngineInfo = "lakelog/0.1"
+
+// Checker decides whether a transaction that lost the race for a version
+// may rebase onto the winning commit (nil) or must abort (a *conflict.Error).
+type Checker func(tx *conflict.Txn, winner *conflict.Winner) error
+
+// Transaction collects the actions of one commit. It is not safe for
+// concurrent use. Build it with Snapshot.NewTransaction or Create, add
+// actions, then Commit once.
+type Transaction struct {
+	table
+	snap        *Snapshot // nil when creating the table
+	readVersion int64
+	protocol    *actions.Protocol // set when the commit changes it
+	metadata    *actions.Metadata // set when the commit changes it
+	acts        []actions.Action  // everything but commitInfo, protocol and metaData
+	info        actions.CommitInfo
+	readFiles   []string
+	readAll     bool
+	readAppIDs  []string
+	isolation   conflict.Isolation
+	blindAppend *bool
+	cfg         commitConfig
+	committed   bool
+}
+
+// commitConfig holds the commit loop's knobs.
+type commitConfig struct {
+	maxAttempts  int
+	maxIOretries int
+	backoff      time.Duration
+	maxBackoff   time.Duration
+	checker      Checker
+	now          func() time.Time
+	postCommit   func(ctx context.Context, snap *Snapshot, version int64)
+}
+
+// TxnOption configures a transaction.
+type TxnOption func(*Transaction)
+
+// WithMaxAttempts bounds how many versions a transaction tries before it
+// gives up with ErrTooManyAttempts (default 1000: Spark retries much longer).
+func WithMaxAttempts(n int) TxnOption { return func(t *Transaction) { t.cfg.maxAttempts = n } }
+
+// WithChecker replaces the conflict checker.
+func WithChecker(c Checker) TxnOption { return func(t *Transaction) { t.cfg.checker = c } }
+
+// WithClock sets the clock used for commit timestamps (tests).
+func WithClock(now func() time.Time) TxnOption { return func(t *Transaction) { t.cfg.now = now } }
+
+// WithIsolation sets the transaction's isolation level; the default is the
+// table's delta.isolationLevel, else WriteSerializable.
+func WithIsolation(l conflict.Isolation) TxnOption { return func(t *Transaction) { t.isolation = l } }
+
+// WithPostCommit runs f after each successful commit (checkpointing). Its
+// failure cannot fail the commit: f returns nothing.
+func WithPostCommit(f func(ctx context.Context, snap *Snapshot, version int64)) TxnOption {
+	return func(t *Transaction) { t.cfg.postCommit = f }
+}
+
+// ErrTooManyAttempts is returned when a transaction lost the race for
+// WithMaxAttempts versions in a row. Nothing was committed; it is safe to
+// retry the whole operation.
+var ErrTooManyAttempts = errors.New("too many commit attempts")
+
+// ErrTableExists is returned when Create finds a table already there.
+var ErrTableExists = errors.New("table already exists")
+
+func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Transaction {
+	tx := &Transaction{
+		table:       t,
+		snap:        snap,
+		readVersion: readVersion,
+		cfg: commitConfig{
+			maxAttempts:  1000,
+			maxIOretries: 5,
+			backoff:      time.Millisecond,
+			maxBackoff:   100 * time.Millisecond,
+			now:          time.Now,
+		},
+	}
+	for _, o := range opts {
+		o(tx)
+	}
+	if tx.cfg.checker == nil {
+		tx.cfg.checker = DefaultChecker
+	}
+	return tx
+}
+
+// NewTransaction starts a transaction that reads this snapshot.
+func (s *Snapshot) NewTransaction(opts ...TxnOption) *Transaction {
+	return newTxn(s.table, s, s.version, opts)
+}
+
+// Create starts the transaction that creates a table at root with the given
+// metadata (its ID, format and createdTime are filled in when empty). The
+// protocol is the smallest that the schema and properties need unless
+// SetProtocol overrides it. Commit fails with ErrTableExists when version 0
+// exists.
+func Create(store objstore.Store, root string, md *actions.Metadata, opts ...TxnOption) (*Transaction, error) {
+	m := *md
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	if m.Format.Provider == "" {
+		m.Format = actions.Format{Provider: "parquet", Options: map[string]string{}}
+	}
+	if m.Format.Options == nil {
+		m.Format.Options = map[string]string{}
+	}
+	if m.PartitionColumns == nil {
+		m.PartitionColumns = []string{}
+	}
+	if m.Configuration == nil {
+		m.Configuration = map[string]string{}
+	}
+	schema, err := m.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
+	for _, c := range m.PartitionColumns {
+		f := schema.Field(c)
+		if f == nil {
+			return nil, fmt.Errorf("deltalog: create: partition column %q is not in the schema", c)
+		}
+		if _, ok := f.Type.(actions.PrimitiveType); !ok {
+			if _, dec := f.Type.(*actions.DecimalType); !dec {
+				return nil, fmt.Errorf("deltalog: create: partition column %q has type %s; partition columns must be primitive", c, f.Type)
+			}
+		}
+	}
+	tx := newTxn(newTable(store, root), nil, -1, opts)
+	if m.CreatedTime == nil {
+		ms := tx.cfg.now().UnixMilli()
+		m.CreatedTime = &ms
+	}
+	tx.metadata = &m
+	tx.protocol = MinimalProtocol(&m, schema)
+	tx.info.Operation = "CREATE TABLE"
+	tx.info.OperationParameters = map[string]any{
+		"isManaged":   "false",
+		"description": nil,
+		"partitionBy": jsonString(m.PartitionColumns),
+		"properties":  jsonString(m.Configuration),
+	}
+	return tx, nil
+}
+
+// MinimalProtocol is the smallest protocol that the table's schema and
+// properties need: (1, 2) unless a feature requires table features.
+func MinimalProtocol(md *actions.Metadata, schema *actions.StructType) *actions.Protocol {
+	var reader, writer []string
+	if usesType(schema, actions.TypeTimestampNTZ) {
+		reader = append(reader, "timestampNtz")
+		writer = append(writer, "timestampNtz")
+	}
+	if tableFlag(md, "delta.enableInCommitTimestamps") {
+		writer = append(writer, "inCommitTimestamp")
+	}
+	if tableFlag(md, "delta.enableDeletionVectors") {
+		reader = append(reader, "deletionVectors")
+		writer = append(writer, "deletionVectors")
+	}
+	if tableFlag(md, "delta.enableChangeDataFeed") {
+		writer = append(writer, "changeDataFeed")
+	}
+	if tableFlag(md, "delta.appendOnly") {
+		writer = append(writer, "appendOnly")
+	}
+	switch {
+	case len(reader) > 0:
+		return &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: append([]string{"appendOnly", "invariants"}, writer...)}
+	case len(writer) > 0:
+		return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: append([]string{"appendOnly", "invariants"}, dedupe(writer)...)}
+	}
+	return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
+}
+
+// ReadVersion is the version the transaction read (-1 when creating).
+func (tx *Transaction) ReadVersion() int64 { return tx.readVersion }
+
+// Snapshot is the snapshot the transaction read, nil when creating.
+func (tx *Transaction) Snapshot() *Snapshot { return tx.snap }
+
+// Add appends actions to the commit. commitInfo actions are rejected (use
+// SetOperation); protocol and metaData go through SetProtocol and
+// SetMetadata.
+func (tx *Transaction) Add(as ...actions.Action) {
+	for _, a := range as {
+		switch {
+		case a.Protocol != nil:
+			tx.SetProtocol(a.Protocol)
+		case a.Metadata != nil:
+			tx.SetMetadata(a.Metadata)
+		case a.CommitInfo != nil:
+			// commitInfo is built by Commit; keep the caller's extras.
+			for k, v := range a.CommitInfo.Extra {
+				if tx.info.Extra == nil {
+					tx.info.Extra = map[string]json.RawMessage{}
+				}
+				tx.info.Extra[k] = v
+			}
+		default:
+			tx.acts = append(tx.acts, a)
+		}
+	}
+}
+
+// SetMetadata changes the table's metadata in this commit.
+func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata = md }
+
+// SetProtocol changes the table's protocol in this commit.
+func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p }
+
+// SetOperation names the operation in commitInfo, with its parameters and
+// metrics (values as Spark writes them: strings).
+func (tx *Transaction) SetOperation(op string, params, metrics map[string]any) {
+	tx.info.Operation = op
+	if params != nil {
+		tx.info.OperationParameters = params
+	}
+	if metrics != nil {
+		tx.info.OperationMetrics = metrics
+	}
+}
+
+// SetUserMetadata sets commitInfo.userMetadata.
+func (tx *Transaction) SetUserMetadata(s string) { tx.info.UserMetadata = s }
+
+// ReadFiles records files the transaction read (add paths, as in the log):
+// a winner that removes one of them aborts it.
+func (tx *Transaction) ReadFiles(paths ...string) {
+	for _, p := range paths {
+		tx.readFiles = append(tx.readFiles, CanonicalPath(p))
+	}
+}
+
+// ReadWholeTable records that the transaction depends on every file.
+func (tx *Transaction) ReadWholeTable() { tx.readAll = true }
+
+// SetTransaction makes the commit idempotent for an application: it
+// records txn(appID, version), and Commit skips the commit (reporting
+// AlreadyApplied) when the table already has version or a newer one for
+// appID, including when a concurrent writer wins the race with it.
+func (tx *Transaction) SetTransaction(appID string, version int64) {
+	now := tx.cfg.now().UnixMilli()
+	tx.acts = append(tx.acts, actions.Action{Txn: &actions.Txn{AppID: appID, Version: version, LastUpdated: &now}})
+	tx.readAppIDs = append(tx.readAppIDs, appID)
+}
+
+// SetBlindAppend overrides whether commitInfo declares a blind append. By
+// default a commit is a blind append when it only adds files with
+// dataChange and read nothing.
+func (tx *Transaction) SetBlindAppend(b bool) { tx.blindAppend = &b }
+
+// CommitResult is the outcome of a successful Commit.
+type CommitResult struct {
+	// Version is the version the commit landed at (or, when AlreadyApplied,
+	// the version that already held the application's txn).
+	Version int64
+	// Attempts is how many versions were tried (1 when there was no race).
+	Attempts int
+	// AlreadyApplied is set when an idempotent transaction was skipped
+	// because its appId already had this txn version or a newer one.
+	AlreadyApplied bool
+	// TxnID is the commitInfo.txnId the commit carries.
+	TxnID string
+
+	table   table
+	base    *Snapshot          // the snapshot the transaction read; nil on create
+	applied [][]actions.Action // winners' commits, then ours, in version order
+}
+
+// Snapshot returns the table as of the commit's version without reading
+// the log again: the read snapshot plus the winning commits the transaction
+// rebased over plus its own actions. For an AlreadyApplied result it is the
+// read snapshot plus the winners seen.
+func (r *CommitResult) Snapshot() (*Snapshot, error) {
+	st := newState()
+	if r.base != nil {
+		st = stateOf(r.base)
+	}
+	for _, as := range r.applied {
+		st.lastICT = 0
+		for i := range as {
+			st.apply(&as[i])
+		}
+	}
+	version := r.Version
+	return st.finish(r.table, version, time.Time{})
+}
+
+// Commit writes the transaction as the next version with create-if-absent.
+// When another writer took the version it reads the winning commit and asks
+// the checker: on rebase it tries the following version, else it returns
+// the checker's *conflict.Error. A lost response (the create happened but
+// the reply did not arrive) is detected by commitInfo.txnId and reported as
+// success. Errors: *conflict.Error (terminal), ErrTableExists,
+// ErrTooManyAttempts (nothing committed), ErrCommitUnknown (outcome not
+// known), ErrUnsupportedFeature.
+func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
+	if tx.committed {
+		return nil, errors.New("deltalog: transaction already committed")
+	}
+	if err := tx.validate(); err != nil {
+		return nil, err
+	}
+	txnID := uuid.NewString()
+	if tx.snap != nil {
+		for _, id := range tx.readAppIDs {
+			if v, ok := tx.snap.TxnVersion(id); ok && v >= tx.ownTxnVersion(id) {
+				return &CommitResult{Version: tx.snap.version, AlreadyApplied: true, table: tx.table, base: tx.snap}, nil
+			}
+		}
+	}
+	ctxn := tx.conflictTxn()
+	version := tx.readVersion + 1
+	lastICT := int64(0)
+	if tx.snap != nil && tx.snap.ict.enabled {
+		lastICT = tx.snap.ict.lastICT
+	}
+	ioFailures := 0
+	var winners [][]actions.Action
+	result := func(version int64, attempt int, body []byte, applied bool) (*CommitResult, error) {
+		res := &CommitResult{Version: version, Attempts: attempt, TxnID: txnID, AlreadyApplied: applied, table: tx.table, base: tx.snap, applied: winners}
+		if body != nil {
+			ours, err := actions.ParseCommit(bytes.NewReader(body))
+			if err != nil {
+				return nil, fmt.Errorf("deltalog: reread own commit: %w", err)
+			}
+			res.applied = append(res.applied, ours)
+			tx.committed = true
+			tx.afterCommit(ctx, version)
+		}
+		return res, nil
+	}
+	for attempt := 1; ; attempt++ {
+		if attempt > tx.cfg.maxAttempts {
+			return nil, fmt.Errorf("deltalog: commit to %s: %w (%d)", displayRoot(tx.root), ErrTooManyAttempts, tx.cfg.maxAttempts)
+		}
+		body, err := tx.encode(version, txnID, lastICT)
+		if err != nil {
+			return nil, err
+		}
+		key := tx.logDir() + CommitName(version)
+		err = tx.store.Put(ctx, key, bytes.NewReader(body), objstore.PutOptions{IfAbsent: true, Size: int64(len(body))})
+		if err == nil {
+			return result(version, attempt, body, false)
+		}
+		if !errors.Is(err, objstore.ErrExists) {
+			// The create may or may not have happened. Try the same version
+			// again: ErrExists then tells us, by txnId, whose it is.
+			ioFailures++
+			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil {
+				return nil, fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, displayRoot(tx.root), ErrCommitUnknown, err)
+			}
+			attempt--
+			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
+				return nil, fmt.Errorf("deltalog: commit version %d: %w: %w", version, ErrCommitUnknown, err)
+			}
+			continue
+		}
+		// The version is taken: by us (after a lost response) or a winner.
+		f := logFile{LogPath: LogPath{Name: CommitName(version), Type: Commit, Version: version}, Key: key}
+		winActs, rerr := tx.readCommit(ctx, f)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if isOurs(winActs, txnID) {
+			return result(version, attempt, body, false)
+		}
+		if tx.readVersion < 0 {
+			return nil, fmt.Errorf("deltalog: create %s: %w (version 0 exists)", displayRoot(tx.root), ErrTableExists)
+		}
+		w := &conflict.Winner{Version: version, Actions: winActs}
+		winners = append(winners, winActs)
+		if appliedTxn(w, tx.readAppIDs, tx.ownTxnVersion) {
+			return result(version, attempt, nil, true)
+		}
+		if err := tx.cfg.checker(ctxn, w); err != nil {
+			return nil, err
+		}
+		for _, a := range winActs {
+			if a.CommitInfo != nil && a.CommitInfo.InCommitTimestamp != nil {
+				lastICT = *a.CommitInfo.InCommitTimestamp
+			}
+		}
+		version++
+		ioFailures = 0
+		if attempt > 2 { // spread writers that keep colliding
+			if err := sleep(ctx, tx.backoff(attempt-2)); err != nil {
+				return nil, fmt.Errorf("deltalog: commit: %w", err)
+			}
+		}
+	}
+}
+
+// validate checks the transaction against the protocol before any write.
+func (tx *Transaction) validate() error {
+	p, md := tx.protocol, tx.metadata
+	if tx.snap != nil {
+		if p == nil {
+			p = tx.snap.protocol
+		}
+		if md == nil {
+			md = tx.snap.metadata
+		}
+	}
+	if p == nil || md == nil {
+		return fmt.Errorf("deltalog: commit: the first commit needs protocol and metadata")
+	}
+	schema, err := md.Schema()
+	if err != nil {
+		return fmt.Errorf("deltalog: commit: %w", err)
+	}
+	if tx.metadata != nil {
+		if err := checkProperties(tx.metadata); err != nil {
+			return fmt.Errorf("deltalog: commit: %w", err)
+		}
+	}
+	if err := checkWritable(p, md, schema); err != nil {
+		return fmt.Errorf("deltalog: commit to %s: %w", displayRoot(tx.root), err)
+	}
+	if tableFlag(md, "delta.appendOnly") {
+		for _, a := range tx.acts {
+			if a.Remove != nil && a.Remove.DataChange {
+				return fmt.Errorf("deltalog: commit to %s: table is append-only (delta.appendOnly=true): cannot remove %s", displayRoot(tx.root), a.Remove.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// ownTxnVersion is the txn version this transaction writes for appID.
+func (tx *Transaction) ownTxnVersion(appID string) int64 {
+	for _, a := range tx.acts {
+		if a.Txn != nil && a.Txn.AppID == appID {
+			return a.Txn.Version
+		}
+	}
+	return -1
+}
+
+// appliedTxn reports whether a winner already committed one of our app
+// transactions at our version or later.
+func appliedTxn(w *conflict.Winner, appIDs []string, own func(string) int64) bool {
+	for _, a := range w.Actions {
+		if a.Txn == nil {
+			continue
+		}
+		for _, id := range appIDs {
+			if a.Txn.AppID == id && a.Txn.Version >= own(id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (tx *Transaction) conflictTxn() *conflict.Txn {
+	iso := tx.isolation
+	if iso == "" {
+		iso = conflict.WriteSerializable
+		if tx.snap != nil {
+			if l := tx.snap.metadata.Configuration["delta.isolationLevel"]; l != "" {
+				iso = conflict.Isolation(l)
+			}
+		}
+	}
+	all := append([]actions.Action(nil), tx.acts...)
+	if tx.metadata != nil {
+		all = append(all, actions.Action{Metadata: tx.metadata})
+	}
+	if tx.protocol != nil {
+		all = append(all, actions.Action{Protocol: tx.protocol})
+	}
+	return &conflict.Txn{
+		ReadVersion:    tx.readVersion,
+		Isolation:      iso,
+		ReadFiles:      tx.readFiles,
+		ReadWholeTable: tx.readAll,
+		ReadAppIDs:     tx.readAppIDs,
+		Actions:        all,
+		IsBlindAppend:  tx.isBlindAppend(),
+	}
+}
+
+// isBlindAppend: only data-changing adds, nothing read.
+func (tx *Transaction) isBlindAppend() bool {
+	if tx.blindAppend != nil {
+		return *tx.blindAppend
+	}
+	if tx.readAll || len(tx.readFiles) > 0 {
+		return false
+	}
+	for _, a := range tx.acts {
+		if a.Remove != nil || (a.Add != nil && !a.Add.DataChange) {
+			return false
+		}
+	}
+	return true
+}
+
+// encode renders the commit for version: commitInfo first, then protocol,
+// metadata and the rest. With in-commit timestamps the timestamp is
+// max(now, previous + 1 ms), as the protocol requires.
+func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byte, error) {
+	info := tx.info
+	now := tx.cfg.now().UnixMilli()
+	info.Timestamp = &now
+	md := tx.metadata
+	if md == nil && tx.snap != nil {
+		md = tx.snap.metadata
+	}
+	if tableFlag(md, "delta.enableInCommitTimestamps") {
+		ict := max(now, lastICT+1)
+		info.InCommitTimestamp = &ict
+		info.Timestamp = &ict
+	}
+	if tx.readVersion >= 0 {
+		rv := tx.readVersion
+		info.ReadVersion = &rv
+	}
+	info.IsolationLevel = string(tx.conflictIsolation())
+	blind := tx.isBlindAppend()
+	info.IsBlindAppend = &blind
+	info.EngineInfo = EngineInfo
+	info.TxnID = txnID
+	as := make([]actions.Action, 0, len(tx.acts)+3)
+	as = append(as, actions.Action{CommitInfo: &info})
+	if tx.protocol != nil {
+		as = append(as, actions.Action{Protocol: tx.protocol})
+	}
+	if tx.metadata != nil {
+		as = append(as, actions.Action{Metadata: tx.metadata})
+	}
+	as = append(as, tx.acts...)
+	b, err := actions.MarshalCommit(as)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: encode version %d: %w", version, err)
+	}
+	return b, nil
+}
+
+func (tx *Transaction) conflictIsolation() conflict.Isolation {
+	if tx.isolation != "" {
+		return tx.isolation
+	}
+	if tx.snap != nil {
+		if l := tx.snap.metadata.Configuration["delta.isolationLevel"]; l != "" {
+			return conflict.Isolation(l)
+		}
+	}
+	return conflict.WriteSerializable
+}
+
+func (tx *Transaction) afterCommit(ctx context.Context, version int64) {
+	if tx.cfg.postCommit != nil {
+		tx.cfg.postCommit(ctx, tx.snap, version)
+	}
+}
+
+func isOurs(as []actions.Action, txnID string) bool {
+	for _, a := range as {
+		if a.CommitInfo != nil {
+			return a.CommitInfo.TxnID == txnID
+		}
+	}
+	return false
+}
+
+// DefaultChecker is the rebase rule used until a table-aware checker is
+// given: a loser rebases only when it is a blind append and the winner
+// changed neither protocol nor metadata; otherwise it aborts.
+func DefaultChecker(tx *conflict.Txn, w *conflict.Winner) error {
+	for _, a := range w.Actions {
+		switch {
+		case a.Protocol != nil:
+			return &conflict.Error{Kind: conflict.ErrProtocolChanged, WinningVersion: w.Version}
+		case a.Metadata != nil:
+			return &conflict.Error{Kind: conflict.ErrMetadataChanged, WinningVersion: w.Version}
+		}
+	}
+	for _, a := range tx.Actions {
+		if a.Protocol != nil || a.Metadata != nil {
+			return &conflict.Error{Kind: conflict.ErrMetadataChanged, WinningVersion: w.Version, Detail: "this transaction changes metadata and another commit landed first"}
+		}
+	}
+	if tx.IsBlindAppend {
+		return nil
+	}
+	var paths []string
+	for _, a := range w.Actions {
+		if a.Add != nil {
+			paths = append(paths, a.Add.Path)
+		}
+	}
+	return &conflict.Error{Kind: conflict.ErrConcurrentAppend, WinningVersion: w.Version, Paths: paths, Detail: "only blind appends rebase without the conflict checker"}
+}
+
+// backoff is the jittered exponential delay after n failures.
+func (tx *Transaction) backoff(n int) time.Duration {
+	d := tx.cfg.backoff << min(n, 16)
+	if d > tx.cfg.maxBackoff || d <= 0 {
+		d = tx.cfg.maxBackoff
+	}
+	j, err := rand.Int(rand.Reader, big.NewInt(int64(d)+1))
+	if err != nil {
+		return d
+	}
+	return time.Duration(j.Int64())
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,27 @@
+package deltalog
+
+import "errors"
+
+// Sentinel errors. All are terminal for the call that returns them.
+var (
+	// ErrNotTable: the location has no Delta log.
+	ErrNotTable = errors.New("not a Delta table")
+	// ErrVersionNotFound: the requested version or timestamp is outside the
+	// versions the log can reconstruct.
+	ErrVersionNotFound = errors.New("version not found")
+	// ErrLogCorrupt: the log breaks the protocol (a gap in the versions, an
+	// undecodable line, a first commit without protocol or metadata).
+	ErrLogCorrupt = errors.New("corrupt Delta log")
+	// ErrUnsupportedFeature: the table needs a reader or writer feature (or
+	// protocol version) that lakelog does not implement.
+	ErrUnsupportedFeature = errors.New("unsupported table feature")
+	// ErrCommitUnknown: the store failed in a way that leaves it unknown
+	// whether the commit landed (every retry of the create failed without an
+	// answer). Re-open the table and look for the commit's txnId before
+	// writing again. This is the only error after which the outcome is not
+	// known.
+	ErrCommitUnknown = errors.New("commit outcome unknown")
+	// ErrAlreadyApplied: an idempotent transaction's appId already has this
+	// version or a newer one; nothing was committed. See CommitResult.
+	ErrAlreadyApplied = errors.New("transaction already applied")
+)

@@ -1,0 +1,180 @@
+package deltalog
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// Commit describes one version in the table's history.
+type CommitEntry struct {
+	Version int64
+	// Timestamp is the commit's timestamp by time travel's rules (in-commit
+	// timestamp, else the file time made monotonic).
+	Timestamp time.Time
+	// Info is the version's commitInfo, or nil when the writer wrote none.
+	Info *actions.CommitInfo
+}
+
+// History returns the table's commits, newest first; limit > 0 keeps only
+// the newest limit. Versions whose commit files were cleaned up are not
+// listed.
+func History(ctx context.Context, store objstore.Store, root string, limit int) ([]CommitEntry, error) {
+	t := newTable(store, root)
+	l, err := t.list(ctx, -1)
+	if err != nil {
+		return nil, err
+	}
+	if l.maxVersion < 0 {
+		return nil, &notTableError{root: t.root}
+	}
+	times, err := t.commitTimestamps(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	versions := make([]int64, 0, len(l.commits))
+	for v := range l.commits {
+		versions = append(versions, v)
+	}
+	sort.Slice(versions, func(i, j int) bool { return versions[i] > versions[j] })
+	if limit > 0 && len(versions) > limit {
+		versions = versions[:limit]
+	}
+	out := make([]CommitEntry, 0, len(versions))
+	for _, v := range versions {
+		ci, err := t.readCommitInfo(ctx, l.commits[v])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CommitEntry{Version: v, Timestamp: times[v], Info: ci})
+	}
+	return out, nil
+}
+
+// readCommitInfo returns a commit's commitInfo action, decoding only lines
+// until it is found.
+func (t *table) readCommitInfo(ctx context.Context, f logFile) (*actions.CommitInfo, error) {
+	b, err := t.store.Get(ctx, f.Key)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: read %s: %w", f.Key, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<30)
+	line := 0
+	for sc.Scan() {
+		line++
+		ln := bytes.TrimSpace(sc.Bytes())
+		if !bytes.HasPrefix(ln, []byte(`{"commitInfo"`)) {
+			continue
+		}
+		var a actions.Action
+		if err := json.Unmarshal(ln, &a); err != nil {
+			return nil, fmt.Errorf("deltalog: %w: %s: %w", ErrLogCorrupt, f.Key, &actions.LineError{Line: line, Err: err})
+		}
+		return a.CommitInfo, nil
+	}
+	return nil, nil
+}
+
+// commitTimestamps gives every listed commit its timestamp by Spark's
+// rules: file modification times, each raised to one millisecond past its
+// predecessor when the clock went backwards; from the in-commit timestamp
+// enablement version on, the commits' inCommitTimestamp.
+func (t *table) commitTimestamps(ctx context.Context, l *listing) (map[int64]time.Time, error) {
+	versions := make([]int64, 0, len(l.commits))
+	for v := range l.commits {
+		versions = append(versions, v)
+	}
+	sort.Slice(versions, func(i, j int) bool { return versions[i] < versions[j] })
+	ictFrom := int64(-1)
+	if len(versions) > 0 {
+		if s, err := Open(ctx, t.store, t.root, withSkipGate()); err == nil && s.ict.enabled {
+			ictFrom = s.ict.enablementVersion
+		}
+	}
+	out := make(map[int64]time.Time, len(versions))
+	var prev time.Time
+	for _, v := range versions {
+		f := l.commits[v]
+		ts := f.ModTime.Truncate(time.Millisecond)
+		if ictFrom >= 0 && v >= ictFrom {
+			ci, err := t.readCommitInfo(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			if ci != nil && ci.InCommitTimestamp != nil {
+				ts = time.UnixMilli(*ci.InCommitTimestamp)
+			}
+		} else if !prev.IsZero() && !ts.After(prev) {
+			ts = prev.Add(time.Millisecond)
+		}
+		out[v] = ts
+		prev = ts
+	}
+	return out, nil
+}
+
+// versionAt resolves a timestamp to the newest version committed at or
+// before it.
+func (t *table) versionAt(ctx context.Context, ts time.Time) (int64, error) {
+	l, err := t.list(ctx, -1)
+	if err != nil {
+		return 0, err
+	}
+	if l.maxVersion < 0 {
+		return 0, &notTableError{root: t.root}
+	}
+	times, err := t.commitTimestamps(ctx, l)
+	if err != nil {
+		return 0, err
+	}
+	// Only versions that can be reconstructed count: from the oldest
+	// checkpoint (or version 0) on.
+	earliest := int64(0)
+	if _, ok := l.commits[0]; !ok {
+		earliest = -1
+		for v := range l.checkpoints {
+			if earliest < 0 || v < earliest {
+				earliest = v
+			}
+		}
+	}
+	best := int64(-1)
+	var first, last time.Time
+	firstV, lastV := int64(-1), int64(-1)
+	for v, vt := range times {
+		if earliest < 0 || v < earliest {
+			continue
+		}
+		if firstV < 0 || v < firstV {
+			firstV, first = v, vt
+		}
+		if v > lastV {
+			lastV, last = v, vt
+		}
+		if !vt.After(ts) && v > best {
+			best = v
+		}
+	}
+	switch {
+	case firstV < 0:
+		return 0, fmt.Errorf("deltalog: %w: no reconstructable version in %s", ErrVersionNotFound, displayRoot(t.root))
+	case ts.Before(first):
+		return 0, fmt.Errorf("deltalog: %w: timestamp %s is before the earliest available version %d (%s)", ErrVersionNotFound, ts.UTC().Format(time.RFC3339Nano), firstV, first.UTC().Format(time.RFC3339Nano))
+	case ts.After(last) && lastV < l.maxVersion:
+		// Only checkpoint-only versions remain after the last commit.
+		return lastV, nil
+	case ts.After(last):
+		return 0, fmt.Errorf("deltalog: %w: timestamp %s is after the latest version %d (%s)", ErrVersionNotFound, ts.UTC().Format(time.RFC3339Nano), lastV, last.UTC().Format(time.RFC3339Nano))
+	}
+	return best, nil
+}
+
+func withSkipGate() Option { return func(c *openConfig) { c.skipGate = true } }

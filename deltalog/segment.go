@@ -1,0 +1,214 @@
+package deltalog
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// logFile is a listed log file.
+type logFile struct {
+	LogPath
+	Key     string
+	Size    int64
+	ModTime time.Time
+}
+
+// listing is what one listing of _delta_log/ found, grouped by kind.
+type listing struct {
+	commits     map[int64]logFile
+	checkpoints map[int64][]checkpointCandidate
+	compacted   []logFile
+	lastCheck   bool // _last_checkpoint exists
+	maxVersion  int64
+	minVersion  int64
+}
+
+// checkpointCandidate is one complete set of checkpoint files of a version.
+type checkpointCandidate struct {
+	Version int64
+	Files   []logFile // one file, all parts in order, or the top-level V2 file
+}
+
+// list reads the names under _delta_log/ that sort after startVersion's
+// prefix (startVersion < 0: from the beginning). Unknown names are ignored.
+func (t *table) list(ctx context.Context, startVersion int64) (*listing, error) {
+	l := &listing{
+		commits:     map[int64]logFile{},
+		checkpoints: map[int64][]checkpointCandidate{},
+		maxVersion:  -1,
+		minVersion:  -1,
+	}
+	prefix := t.logDir()
+	startAfter := ""
+	if startVersion > 0 {
+		startAfter = prefix + versionPrefix(startVersion-1) + "~" // '~' sorts after every suffix we use
+	}
+	parts := map[int64]map[int]map[int]logFile{} // version -> numParts -> part -> file
+	for obj, err := range t.store.List(ctx, prefix, startAfter) {
+		if err != nil {
+			return nil, fmt.Errorf("deltalog: list %s: %w", prefix, err)
+		}
+		name := strings.TrimPrefix(obj.Key, prefix)
+		if strings.Contains(name, "/") {
+			continue // _sidecars/, .tmp/, ...
+		}
+		p, ok := ParseLogPath(name)
+		if !ok {
+			continue
+		}
+		f := logFile{LogPath: p, Key: obj.Key, Size: obj.Size, ModTime: obj.ModTime}
+		switch p.Type {
+		case Commit:
+			l.commits[p.Version] = f
+			if p.Version > l.maxVersion {
+				l.maxVersion = p.Version
+			}
+			if l.minVersion < 0 || p.Version < l.minVersion {
+				l.minVersion = p.Version
+			}
+		case Checkpoint, UUIDCheckpoint:
+			l.checkpoints[p.Version] = append(l.checkpoints[p.Version], checkpointCandidate{Version: p.Version, Files: []logFile{f}})
+		case MultiPartCheckpoint:
+			if parts[p.Version] == nil {
+				parts[p.Version] = map[int]map[int]logFile{}
+			}
+			if parts[p.Version][p.NumParts] == nil {
+				parts[p.Version][p.NumParts] = map[int]logFile{}
+			}
+			parts[p.Version][p.NumParts][p.Part] = f
+		case CompactedCommit:
+			l.compacted = append(l.compacted, f)
+		case LastCheckpoint:
+			l.lastCheck = true
+		}
+	}
+	// A multi-part checkpoint counts only when every part is there: a crash
+	// mid-write leaves an incomplete set, which is never used.
+	for v, byNum := range parts {
+		for num, ps := range byNum {
+			if len(ps) != num {
+				continue
+			}
+			c := checkpointCandidate{Version: v}
+			for i := 1; i <= num; i++ {
+				c.Files = append(c.Files, ps[i])
+			}
+			l.checkpoints[v] = append(l.checkpoints[v], c)
+		}
+	}
+	for v := range l.checkpoints {
+		if v > l.maxVersion {
+			l.maxVersion = v
+		}
+		// Prefer classic single files, then multi-part, then V2: all are
+		// equivalent; the order only makes the choice deterministic.
+		sort.SliceStable(l.checkpoints[v], func(i, j int) bool {
+			return l.checkpoints[v][i].Files[0].Type < l.checkpoints[v][j].Files[0].Type
+		})
+	}
+	return l, nil
+}
+
+// segment is the set of log files that reconstruct one version: the newest
+// usable checkpoint at or before it and the commits after.
+type segment struct {
+	Version    int64
+	Checkpoint *checkpointCandidate // nil: replay from version 0
+	Commits    []logFile            // ascending, contiguous, after Checkpoint
+}
+
+// errNotDelta is wrapped when the folder has no Delta log.
+type notTableError struct{ root string }
+
+func (e *notTableError) Error() string {
+	return fmt.Sprintf("deltalog: %s is not a Delta table (no commits in %s)", displayRoot(e.root), LogDir)
+}
+
+func (e *notTableError) Is(target error) bool { return target == ErrNotTable }
+
+func displayRoot(root string) string {
+	if root == "" {
+		return "the store root"
+	}
+	return strings.TrimSuffix(root, "/")
+}
+
+// buildSegment picks the files for version target (-1: the latest), with a
+// checkpoint no newer than maxCheckpoint (-1: any).
+func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (*segment, *listing, error) {
+	start := int64(-1)
+	if hint := t.readLastCheckpointHint(ctx); hint >= 0 && (target < 0 || hint <= target) && (maxCheckpoint < 0 || hint <= maxCheckpoint) {
+		start = hint
+	}
+	l, err := t.list(ctx, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	if start >= 0 && len(l.checkpoints[start]) == 0 {
+		// A stale or wrong _last_checkpoint: never fail the read, list it all.
+		if l, err = t.list(ctx, -1); err != nil {
+			return nil, nil, err
+		}
+	}
+	if l.maxVersion < 0 {
+		return nil, nil, &notTableError{root: t.root}
+	}
+	latest := l.maxVersion
+	if target < 0 {
+		target = latest
+	}
+	if target > latest {
+		return nil, nil, fmt.Errorf("deltalog: %w: version %d requested, latest is %d", ErrVersionNotFound, target, latest)
+	}
+	seg := &segment{Version: target}
+	var cpVersions []int64
+	for v := range l.checkpoints {
+		if v <= target && (maxCheckpoint < 0 || v <= maxCheckpoint) {
+			cpVersions = append(cpVersions, v)
+		}
+	}
+	sort.Slice(cpVersions, func(i, j int) bool { return cpVersions[i] > cpVersions[j] })
+	from := int64(0)
+	if len(cpVersions) > 0 {
+		c := l.checkpoints[cpVersions[0]][0]
+		seg.Checkpoint = &c
+		from = c.Version + 1
+	}
+	for v := from; v <= target; v++ {
+		f, ok := l.commits[v]
+		if !ok {
+			if seg.Checkpoint == nil && v == 0 && l.minVersion > 0 {
+				return nil, nil, fmt.Errorf("deltalog: %w: cannot reconstruct version %d: the log starts at version %d and has no checkpoint at or before it", ErrVersionNotFound, target, l.minVersion)
+			}
+			return nil, nil, fmt.Errorf("deltalog: %w: version %d is missing from %s (needed for version %d)", ErrLogCorrupt, v, displayRoot(t.root), target)
+		}
+		seg.Commits = append(seg.Commits, f)
+	}
+	// Commits after the target must also be contiguous, or a later read
+	// would silently stop at a gap: Spark rejects such a log too.
+	for v := target + 1; v <= latest; v++ {
+		if _, ok := l.commits[v]; !ok {
+			if _, ok := l.checkpoints[v]; !ok {
+				return nil, nil, fmt.Errorf("deltalog: %w: versions not contiguous: version %d is missing (latest %d)", ErrLogCorrupt, v, latest)
+			}
+		}
+	}
+	return seg, l, nil
+}
+
+// readLastCheckpointHint returns _last_checkpoint's version, or -1 when it
+// is missing or unreadable: it is only a hint.
+func (t *table) readLastCheckpointHint(ctx context.Context) int64 {
+	lc, err := readLastCheckpoint(ctx, t.store, t.logDir())
+	if err != nil || lc == nil {
+		return -1
+	}
+	return lc.Version
+}
+
+var _ objstore.Store // keep import when helpers change

@@ -1,0 +1,398 @@
+package deltalog
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// table is a store and the table's root inside it.
+type table struct {
+	store objstore.Store
+	root  string // "" or ends with '/'
+}
+
+func newTable(store objstore.Store, root string) table {
+	root = strings.Trim(root, "/")
+	if root != "" {
+		root += "/"
+	}
+	return table{store: store, root: root}
+}
+
+func (t *table) logDir() string { return t.root + LogDir }
+
+// Snapshot is the state of a table at one version: protocol, metadata,
+// active files, app transaction versions and domain metadata. It is
+// immutable and safe for concurrent use.
+type Snapshot struct {
+	table
+	version    int64
+	timestamp  time.Time // commit timestamp of version
+	protocol   *actions.Protocol
+	metadata   *actions.Metadata
+	schema     *actions.StructType
+	files      []*actions.Add    // active files, sorted by path
+	tombstones []*actions.Remove // removes not re-added, sorted by path
+	txns       map[string]actions.Txn
+	domains    map[string]actions.DomainMetadata
+	ict        ictState
+	segment    *segment
+}
+
+// ictState records in-commit timestamp enablement, for time travel and for
+// the next commit's timestamp.
+type ictState struct {
+	enabled           bool
+	enablementVersion int64
+	lastICT           int64 // ms; the snapshot version's inCommitTimestamp when enabled
+}
+
+// Option configures Open.
+type Option func(*openConfig)
+
+type openConfig struct {
+	version     int64
+	timestamp   *time.Time
+	skipGate    bool
+	maxCheckpnt int64
+}
+
+// AtVersion opens the table as of version v (time travel).
+func AtVersion(v int64) Option { return func(c *openConfig) { c.version = v } }
+
+// AtTimestamp opens the newest version committed at or before t, by Spark's
+// rules: commit timestamps are the in-commit timestamps where the table has
+// them, else the commit files' modification times made monotonic. A t before
+// the first version, or after the latest commit, is ErrVersionNotFound.
+func AtTimestamp(t time.Time) Option { return func(c *openConfig) { c.timestamp = &t } }
+
+// Open loads the snapshot of the table at root (a key prefix in store, ""
+// for the store's root). By default the latest version. A missing log is
+// ErrNotTable; a table needing reader features lakelog lacks is
+// ErrUnsupportedFeature.
+func Open(ctx context.Context, store objstore.Store, root string, opts ...Option) (*Snapshot, error) {
+	cfg := openConfig{version: -1, maxCheckpnt: -1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	t := newTable(store, root)
+	if cfg.timestamp != nil {
+		v, err := t.versionAt(ctx, *cfg.timestamp)
+		if err != nil {
+			return nil, err
+		}
+		cfg.version = v
+	}
+	maxCP := cfg.maxCheckpnt
+	for {
+		seg, _, err := t.buildSegment(ctx, cfg.version, maxCP)
+		if err != nil {
+			return nil, err
+		}
+		s, err := t.replay(ctx, seg)
+		if err != nil && seg.Checkpoint != nil && errors.Is(err, errCheckpointUnreadable) {
+			// A checkpoint a crash left broken: use an older one, or none.
+			maxCP = seg.Checkpoint.Version - 1
+			if maxCP < 0 {
+				maxCP = -2 // no checkpoint at all
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !cfg.skipGate {
+			if err := checkReadable(s.protocol); err != nil {
+				return nil, fmt.Errorf("deltalog: %s: %w", displayRoot(t.root), err)
+			}
+		}
+		return s, nil
+	}
+}
+
+// errCheckpointUnreadable marks a checkpoint that could not be read.
+var errCheckpointUnreadable = errors.New("checkpoint unreadable")
+
+// fileKey is the identity of a file action: its canonical path and its
+// deletion vector's unique id (PROTOCOL.md: add and remove are keyed by
+// (path, deletionVector.uniqueId)).
+type fileKey struct {
+	path string
+	dv   string
+}
+
+// CanonicalPath decodes a file action's path into the form two actions are
+// compared in: percent-decoded, with a "file:" scheme removed. Relative paths
+// stay relative to the table root.
+func CanonicalPath(p string) string {
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		p = rest
+	} else if rest, ok := strings.CutPrefix(p, "file:"); ok {
+		p = rest
+	}
+	if d, err := url.PathUnescape(p); err == nil {
+		return d
+	}
+	return p
+}
+
+// state is a snapshot under construction: the fold of log actions.
+type state struct {
+	protocol *actions.Protocol
+	metadata *actions.Metadata
+	active   map[fileKey]*actions.Add
+	removed  map[fileKey]*actions.Remove
+	txns     map[string]actions.Txn
+	domains  map[string]actions.DomainMetadata
+	lastICT  int64
+}
+
+func newState() *state {
+	return &state{
+		active:  map[fileKey]*actions.Add{},
+		removed: map[fileKey]*actions.Remove{},
+		txns:    map[string]actions.Txn{},
+		domains: map[string]actions.DomainMetadata{},
+	}
+}
+
+// apply folds one action in. Actions must come in log order.
+func (st *state) apply(a *actions.Action) {
+	switch {
+	case a.Protocol != nil:
+		st.protocol = a.Protocol
+	case a.Metadata != nil:
+		st.metadata = a.Metadata
+	case a.Add != nil:
+		k := fileKey{CanonicalPath(a.Add.Path), a.Add.DeletionVector.UniqueID()}
+		st.active[k] = a.Add
+		delete(st.removed, k)
+	case a.Remove != nil:
+		k := fileKey{CanonicalPath(a.Remove.Path), a.Remove.DeletionVector.UniqueID()}
+		delete(st.active, k)
+		st.removed[k] = a.Remove
+	case a.Txn != nil:
+		st.txns[a.Txn.AppID] = *a.Txn
+	case a.DomainMetadata != nil:
+		if a.DomainMetadata.Removed {
+			delete(st.domains, a.DomainMetadata.Domain)
+		} else {
+			st.domains[a.DomainMetadata.Domain] = *a.DomainMetadata
+		}
+	case a.CommitInfo != nil:
+		if a.CommitInfo.InCommitTimestamp != nil {
+			st.lastICT = *a.CommitInfo.InCommitTimestamp
+		}
+	}
+}
+
+// stateOf reopens a finished snapshot for further folding.
+func stateOf(s *Snapshot) *state {
+	st := newState()
+	st.protocol, st.metadata = s.protocol, s.metadata
+	for _, a := range s.files {
+		st.active[fileKey{CanonicalPath(a.Path), a.DeletionVector.UniqueID()}] = a
+	}
+	for _, r := range s.tombstones {
+		st.removed[fileKey{CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
+	}
+	for k, v := range s.txns {
+		st.txns[k] = v
+	}
+	for k, v := range s.domains {
+		st.domains[k] = v
+	}
+	st.lastICT = s.ict.lastICT
+	return st
+}
+
+// finish turns the fold into a snapshot of version, whose commit file
+// time is modTime (zero when unknown).
+func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, error) {
+	if st.protocol == nil {
+		return nil, fmt.Errorf("deltalog: %w: no protocol action up to version %d of %s", ErrLogCorrupt, version, displayRoot(t.root))
+	}
+	if st.metadata == nil {
+		return nil, fmt.Errorf("deltalog: %w: no metaData action up to version %d of %s", ErrLogCorrupt, version, displayRoot(t.root))
+	}
+	schema, err := st.metadata.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: version %d of %s: %w", version, displayRoot(t.root), err)
+	}
+	s := &Snapshot{
+		table:    t,
+		version:  version,
+		protocol: st.protocol,
+		metadata: st.metadata,
+		schema:   schema,
+		txns:     st.txns,
+		domains:  st.domains,
+		files:    make([]*actions.Add, 0, len(st.active)),
+	}
+	for _, a := range st.active {
+		s.files = append(s.files, a)
+	}
+	slices.SortFunc(s.files, func(a, b *actions.Add) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID()))
+	})
+	for _, r := range st.removed {
+		s.tombstones = append(s.tombstones, r)
+	}
+	slices.SortFunc(s.tombstones, func(a, b *actions.Remove) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID()))
+	})
+	s.ict = ictState{
+		enabled:           tableFlag(st.metadata, "delta.enableInCommitTimestamps"),
+		enablementVersion: tableInt(st.metadata, "delta.inCommitTimestampEnablementVersion", 0),
+		lastICT:           st.lastICT,
+	}
+	switch {
+	case s.ict.enabled && st.lastICT > 0 && version >= s.ict.enablementVersion:
+		s.timestamp = time.UnixMilli(st.lastICT)
+	case !modTime.IsZero():
+		s.timestamp = modTime
+	}
+	return s, nil
+}
+
+// replay folds the segment's checkpoint and commits into a snapshot.
+func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
+	st := newState()
+	if cp := seg.Checkpoint; cp != nil {
+		for a, err := range readCheckpoint(ctx, t.store, cp) {
+			if err != nil {
+				return nil, fmt.Errorf("deltalog: read checkpoint %d: %w: %w", cp.Version, errCheckpointUnreadable, err)
+			}
+			st.apply(&a)
+		}
+	}
+	var lastModTime time.Time
+	for _, f := range seg.Commits {
+		as, err := t.readCommit(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		st.lastICT = 0 // only the snapshot version's own in-commit timestamp counts
+		for i := range as {
+			st.apply(&as[i])
+		}
+		lastModTime = f.ModTime
+	}
+	s, err := st.finish(*t, seg.Version, lastModTime)
+	if err != nil {
+		return nil, err
+	}
+	s.segment = seg
+	return s, nil
+}
+
+// readCommit reads and decodes one commit file.
+func (t *table) readCommit(ctx context.Context, f logFile) ([]actions.Action, error) {
+	b, err := t.store.Get(ctx, f.Key)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: read %s: %w", f.Key, err)
+	}
+	as, err := actions.ParseCommit(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: %w: %s: %w", ErrLogCorrupt, f.Key, err)
+	}
+	return as, nil
+}
+
+// Version is the snapshot's table version.
+func (s *Snapshot) Version() int64 { return s.version }
+
+// Timestamp is the commit timestamp of the snapshot's version: its
+// in-commit timestamp where enabled, else the commit file's modification
+// time (zero when the version came only from a checkpoint).
+func (s *Snapshot) Timestamp() time.Time { return s.timestamp }
+
+// Protocol is the table's protocol action.
+func (s *Snapshot) Protocol() *actions.Protocol { return s.protocol }
+
+// Metadata is the table's metaData action.
+func (s *Snapshot) Metadata() *actions.Metadata { return s.metadata }
+
+// Schema is the table's logical schema.
+func (s *Snapshot) Schema() *actions.StructType { return s.schema }
+
+// PartitionColumns are the logical partition column names.
+func (s *Snapshot) PartitionColumns() []string { return s.metadata.PartitionColumns }
+
+// Store is the store the table lives in.
+func (s *Snapshot) Store() objstore.Store { return s.store }
+
+// Root is the table's key prefix in the store ("" or ending in '/').
+func (s *Snapshot) Root() string { return s.root }
+
+// NumFiles is the number of active files.
+func (s *Snapshot) NumFiles() int { return len(s.files) }
+
+// SizeInBytes is the total size of the active files.
+func (s *Snapshot) SizeInBytes() int64 {
+	var n int64
+	for _, f := range s.files {
+		n += f.Size
+	}
+	return n
+}
+
+// Files yields the active files in path order. The actions are shared:
+// callers must not modify them.
+func (s *Snapshot) Files() iter.Seq[*actions.Add] { return slices.Values(s.files) }
+
+// Tombstones yields the remove actions of files not re-added, in path order.
+func (s *Snapshot) Tombstones() iter.Seq[*actions.Remove] { return slices.Values(s.tombstones) }
+
+// TxnVersion is the latest version committed by appID, for idempotent
+// writes; ok is false when the app never committed.
+func (s *Snapshot) TxnVersion(appID string) (version int64, ok bool) {
+	t, ok := s.txns[appID]
+	return t.Version, ok
+}
+
+// Txns returns a copy of every app's latest txn action.
+func (s *Snapshot) Txns() map[string]actions.Txn {
+	out := make(map[string]actions.Txn, len(s.txns))
+	for k, v := range s.txns {
+		out[k] = v
+	}
+	return out
+}
+
+// Domain returns the live domain metadata named domain.
+func (s *Snapshot) Domain(domain string) (actions.DomainMetadata, bool) {
+	d, ok := s.domains[domain]
+	return d, ok
+}
+
+// Domains returns a copy of the live domain metadata.
+func (s *Snapshot) Domains() map[string]actions.DomainMetadata {
+	out := make(map[string]actions.DomainMetadata, len(s.domains))
+	for k, v := range s.domains {
+		out[k] = v
+	}
+	return out
+}
+
+// TablePath resolves a file action's path to a store key: a relative path
+// is decoded and joined to the table root; an absolute URI is returned as
+// decoded (the caller decides whether its store can reach it).
+func (s *Snapshot) TablePath(p string) string {
+	c := CanonicalPath(p)
+	if strings.Contains(p, "://") || strings.HasPrefix(c, "/") {
+		return c
+	}
+	return s.root + c
+}
