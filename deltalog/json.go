@@ -1,8 +1,8 @@
 package deltalog
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 
 	"github.com/lakelog/lakelog/actions"
 )
