@@ -18,55 +18,23 @@ import (
 	"github.com/lakelog/lakelog/actions"
 )
 
-// The Arrow form of each Delta type, as the evaluator computes with it
-// and EvalScalar returns it. Input columns may come in other Arrow
-// encodings of the same type (large or view strings, other timestamp
-// units, dictionaries, narrower decimals); loadColumn converts them.
-//
-//	boolean        Boolean
-//	byte ... long  Int8, Int16, Int32, Int64
-//	float, double  Float32, Float64
-//	string         String (LargeString and StringView kept as they come)
-//	binary         Binary (LargeBinary and BinaryView kept as they come)
-//	date           Date32
-//	timestamp      Timestamp(µs, "UTC")
-//	timestamp_ntz  Timestamp(µs, no zone)
-//	decimal(p,s)   Decimal128(p, s)
+// arrowTypeOf is the Arrow form of a Delta type that the evaluator
+// computes with and EvalScalar returns: actions.ArrowType's (Int64 for
+// long, Timestamp(µs, "UTC") for timestamp, Decimal128 for decimals...),
+// and Null for an untyped NULL. Input columns may come in other Arrow
+// encodings of the same type (large or view strings and binaries, other
+// timestamp units, dictionaries, other integer or decimal widths);
+// normalize converts them, except that large and view strings are
+// computed with as they are.
 func arrowTypeOf(t actions.DataType) (arrow.DataType, error) {
-	switch t := t.(type) {
-	case *actions.DecimalType:
-		return &arrow.Decimal128Type{Precision: int32(t.Precision), Scale: int32(t.Scale)}, nil
-	case actions.PrimitiveType:
-		switch t {
-		case actions.TypeBoolean:
-			return arrow.FixedWidthTypes.Boolean, nil
-		case actions.TypeByte:
-			return arrow.PrimitiveTypes.Int8, nil
-		case actions.TypeShort:
-			return arrow.PrimitiveTypes.Int16, nil
-		case actions.TypeInteger:
-			return arrow.PrimitiveTypes.Int32, nil
-		case actions.TypeLong:
-			return arrow.PrimitiveTypes.Int64, nil
-		case actions.TypeFloat:
-			return arrow.PrimitiveTypes.Float32, nil
-		case actions.TypeDouble:
-			return arrow.PrimitiveTypes.Float64, nil
-		case actions.TypeString:
-			return arrow.BinaryTypes.String, nil
-		case actions.TypeBinary:
-			return arrow.BinaryTypes.Binary, nil
-		case actions.TypeDate:
-			return arrow.FixedWidthTypes.Date32, nil
-		case actions.TypeTimestamp:
-			return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, nil
-		case actions.TypeTimestampNTZ:
-			return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
-		}
-	case nil:
+	if t == nil {
 		return arrow.Null, nil
 	}
-	return nil, fmt.Errorf("expr: no Arrow form for type %s", t)
+	at, err := actions.ArrowType(t)
+	if err != nil {
+		return nil, fmt.Errorf("expr: no Arrow form for type %s", t)
+	}
+	return at, nil
 }
 
 // deltaSchemaOf derives a Delta schema from an Arrow schema, for binding
@@ -75,68 +43,11 @@ func arrowTypeOf(t actions.DataType) (arrow.DataType, error) {
 func deltaSchemaOf(s *arrow.Schema) *actions.StructType {
 	st := &actions.StructType{}
 	for _, f := range s.Fields() {
-		if t, ok := deltaTypeOf(f.Type); ok {
+		if t, err := actions.FromArrowType(f.Type); err == nil {
 			st.Fields = append(st.Fields, &actions.StructField{Name: f.Name, Type: t, Nullable: f.Nullable})
 		}
 	}
 	return st
-}
-
-func deltaTypeOf(dt arrow.DataType) (actions.DataType, bool) {
-	switch dt.ID() {
-	case arrow.BOOL:
-		return actions.TypeBoolean, true
-	case arrow.INT8:
-		return actions.TypeByte, true
-	case arrow.INT16, arrow.UINT8:
-		return actions.TypeShort, true
-	case arrow.INT32, arrow.UINT16:
-		return actions.TypeInteger, true
-	case arrow.INT64, arrow.UINT32:
-		return actions.TypeLong, true
-	case arrow.UINT64:
-		return &actions.DecimalType{Precision: 20}, true
-	case arrow.FLOAT16, arrow.FLOAT32:
-		return actions.TypeFloat, true
-	case arrow.FLOAT64:
-		return actions.TypeDouble, true
-	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
-		return actions.TypeString, true
-	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
-		return actions.TypeBinary, true
-	case arrow.DATE32, arrow.DATE64:
-		return actions.TypeDate, true
-	case arrow.TIMESTAMP:
-		if dt.(*arrow.TimestampType).TimeZone == "" {
-			return actions.TypeTimestampNTZ, true
-		}
-		return actions.TypeTimestamp, true
-	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
-		d := dt.(arrow.DecimalType)
-		if d.GetPrecision() > actions.MaxDecimalPrecision {
-			return nil, false
-		}
-		return &actions.DecimalType{Precision: int(d.GetPrecision()), Scale: int(d.GetScale())}, true
-	case arrow.DICTIONARY:
-		return deltaTypeOf(dt.(*arrow.DictionaryType).ValueType)
-	case arrow.STRUCT:
-		st := &actions.StructType{}
-		for _, f := range dt.(*arrow.StructType).Fields() {
-			if t, ok := deltaTypeOf(f.Type); ok {
-				st.Fields = append(st.Fields, &actions.StructField{Name: f.Name, Type: t, Nullable: f.Nullable})
-			}
-		}
-		return st, true
-	case arrow.LIST, arrow.LARGE_LIST:
-		el, ok := deltaTypeOf(dt.(arrow.ListLikeType).Elem())
-		return &actions.ArrayType{ElementType: el, ContainsNull: true}, ok
-	case arrow.MAP:
-		m := dt.(*arrow.MapType)
-		k, ok1 := deltaTypeOf(m.KeyType())
-		v, ok2 := deltaTypeOf(m.ItemType())
-		return &actions.MapType{KeyType: k, ValueType: v, ValueContainsNull: true}, ok1 && ok2
-	}
-	return nil, false
 }
 
 // normalize returns arr (retained) or a converted copy in the Arrow form

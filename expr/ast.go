@@ -290,7 +290,9 @@ type Neg struct{ X Expr }
 
 func (n *Neg) String() string {
 	s := operand(n.X, precUnary)
-	if strings.HasPrefix(s, "-") {
+	// -5 would read back as the literal -5, and --x as two signs: keep
+	// the node's shape with parentheses.
+	if s != "" && (s[0] == '-' || s[0] == '.' || s[0] >= '0' && s[0] <= '9') {
 		return "-(" + s + ")"
 	}
 	return "-" + s
