@@ -2,38 +2,25 @@ package deltalog
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"iter"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/checkpoint"
 	"github.com/lakelog/lakelog/objstore"
 )
 
-type lastCheckpointHint struct {
-	Version int64 `json:"version"`
+// readLastCheckpoint reads _last_checkpoint; nil when missing. Errors
+// (corrupt files included) only cost the hint: the caller lists the log.
+func readLastCheckpoint(ctx context.Context, st objstore.Store, logDir string) (*checkpoint.LastCheckpoint, error) {
+	return checkpoint.ReadLast(ctx, st, logDir)
 }
 
-// readLastCheckpoint reads _last_checkpoint; nil when missing.
-func readLastCheckpoint(ctx context.Context, st objstore.Store, logDir string) (*lastCheckpointHint, error) {
-	b, err := st.Get(ctx, logDir+"_last_checkpoint")
-	if errors.Is(err, objstore.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var h lastCheckpointHint
-	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, err
-	}
-	return &h, nil
-}
-
-// readCheckpoint yields the actions of one complete checkpoint.
+// readCheckpoint yields the actions of one complete checkpoint. Snapshot
+// replay needs no commitInfo or cdc columns, which the reader skips.
 func readCheckpoint(ctx context.Context, st objstore.Store, cp *checkpointCandidate) iter.Seq2[actions.Action, error] {
-	return func(yield func(actions.Action, error) bool) {
-		yield(actions.Action{}, fmt.Errorf("checkpoint reading is not wired yet (version %d)", cp.Version))
+	parts := make([]checkpoint.Part, len(cp.Files))
+	for i, f := range cp.Files {
+		parts[i] = checkpoint.Part{Key: f.Key, Size: f.Size}
 	}
+	return checkpoint.Read(ctx, st, parts)
 }

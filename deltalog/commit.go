@@ -14,6 +14,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/conflict"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -36,6 +37,7 @@ type Transaction struct {
 	acts        []actions.Action  // everything but commitInfo, protocol and metaData
 	info        actions.CommitInfo
 	readFiles   []string
+	readPreds   []expr.Expr
 	readAll     bool
 	readAppIDs  []string
 	isolation   conflict.Isolation
@@ -104,6 +106,13 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 	}
 	if tx.cfg.checker == nil {
 		tx.cfg.checker = DefaultChecker
+		if snap != nil {
+			tx.cfg.checker = conflict.NewChecker(conflict.Table{
+				Schema:            snap.schema,
+				PartitionColumns:  snap.metadata.PartitionColumns,
+				ColumnMappingMode: actions.ColumnMappingMode(snap.metadata),
+			})
+		}
 	}
 	return tx
 }
@@ -255,6 +264,12 @@ func (tx *Transaction) ReadFiles(paths ...string) {
 		tx.readFiles = append(tx.readFiles, CanonicalPath(p))
 	}
 }
+
+// ReadPredicates records predicates (bound to the snapshot's schema) that
+// the transaction read the table with: a winner that adds a file which may
+// hold a matching row aborts it with ConcurrentAppend (which adds count
+// depends on the isolation level).
+func (tx *Transaction) ReadPredicates(es ...expr.Expr) { tx.readPreds = append(tx.readPreds, es...) }
 
 // ReadWholeTable records that the transaction depends on every file.
 func (tx *Transaction) ReadWholeTable() { tx.readAll = true }
@@ -495,10 +510,16 @@ func (tx *Transaction) conflictTxn() *conflict.Txn {
 	if tx.protocol != nil {
 		all = append(all, actions.Action{Protocol: tx.protocol})
 	}
+	var readProto *actions.Protocol
+	if tx.snap != nil {
+		readProto = tx.snap.protocol
+	}
 	return &conflict.Txn{
+		ReadProtocol:   readProto,
 		ReadVersion:    tx.readVersion,
 		Isolation:      iso,
 		ReadFiles:      tx.readFiles,
+		ReadPredicates: tx.readPreds,
 		ReadWholeTable: tx.readAll,
 		ReadAppIDs:     tx.readAppIDs,
 		Actions:        all,
@@ -590,9 +611,11 @@ func isOurs(as []actions.Action, txnID string) bool {
 	return false
 }
 
-// DefaultChecker is the rebase rule used until a table-aware checker is
-// given: a loser rebases only when it is a blind append and the winner
-// changed neither protocol nor metadata; otherwise it aborts.
+// DefaultChecker is the rebase rule for a transaction that creates a table
+// (there is no table to check against yet): a loser rebases only when it is
+// a blind append and the winner changed neither protocol nor metadata;
+// otherwise it aborts. Transactions on a snapshot use conflict.NewChecker
+// with Spark's rules.
 func DefaultChecker(tx *conflict.Txn, w *conflict.Winner) error {
 	for _, a := range w.Actions {
 		switch {

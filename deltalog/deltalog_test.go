@@ -261,26 +261,66 @@ func TestBlindAppendsRebase(t *testing.T) {
 	}
 }
 
-func TestNonBlindLoserAborts(t *testing.T) {
+// A transaction that read the whole table and rewrote a file: under
+// Serializable a concurrent append aborts it; under WriteSerializable (the
+// default) a concurrent blind append does not, as in Spark.
+func TestReadWholeTableVersusAppend(t *testing.T) {
+	for _, c := range []struct {
+		iso   conflict.Isolation
+		abort bool
+	}{{conflict.Serializable, true}, {conflict.WriteSerializable, false}} {
+		t.Run(string(c.iso), func(t *testing.T) {
+			ctx := context.Background()
+			st := objstore.NewMem()
+			createTable(t, st, nil)
+			appendFiles(t, st, "a")
+			s := open(t, st)
+			winner, loser := s.NewTransaction(), s.NewTransaction(deltalog.WithIsolation(c.iso))
+			winner.Add(addFile("b", "nl"))
+			loser.ReadWholeTable()
+			loser.ReadFiles("a")
+			loser.Add(actions.Action{Remove: &actions.Remove{Path: "a", DataChange: true}}, addFile("c", "nl"))
+			if _, err := winner.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, err := loser.Commit(ctx)
+			if !c.abort {
+				if err != nil {
+					t.Fatalf("want rebase, got %v", err)
+				}
+				if got := strings.Join(paths(open(t, st)), ","); got != "b,c" {
+					t.Fatalf("files %s", got)
+				}
+				return
+			}
+			var ce *conflict.Error
+			if !errors.As(err, &ce) || !errors.Is(err, conflict.ErrConcurrentAppend) || ce.WinningVersion != 2 {
+				t.Fatalf("got %v", err)
+			}
+			if v := open(t, st).Version(); v != 2 {
+				t.Fatalf("version %d after abort", v)
+			}
+		})
+	}
+}
+
+// Two transactions delete the same file: the loser aborts.
+func TestConcurrentDeleteDelete(t *testing.T) {
 	ctx := context.Background()
 	st := objstore.NewMem()
 	createTable(t, st, nil)
-	appendFiles(t, st, "a")
+	appendFiles(t, st, "a", "b")
 	s := open(t, st)
-	winner, loser := s.NewTransaction(), s.NewTransaction()
-	winner.Add(addFile("b", "nl"))
-	loser.ReadWholeTable()
-	loser.Add(actions.Action{Remove: &actions.Remove{Path: "a", DataChange: true}}, addFile("c", "nl"))
-	if _, err := winner.Commit(ctx); err != nil {
-		t.Fatal(err)
+	var errs []error
+	for range 2 {
+		tx := s.NewTransaction()
+		tx.ReadFiles("a")
+		tx.Add(actions.Action{Remove: &actions.Remove{Path: "a", DataChange: true}})
+		_, err := tx.Commit(ctx)
+		errs = append(errs, err)
 	}
-	_, err := loser.Commit(ctx)
-	var ce *conflict.Error
-	if !errors.As(err, &ce) || !errors.Is(err, conflict.ErrConflict) || ce.WinningVersion != 2 {
-		t.Fatalf("got %v", err)
-	}
-	if v := open(t, st).Version(); v != 2 {
-		t.Fatalf("version %d after abort", v)
+	if errs[0] != nil || !errors.Is(errs[1], conflict.ErrConflict) {
+		t.Fatalf("got %v", errs)
 	}
 }
 
