@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -11,8 +12,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/lakelog/lakelog/actions"
@@ -394,4 +397,142 @@ func leafColumns(t *testing.T, b []byte) map[string]string {
 		out[c.Path()] = fmt.Sprintf("%s %s %v", c.PhysicalType(), logical, reps)
 	}
 	return out
+}
+
+// TestWriteStatsAsStruct writes stats_parsed and partitionValues_parsed
+// and reads them back as Arrow to check their types and values.
+func TestWriteStatsAsStruct(t *testing.T) {
+	ctx := context.Background()
+	md := &actions.Metadata{
+		ID:     "id",
+		Format: actions.Format{Provider: "parquet"},
+		SchemaString: `{"type":"struct","fields":[` +
+			`{"name":"id","type":"long","nullable":true,"metadata":{}},` +
+			`{"name":"name","type":"string","nullable":true,"metadata":{}},` +
+			`{"name":"ok","type":"boolean","nullable":true,"metadata":{}},` +
+			`{"name":"amount","type":"decimal(10,2)","nullable":true,"metadata":{}},` +
+			`{"name":"ts","type":"timestamp","nullable":true,"metadata":{}},` +
+			`{"name":"s","type":{"type":"struct","fields":[{"name":"d","type":"date","nullable":true,"metadata":{}},{"name":"tags","type":{"type":"array","elementType":"string","containsNull":true},"nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}},` +
+			`{"name":"day","type":"date","nullable":true,"metadata":{}},` +
+			`{"name":"region","type":"string","nullable":true,"metadata":{}}]}`,
+		PartitionColumns: []string{"day", "region"},
+		Configuration:    map[string]string{"delta.checkpoint.writeStatsAsStruct": "true", "delta.enableDeletionVectors": "true"},
+	}
+	day, region := "2024-02-29", "eu"
+	acts := []actions.Action{
+		{Protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
+		{Metadata: md},
+		{Add: &actions.Add{Path: "a", PartitionValues: map[string]*string{"day": &day, "region": &region}, Size: 1,
+			Stats: `{"numRecords":5,"minValues":{"id":-3,"name":"ab","amount":1.25,"ts":"2024-02-29T10:00:00.123Z","s":{"d":"2024-01-01"}},` +
+				`"maxValues":{"id":9,"name":"zz","amount":99999999.99,"ts":"2024-02-29T11:00:00.000+01:00","s":{"d":"2024-12-31"}},` +
+				`"nullCount":{"id":0,"name":1,"ok":2,"amount":0,"ts":0,"s":{"d":3,"tags":4}},"tightBounds":true}`}},
+		{Add: &actions.Add{Path: "b", PartitionValues: map[string]*string{"day": nil, "region": nil}, Size: 2}},
+		{Add: &actions.Add{Path: "c", PartitionValues: map[string]*string{"day": &day, "region": &region}, Size: 3,
+			Stats: `{"numRecords":1,"minValues":{"id":"not a number"}}`}},
+	}
+	store := objstore.NewMem()
+	if _, err := Write(ctx, store, "", 3, seq(acts), WithStatsAsStruct(md)); err != nil {
+		t.Fatal(err)
+	}
+	b := mustGet(t, store, ClassicName(3))
+	cols := leafColumns(t, b)
+	for path, want := range map[string]string{
+		"add.partitionValues_parsed.day":        "INT32 Date",
+		"add.partitionValues_parsed.region":     "BYTE_ARRAY String",
+		"add.stats_parsed.numRecords":           "INT64",
+		"add.stats_parsed.minValues.id":         "INT64",
+		"add.stats_parsed.minValues.amount":     "FIXED_LEN_BYTE_ARRAY Decimal(precision=10, scale=2)",
+		"add.stats_parsed.maxValues.ts":         "INT64 Timestamp(isAdjustedToUTC=true, timeUnit=microseconds",
+		"add.stats_parsed.minValues.s.d":        "INT32 Date",
+		"add.stats_parsed.nullCount.ok":         "INT64",
+		"add.stats_parsed.nullCount.s.tags":     "INT64",
+		"add.stats_parsed.tightBounds":          "BOOLEAN",
+		"add.stats_parsed.nullCount.s.d":        "INT64",
+		"add.stats_parsed.maxValues.name":       "BYTE_ARRAY String",
+		"add.stats_parsed.minValues.ok":         "",
+		"add.stats_parsed.minValues.day":        "",
+		"add.stats_parsed.minValues.s.tags":     "",
+		"add.partitionValues_parsed.amount":     "",
+		"add.stats_parsed.nullCount.region":     "",
+		"add.stats_parsed.maxValues.s.tags.foo": "",
+	} {
+		got, ok := cols[path]
+		if want == "" {
+			if ok {
+				t.Errorf("unexpected column %s", path)
+			}
+			continue
+		}
+		if !ok || !strings.HasPrefix(got, want) {
+			t.Errorf("column %s: %q, want prefix %q", path, got, want)
+		}
+	}
+
+	// The values, through Arrow.
+	rdr, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	idx := tbl.Schema().FieldIndices("add")[0]
+	add := tbl.Column(idx).Data().Chunk(0).(*array.Struct)
+	js, err := add.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(js, &rows); err != nil {
+		t.Fatal(err)
+	}
+	get := func(row int, path ...string) any {
+		var v any = rows[row]
+		for _, p := range path {
+			m, _ := v.(map[string]any)
+			v = m[p]
+		}
+		return v
+	}
+	for _, c := range []struct {
+		row  int
+		path string
+		want any
+	}{
+		{2, "stats_parsed.numRecords", 5.0},
+		{2, "stats_parsed.minValues.id", -3.0},
+		{2, "stats_parsed.minValues.name", "ab"},
+		{2, "stats_parsed.minValues.amount", "1.25"},
+		{2, "stats_parsed.maxValues.amount", "99999999.99"},
+		{2, "stats_parsed.minValues.ts", "2024-02-29T10:00:00.123Z"},
+		{2, "stats_parsed.maxValues.ts", "2024-02-29T10:00:00Z"},
+		{2, "stats_parsed.minValues.s.d", "2024-01-01"},
+		{2, "stats_parsed.nullCount.s.tags", 4.0},
+		{2, "stats_parsed.nullCount.ok", 2.0},
+		{2, "stats_parsed.tightBounds", true},
+		{2, "partitionValues_parsed.day", "2024-02-29"},
+		{2, "partitionValues_parsed.region", "eu"},
+		{3, "stats_parsed", nil},
+		{3, "partitionValues_parsed.day", nil},
+		{4, "stats_parsed.numRecords", 1.0},
+		{4, "stats_parsed.minValues.id", nil},
+		{4, "stats_parsed.maxValues", nil},
+		{0, "stats_parsed", nil},
+	} {
+		if got := get(c.row, strings.Split(c.path, ".")...); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("row %d %s = %#v, want %#v", c.row, c.path, got, c.want)
+		}
+	}
+	// Readers skip the parsed columns; the JSON stats are unchanged.
+	got := readAll(t, store, []Part{{Key: ClassicName(3)}})
+	if dump(got) != dump(acts) {
+		t.Errorf("read back:\n%s\nwant\n%s", dump(got), dump(acts))
+	}
 }
