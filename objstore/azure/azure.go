@@ -1,0 +1,467 @@
+package azure
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/keyspace"
+)
+
+func init() {
+	objstore.Register("az", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+		if u.Host == "" {
+			return nil, fmt.Errorf("azure: URI %q names no container; want az://container/prefix", u.Redacted())
+		}
+		return New(ctx, u.Host, u.Path)
+	})
+}
+
+const (
+	// DefaultBlockSize is the size of the blocks of a staged upload, and
+	// the largest body a plain Put sends in one request.
+	DefaultBlockSize = 8 << 20
+	// maxBlocks is Azure's limit on the blocks of one blob.
+	maxBlocks = 50000
+)
+
+// The well-known account of the Azure storage emulators (Azurite), which
+// Microsoft publishes; it guards nothing.
+const (
+	emulatorAccount = "devstoreaccount1"
+	emulatorKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// Store is an objstore.Store over one Azure Blob Storage container, rooted
+// at a prefix. It is safe for concurrent use.
+type Store struct {
+	container *container.Client
+	name      string
+	root      keyspace.Root
+	blockSize int64
+}
+
+var _ objstore.Store = (*Store)(nil)
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	client        *azblob.Client
+	clientOptions *azblob.ClientOptions
+	blockSize     int64
+}
+
+// WithClient makes the store use client as it is; the environment is then
+// not read.
+func WithClient(client *azblob.Client) Option { return func(o *options) { o.client = client } }
+
+// WithClientOptions sets the options (HTTP transport, retry policy...) of
+// the client New makes from the environment.
+func WithClientOptions(opts *azblob.ClientOptions) Option {
+	return func(o *options) { o.clientOptions = opts }
+}
+
+// WithBlockSize sets the block size of staged uploads. Bodies up to this
+// size are sent in one request.
+func WithBlockSize(n int64) Option { return func(o *options) { o.blockSize = n } }
+
+// New returns the store over container rooted at prefix ("" for the whole
+// container; leading and trailing '/' are ignored). Unless WithClient is
+// given, the account and its credentials come from the environment, read
+// as delta-rs (object_store) reads it, with the first that applies taking
+// effect:
+//
+//   - AZURE_STORAGE_CONNECTION_STRING: a connection string, as the Azure
+//     CLI takes it (Azurite: BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1).
+//   - AZURE_STORAGE_USE_EMULATOR=true: the emulator's well-known account at
+//     AZURITE_BLOB_STORAGE_URL (default http://127.0.0.1:10000).
+//   - AZURE_STORAGE_ACCOUNT_NAME (or AZURE_STORAGE_ACCOUNT) with
+//     AZURE_STORAGE_ACCOUNT_KEY (or AZURE_STORAGE_ACCESS_KEY) for a shared
+//     key, or with AZURE_STORAGE_SAS_TOKEN (or AZURE_STORAGE_SAS_KEY) for a
+//     SAS token. The service URL is AZURE_STORAGE_ENDPOINT (or
+//     AZURE_ENDPOINT) when set, and https://ACCOUNT.blob.core.windows.net/
+//     otherwise.
+//
+// Microsoft Entra ID (service principals, managed identities) is not read
+// from the environment; build such a client and pass it with WithClient.
+// New sends no request; a missing container shows on first use.
+func New(ctx context.Context, containerName, prefix string, opts ...Option) (*Store, error) {
+	o := options{blockSize: DefaultBlockSize}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if containerName == "" {
+		return nil, errors.New("azure: empty container name")
+	}
+	if o.blockSize <= 0 {
+		return nil, fmt.Errorf("azure: block size %d is not positive", o.blockSize)
+	}
+	client := o.client
+	if client == nil {
+		var err error
+		if client, err = clientFromEnv(o.clientOptions); err != nil {
+			return nil, err
+		}
+	}
+	return &Store{
+		container: client.ServiceClient().NewContainerClient(containerName),
+		name:      containerName,
+		root:      keyspace.New(prefix),
+		blockSize: o.blockSize,
+	}, nil
+}
+
+// clientFromEnv makes a client from the environment, as New describes.
+func clientFromEnv(opts *azblob.ClientOptions) (*azblob.Client, error) {
+	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" {
+		c, err := azblob.NewClientFromConnectionString(cs, opts)
+		if err != nil {
+			return nil, fmt.Errorf("azure: AZURE_STORAGE_CONNECTION_STRING: %w", err)
+		}
+		return c, nil
+	}
+	account := firstEnv("AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT")
+	key := firstEnv("AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_MASTER_KEY")
+	endpoint := firstEnv("AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT")
+	if emu, _ := strconv.ParseBool(os.Getenv("AZURE_STORAGE_USE_EMULATOR")); emu {
+		if account == "" {
+			account, key = emulatorAccount, emulatorKey
+		}
+		base := cmpOr(os.Getenv("AZURITE_BLOB_STORAGE_URL"), "http://127.0.0.1:10000")
+		endpoint = strings.TrimRight(base, "/") + "/" + account
+	}
+	if account == "" {
+		return nil, errors.New("azure: no account configured: set AZURE_STORAGE_CONNECTION_STRING, " +
+			"AZURE_STORAGE_ACCOUNT_NAME with AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN, " +
+			"or AZURE_STORAGE_USE_EMULATOR=true")
+	}
+	if endpoint == "" {
+		endpoint = "https://" + account + ".blob.core.windows.net/"
+	}
+	if key != "" {
+		cred, err := azblob.NewSharedKeyCredential(account, key)
+		if err != nil {
+			return nil, fmt.Errorf("azure: shared key of account %q: %w", account, err)
+		}
+		c, err := azblob.NewClientWithSharedKeyCredential(endpoint, cred, opts)
+		if err != nil {
+			return nil, fmt.Errorf("azure: client for %s: %w", endpoint, err)
+		}
+		return c, nil
+	}
+	if sas := firstEnv("AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_SAS_KEY"); sas != "" {
+		c, err := azblob.NewClientWithNoCredential(strings.TrimRight(endpoint, "/")+"/?"+strings.TrimPrefix(sas, "?"), opts)
+		if err != nil {
+			return nil, fmt.Errorf("azure: client for %s: %w", endpoint, err)
+		}
+		return c, nil
+	}
+	return nil, fmt.Errorf("azure: account %q has no key or SAS token: set AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN, or pass a client with WithClient", account)
+}
+
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Container returns the container client the store sends requests with.
+func (s *Store) Container() *container.Client { return s.container }
+
+// blob returns the client of key's blob, after checking the key.
+func (s *Store) blob(op objstore.Op, key string) (*blockblob.Client, error) {
+	name, err := s.root.Name(key)
+	if err != nil {
+		return nil, fmt.Errorf("azure: %s: %w", op, err)
+	}
+	return s.container.NewBlockBlobClient(name), nil
+}
+
+// Get implements objstore.Store.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	b, err := s.blob(objstore.OpGet, key)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := b.DownloadStream(ctx, nil)
+	if err != nil {
+		return nil, s.fail(objstore.OpGet, key, err)
+	}
+	defer resp.Body.Close()
+	data, err := readBody(resp.Body, derefInt64(resp.ContentLength))
+	if err != nil {
+		return nil, s.fail(objstore.OpGet, key, err)
+	}
+	return data, nil
+}
+
+// GetRange implements objstore.Store with a ranged download. An empty
+// range and a range starting at or past the end cost one HEAD more.
+func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 {
+		return nil, fmt.Errorf("azure: getrange %q: negative offset %d or length %d", key, off, n)
+	}
+	b, err := s.blob(objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return s.emptyRange(ctx, key, off)
+	}
+	resp, err := b.DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
+	if err != nil {
+		if status(err) == http.StatusRequestedRangeNotSatisfiable {
+			return s.emptyRange(ctx, key, off)
+		}
+		return nil, s.fail(objstore.OpGetRange, key, err)
+	}
+	defer resp.Body.Close()
+	data, err := readBody(io.LimitReader(resp.Body, n), min(n, derefInt64(resp.ContentLength)))
+	if err != nil {
+		return nil, s.fail(objstore.OpGetRange, key, err)
+	}
+	return data, nil
+}
+
+// emptyRange answers a GetRange that yields no bytes: empty when off is at
+// most the object's size, io.ErrUnexpectedEOF when past it.
+func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	if off > info.Size {
+		return nil, fmt.Errorf("azure: getrange %q: offset %d beyond size %d: %w", key, off, info.Size, io.ErrUnexpectedEOF)
+	}
+	return []byte{}, nil
+}
+
+// Head implements objstore.Store.
+func (s *Store) Head(ctx context.Context, key string) (objstore.ObjectInfo, error) {
+	return s.head(ctx, objstore.OpHead, key)
+}
+
+func (s *Store) head(ctx context.Context, op objstore.Op, key string) (objstore.ObjectInfo, error) {
+	b, err := s.blob(op, key)
+	if err != nil {
+		return objstore.ObjectInfo{}, err
+	}
+	props, err := b.GetProperties(ctx, nil)
+	if err != nil {
+		return objstore.ObjectInfo{}, s.fail(op, key, err)
+	}
+	info := objstore.ObjectInfo{Key: key, Size: derefInt64(props.ContentLength)}
+	if props.LastModified != nil {
+		info.ModTime = *props.LastModified
+	}
+	return info, nil
+}
+
+// Put implements objstore.Store.
+//
+// With IfAbsent the body is read into memory and sent in one Put Blob with
+// If-None-Match: *, exactly once: the client's automatic retries are off
+// for it (see the package documentation). A 409 BlobAlreadyExists or a 412
+// ConditionNotMet is objstore.ErrExists.
+//
+// Otherwise a body up to the block size goes in one Put Blob and a longer
+// one, or one of unknown size, is staged in blocks and committed with Put
+// Block List. Either replaces the blob in one step; a body that fails
+// leaves only uncommitted blocks, which Azure discards.
+func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objstore.PutOptions) error {
+	b, err := s.blob(objstore.OpPut, key)
+	if err != nil {
+		return err
+	}
+	if opts.IfAbsent {
+		data, err := readBody(body, opts.Size)
+		if err != nil {
+			return fmt.Errorf("azure: put %q: read body: %w", key, err)
+		}
+		once := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+		_, err = b.Upload(once, streaming.NopCloser(bytes.NewReader(data)), &blockblob.UploadOptions{
+			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{
+				IfNoneMatch: to(azcore.ETagAny),
+			}},
+		})
+		if err != nil {
+			if bloberror.HasCode(err, bloberror.BlobAlreadyExists, bloberror.ConditionNotMet) ||
+				status(err) == http.StatusPreconditionFailed {
+				return fmt.Errorf("azure: put %q: %w", key, objstore.ErrExists)
+			}
+			return s.fail(objstore.OpPut, key, err)
+		}
+		return nil
+	}
+	first, err := readBody(io.LimitReader(body, s.blockSize), min(opts.Size, s.blockSize))
+	if err != nil {
+		return fmt.Errorf("azure: put %q: read body: %w", key, err)
+	}
+	if int64(len(first)) < s.blockSize {
+		if _, err := b.Upload(ctx, streaming.NopCloser(bytes.NewReader(first)), nil); err != nil {
+			return s.fail(objstore.OpPut, key, err)
+		}
+		return nil
+	}
+	blockSize := s.blockSize
+	if opts.Size > blockSize*maxBlocks {
+		blockSize = (opts.Size + maxBlocks - 1) / maxBlocks
+	}
+	src := &trackedReader{r: io.MultiReader(bytes.NewReader(first), body)}
+	_, err = b.UploadStream(ctx, src, &blockblob.UploadStreamOptions{BlockSize: blockSize, Concurrency: 1})
+	if err != nil {
+		if src.err != nil {
+			return fmt.Errorf("azure: put %q: read body: %w", key, src.err)
+		}
+		return s.fail(objstore.OpPut, key, err)
+	}
+	return nil
+}
+
+// trackedReader remembers the error its reader returned, so that Put can
+// tell a failing body from a failing upload.
+type trackedReader struct {
+	r   io.Reader
+	err error
+}
+
+func (t *trackedReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if err != nil && err != io.EOF {
+		t.err = err
+	}
+	return n, err
+}
+
+// Delete implements objstore.Store. Deleting a missing key succeeds.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	b, err := s.blob(objstore.OpDelete, key)
+	if err != nil {
+		return err
+	}
+	if _, err := b.Delete(ctx, nil); err != nil && !bloberror.HasCode(err, bloberror.BlobNotFound) {
+		return s.fail(objstore.OpDelete, key, err)
+	}
+	return nil
+}
+
+// List implements objstore.Store with a flat listing of the prefix. The
+// listing starts at startAfter (startFrom, which newer servers honour and
+// which is inclusive), and keys up to startAfter are dropped here, so that
+// a server that ignores startFrom lists correctly, only more slowly.
+// Azure orders names by their bytes.
+func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[objstore.ObjectInfo, error] {
+	return func(yield func(objstore.ObjectInfo, error) bool) {
+		opts := &container.ListBlobsFlatOptions{Prefix: to(s.root.ListPrefix(prefix))}
+		if from := validPrefix(s.root.ListPrefix(startAfter)); from != "" {
+			opts.StartFrom = to(from)
+		}
+		pages := s.container.NewListBlobsFlatPager(opts)
+		for pages.More() {
+			page, err := pages.NextPage(ctx)
+			if err != nil {
+				yield(objstore.ObjectInfo{}, s.fail(objstore.OpList, prefix, err))
+				return
+			}
+			for _, item := range page.Segment.BlobItems {
+				if item == nil || item.Name == nil {
+					continue
+				}
+				key, ok := s.root.Key(*item.Name)
+				if !ok || !strings.HasPrefix(key, prefix) || key <= startAfter {
+					continue
+				}
+				info := objstore.ObjectInfo{Key: key}
+				if p := item.Properties; p != nil {
+					info.Size = derefInt64(p.ContentLength)
+					if p.LastModified != nil {
+						info.ModTime = *p.LastModified
+					}
+				}
+				if !yield(info, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// validPrefix returns the longest prefix of name that is valid UTF-8,
+// which a blob name and so startFrom must be. Every key after name is at or
+// after that prefix.
+func validPrefix(name string) string {
+	for i, r := range name {
+		if r == utf8.RuneError && !strings.HasPrefix(name[i:], "\uFFFD") {
+			return name[:i]
+		}
+	}
+	return name
+}
+
+// readBody reads r to the end, into a buffer sized for hint bytes.
+func readBody(r io.Reader, hint int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if hint > 0 && hint < 1<<30 {
+		buf.Grow(int(hint) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
+}
+
+// fail wraps a client error of op on key, mapping a missing blob to
+// objstore.ErrNotFound. A missing container is not a missing key.
+func (s *Store) fail(op objstore.Op, key string, err error) error {
+	if op != objstore.OpList && (bloberror.HasCode(err, bloberror.BlobNotFound) ||
+		(status(err) == http.StatusNotFound && !bloberror.HasCode(err, bloberror.ContainerNotFound))) {
+		return fmt.Errorf("azure: %s %q: %w", op, key, objstore.ErrNotFound)
+	}
+	return fmt.Errorf("azure: %s %q in container %q: %w", op, key, s.name, err)
+}
+
+// status is the HTTP status of a response error, or 0.
+func status(err error) int {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode
+	}
+	return 0
+}
+
+func to[T any](v T) *T { return &v }
+
+func derefInt64(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
