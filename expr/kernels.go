@@ -660,9 +660,9 @@ func (ev *evaluator) cast(v vec, to actions.DataType, mask []byte) (vec, error) 
 	switch {
 	case isIntegral(from) && isIntegral(to):
 		lo, hi := intRange(to)
-		src, err := int64s(v)
-		if err != nil {
-			return vec{}, err
+		src, err2 := int64s(v)
+		if err2 != nil {
+			return vec{}, err2
 		}
 		check := func(i int) (int64, error) {
 			x := src(i)
@@ -682,9 +682,9 @@ func (ev *evaluator) cast(v vec, to actions.DataType, mask []byte) (vec, error) 
 			out, err = buildFixed(ev.mem, at, n, valid, func(o []int64) error { return castInts(o, check) })
 		}
 	case isIntegral(from) && isFloating(to):
-		src, err := int64s(v)
-		if err != nil {
-			return vec{}, err
+		src, err2 := int64s(v)
+		if err2 != nil {
+			return vec{}, err2
 		}
 		if to == actions.TypeFloat {
 			out, err = buildFixed(ev.mem, at, n, valid, func(o []float32) error {
@@ -702,9 +702,9 @@ func (ev *evaluator) cast(v vec, to actions.DataType, mask []byte) (vec, error) 
 			})
 		}
 	case from == actions.TypeFloat && to == actions.TypeDouble:
-		src, _, err := fixedOperand[float32](v)
-		if err != nil {
-			return vec{}, err
+		src, _, err2 := fixedOperand[float32](v)
+		if err2 != nil {
+			return vec{}, err2
 		}
 		out, err = buildFixed(ev.mem, at, n, valid, func(o []float64) error {
 			for i, x := range src {
@@ -713,9 +713,9 @@ func (ev *evaluator) cast(v vec, to actions.DataType, mask []byte) (vec, error) 
 			return nil
 		})
 	case from == actions.TypeDate && isTimestamp(to):
-		src, _, err := fixedOperand[arrow.Date32](v)
-		if err != nil {
-			return vec{}, err
+		src, _, err2 := fixedOperand[arrow.Date32](v)
+		if err2 != nil {
+			return vec{}, err2
 		}
 		out, err = buildFixed(ev.mem, at, n, valid, func(o []arrow.Timestamp) error {
 			for i, d := range src {
