@@ -1,0 +1,59 @@
+// Package expr holds predicates and scalar expressions over the Delta
+// types: the --where predicates of the command line, the SET expressions
+// of UPDATE, replaceWhere conditions and the read predicates that
+// conflict detection checks.
+//
+// # Text form
+//
+// Parse reads the SQL-like text form (see Parse for the grammar):
+//
+//	a = 'x' AND (n > 3 OR d >= '2026-03-01') AND s IN ('a','b') AND x IS NOT NULL
+//
+// with comparisons (= <> != < <= > >= <=>), AND, OR, NOT, IN and NOT IN,
+// BETWEEN, LIKE, IS [NOT] NULL, arithmetic (+ - * / % and unary minus),
+// CAST, nested column references (a.b) and `backquoted` names, and
+// literals: numbers, 'strings', TRUE, FALSE, NULL, X'hex', DATE '...',
+// TIMESTAMP '...' and TIMESTAMP_NTZ '...'. Errors are *SyntaxError values
+// that give the position of the offending token. Every Expr prints back
+// (String) in a form Parse reads to the same String.
+//
+// # Types
+//
+// A parsed expression is unbound. Bind resolves its columns against a
+// table schema (case-insensitively, as Spark does) and types every node:
+// a string literal meeting a column of another type is read as that type
+// (dates, timestamps with zone-less text taken as UTC, decimals,
+// numbers), numbers widen as in Spark, and mismatches are *TypeError
+// values naming the expression. Bound and unbound expressions are
+// accepted everywhere; an unbound one is bound where the types are known
+// (a batch's schema, a row's values).
+//
+// # Semantics
+//
+// Evaluation follows Spark SQL with ANSI mode: three-valued logic (NULL
+// is unknown; a filter keeps TRUE rows only), NaN equal to itself and
+// greater than every other float, -0 equal to 0, strings compared by
+// bytes, integer arithmetic that fails on overflow rather than wrapping,
+// / that divides exactly (in double, or decimal for decimals), decimal
+// results with Spark's precision and scale, and division by zero as an
+// error. AND and OR skip their right side where the left decides.
+//
+// # Evaluation
+//
+//   - EvalPredicate and EvalScalar evaluate over Arrow record batches,
+//     vectorised: each operator switches on its operand types once and
+//     loops over typed values. Results are allocated from the given
+//     allocator and must be released by the caller.
+//   - EvalRow evaluates over one row of Go values (actions/values.go),
+//     for partition values and small paths.
+//   - A Pruner decides from a file's partition values and statistics
+//     (min, max, null count, record count, keyed by physical column
+//     names under column mapping) whether the file may hold a matching
+//     row. It only ever answers false when no row can match: missing or
+//     unusable statistics keep the file.
+//
+// Conjuncts, And, Or, Columns and IsPartitionOnly take expressions apart
+// and put them together, for replaceWhere and conflict detection.
+//
+// Expressions are immutable and safe to share between goroutines.
+package expr
