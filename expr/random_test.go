@@ -125,7 +125,9 @@ func randomRow(r *rand.Rand) map[string]any {
 	set("x", func() any {
 		return []float64{-1.5, 0, math.Copysign(0, -1), 1.5, 2, 2.5, 3, math.NaN(), math.Inf(1), math.Inf(-1), -7}[r.IntN(11)]
 	})
-	set("f", func() any { return []float32{-1.5, 0, 1.5, 2.5, 3, float32(math.NaN()), float32(math.Inf(1))}[r.IntN(7)] })
+	set("f", func() any {
+		return []float32{-1.5, 0, 1.5, 2.5, 3, float32(math.NaN()), float32(math.Inf(1))}[r.IntN(7)]
+	})
 	set("d", func() any { return actions.Date(20490 + r.IntN(30)) })
 	set("ts", func() any {
 		return actions.Timestamp(1_772_323_200_000_000 + int64(r.IntN(7)-3)*1_800_000_000 + int64(r.IntN(3)-1)*500)
