@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lakelog/lakelog/test/golden"
+)
+
+// lakelog runs the CLI in-process and returns exit code, stdout, stderr.
+func lakelog(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Every table of the conformance corpus: describe reports the expected
+// latest version, columns and partition columns, or fails where the
+// corpus says reading must fail.
+func TestDescribeGoldenTables(t *testing.T) {
+	cases, err := golden.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			code, out, errOut := lakelog(t, "describe", c.Dir, "--format", "json")
+			if c.ExpectError {
+				if code != exitError || errOut == "" {
+					t.Fatalf("want an error (%s), got exit %d\nstdout: %s", c.Error, code, out)
+				}
+				if strings.Contains(errOut, "panic") {
+					t.Fatalf("panicked: %s", errOut)
+				}
+				return
+			}
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var d description
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatalf("describe output: %v\n%s", err, out)
+			}
+			if c.LatestVersion != nil && d.Version != *c.LatestVersion {
+				t.Errorf("version %d, want %d", d.Version, *c.LatestVersion)
+			}
+			if c.Columns != nil && !slices.Equal(d.Columns, c.Columns) {
+				t.Errorf("columns %v, want %v", d.Columns, c.Columns)
+			}
+			if c.PartitionColumns != nil && !slices.Equal(d.PartitionColumns, c.PartitionColumns) {
+				t.Errorf("partition columns %v, want %v", d.PartitionColumns, c.PartitionColumns)
+			}
+			if c.NumFiles != nil && int64(d.NumFiles) != *c.NumFiles {
+				t.Errorf("numFiles %d, want %d", d.NumFiles, *c.NumFiles)
+			}
+		})
+	}
+}
+
+func TestCreateDescribeHistory(t *testing.T) {
+	dir := t.TempDir() + "/orders"
+	code, _, errOut := lakelog(t, "create", dir, "--schema", "id long not null, customer string, amount decimal(10,2), country string", "--partition-by", "country", "--property", "delta.appendOnly=false")
+	if code != exitOK {
+		t.Fatalf("create: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = lakelog(t, "create", dir, "--schema", "id long")
+	if code != exitError || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("second create: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := lakelog(t, "describe", dir, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("describe: %s", errOut)
+	}
+	var d description
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Version != 0 || strings.Join(d.Columns, ",") != "id,customer,amount,country" || strings.Join(d.PartitionColumns, ",") != "country" || d.Properties["delta.appendOnly"] != "false" || d.MinReaderVersion != 1 || d.MinWriterVersion != 2 {
+		t.Fatalf("describe: %+v", d)
+	}
+	code, out, _ = lakelog(t, "describe", dir)
+	if code != exitOK || !strings.Contains(out, "amount") || !strings.Contains(out, "decimal(10,2)") {
+		t.Fatalf("describe table: %s", out)
+	}
+	code, out, errOut = lakelog(t, "history", dir, "--format", "jsonl")
+	if code != exitOK {
+		t.Fatalf("history: %s", errOut)
+	}
+	var h map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &h); err != nil {
+		t.Fatalf("history line: %v: %s", err, out)
+	}
+	if h["version"] != float64(0) || h["operation"] != "CREATE TABLE" || h["timestamp"] == "" {
+		t.Fatalf("history: %v", h)
+	}
+}
+
+func TestBadInvocations(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, exitUsage, "unknown command"},
+		{[]string{"describe"}, exitUsage, "want one TABLE"},
+		{[]string{"describe", dir}, exitError, "not a Delta table"},
+		{[]string{"create", dir + "/t", "--schema", "id lnog"}, exitError, "lnog"},
+		{[]string{"create", dir + "/t"}, exitUsage, "--schema is required"},
+		{[]string{"describe", dir, "--version", "1", "--timestamp", "2026-01-01"}, exitUsage, "not both"},
+		{[]string{"history", dir, "--format", "xml"}, exitUsage, "--format"},
+	} {
+		code, _, errOut := lakelog(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}
+
+// The quickstart needs no input, builds the demo table from several
+// concurrent writers, and leaves a table every version of which reads.
+func TestQuickstart(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := lakelog(t, "quickstart", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{"created version 0", "committed as version 4", "CREATE TABLE", "lakelog count " + dir + "/orders --version 4\n   1000"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = lakelog(t, "describe", dir+"/orders", "--format", "json")
+	var d description
+	if code != exitOK || json.Unmarshal([]byte(out), &d) != nil || d.Version != 4 || d.NumFiles != 16 {
+		t.Fatalf("table after quickstart: exit %d %s", code, out)
+	}
+	// A second run refuses to overwrite the demo.
+	if code, _, errOut := lakelog(t, "quickstart", dir); code != exitError || !strings.Contains(errOut, "already holds a table") {
+		t.Fatalf("second run: exit %d %s", code, errOut)
+	}
+}

@@ -1,0 +1,16 @@
+// Command lakelog creates, writes, reads and inspects Delta Lake tables on
+// local disk and object storage. Run "lakelog help" for the verbs.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
