@@ -245,4 +245,3 @@ func orderBatches(w int) iter.Seq2[arrow.RecordBatch, error] {
 		yield(rec, nil)
 	}
 }
-
