@@ -15,7 +15,7 @@ type UnknownColumnError struct {
 }
 
 func (e *UnknownColumnError) Error() string {
-	msg := "expr: unknown column " + quoteIdent(e.Column)
+	msg := "expr: unknown column " + e.Column
 	if len(e.Known) > 0 {
 		msg += " (columns: " + strings.Join(e.Known, ", ") + ")"
 	}
@@ -669,11 +669,15 @@ func foldConstant(e Expr) (Expr, error) {
 			return e, nil
 		}
 	}
-	v, err := EvalRow(e, func(string) (any, bool) { return nil, false })
-	if err != nil {
-		if c, ok := e.(*Cast); ok {
+	if c, ok := e.(*Cast); ok {
+		v, err := castValue(c.X.(*Literal).Value, c.To)
+		if err != nil {
 			return nil, typeErr(c, "%v", err)
 		}
+		return &Literal{Value: v, DataType: c.To}, nil
+	}
+	v, err := EvalRow(e, func(string) (any, bool) { return nil, false })
+	if err != nil {
 		return e, nil
 	}
 	t := e.Type()

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/lakelog/lakelog/actions"
 )
@@ -234,13 +235,12 @@ func coerceValues(a, b any) (any, any, error) {
 	if sameType(ta, tb) || isDecimal(ta) && isDecimal(tb) {
 		return a, b, nil
 	}
-	if s, ok := a.(string); ok {
-		v, err := castValue(s, tb)
-		return v, b, err
-	}
 	if s, ok := b.(string); ok {
-		v, err := castValue(s, ta)
-		return a, v, err
+		y, x, err := coerceText(s, a, ta)
+		return x, y, err
+	}
+	if s, ok := a.(string); ok {
+		return coerceText(s, b, tb)
 	}
 	if v, ok := exactConvert(b, ta); ok {
 		return a, v, nil
@@ -261,6 +261,25 @@ func coerceValues(a, b any) (any, any, error) {
 		return nil, nil, err
 	}
 	return x, y, nil
+}
+
+// coerceText reads text s as a value to meet v of type t, as Bind reads
+// a string literal: a date meeting text with a time of day becomes a
+// timestamp.
+func coerceText(s string, v any, t actions.DataType) (any, any, error) {
+	if t == actions.TypeDate {
+		if d, err := actions.ParseDate(strings.TrimSpace(s)); err == nil {
+			return d, v, nil
+		}
+		ts, err := parseTimestampText(s, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s is not a date", quoteString(s))
+		}
+		w, err := castValue(v, actions.TypeTimestamp)
+		return actions.Timestamp(ts), w, err
+	}
+	x, err := castValue(s, t)
+	return x, v, err
 }
 
 func compareDynamic(a, b any) (int, error) {

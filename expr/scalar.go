@@ -615,6 +615,9 @@ func arithValue(op ArithOp, a, b any, rt actions.DataType) (any, error) {
 		return nil, fmt.Errorf("operator %s cannot combine %T and %T", op, a, b)
 	}
 	r, err := intArith(op, x, y)
+	if errors.Is(err, errOverflow) {
+		return nil, fmt.Errorf("%d %s %d overflows %s: %w", x, op, y, rt, errOverflow)
+	}
 	if err != nil {
 		return nil, err
 	}
