@@ -63,15 +63,19 @@ type readConfig struct {
 	concurrency int
 	batchRows   int
 	mem         memory.Allocator
+	// wholeFileLimit is the size up to which a file from a store without
+	// random access is fetched with one Get; tests lower it.
+	wholeFileLimit int64
 }
 
 func newReadConfig(opts []ReadOption) (readConfig, error) {
 	c := readConfig{
-		kinds:       everyKind,
-		stats:       true,
-		concurrency: min(runtime.GOMAXPROCS(0), 8),
-		batchRows:   4096,
-		mem:         memory.DefaultAllocator,
+		kinds:          everyKind,
+		stats:          true,
+		concurrency:    min(runtime.GOMAXPROCS(0), 8),
+		batchRows:      4096,
+		mem:            memory.DefaultAllocator,
+		wholeFileLimit: defaultWholeFileLimit,
 	}
 	for _, o := range opts {
 		if o != nil {

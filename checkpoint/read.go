@@ -37,8 +37,8 @@ func corrupt(key string, err error) error {
 
 // Thresholds for reading from stores without cheap random access.
 const (
-	// wholeFileLimit: smaller files are fetched with one Get.
-	wholeFileLimit = 8 << 20
+	// defaultWholeFileLimit: smaller files are fetched with one Get.
+	defaultWholeFileLimit = 8 << 20
 	// rowGroupPrefetchLimit: a row group's projected byte span up to this
 	// size is fetched with one GetRange before decoding.
 	rowGroupPrefetchLimit = 32 << 20
@@ -373,7 +373,7 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 			size = info.Size
 		}
 		var ra io.ReaderAt
-		if !r.randomAccess && size <= wholeFileLimit {
+		if !r.randomAccess && size <= r.cfg.wholeFileLimit {
 			b, err := r.store.Get(ctx, src.key)
 			if err != nil {
 				return err

@@ -220,11 +220,11 @@ func TestReadStoreErrorsAreNotCorruption(t *testing.T) {
 	}
 	// A large file from a store without random access is read by ranges.
 	big := objstore.NewMem()
-	if _, err := Write(context.Background(), big, "_delta_log", 3, synthState(200000), WithRowGroupSize(20000)); err != nil {
+	if _, err := Write(context.Background(), big, "_delta_log", 3, synthState(20000), WithRowGroupSize(2000)); err != nil {
 		t.Fatal(err)
 	}
 	s := objstore.Faulty(big, objstore.FailNth(objstore.OpGetRange, 4, nil))
-	_, err := readErr(s, []Part{{Key: "_delta_log/" + ClassicName(3)}})
+	_, err := readErr(s, []Part{{Key: "_delta_log/" + ClassicName(3)}}, withWholeFileLimit(1000))
 	if !errors.Is(err, objstore.ErrInjected) || errors.Is(err, ErrCorrupt) {
 		t.Errorf("GetRange fails: err %v, want the store's error and not ErrCorrupt", err)
 	}
@@ -247,20 +247,17 @@ func TestReadRemoteStore(t *testing.T) {
 	}
 
 	big := objstore.NewMem()
-	if _, err := Write(ctx, big, "_delta_log", 3, synthState(200000), WithRowGroupSize(40000)); err != nil {
+	if _, err := Write(ctx, big, "_delta_log", 3, synthState(20000), WithRowGroupSize(4000)); err != nil {
 		t.Fatal(err)
 	}
 	key := "_delta_log/" + ClassicName(3)
 	info, _ := big.Head(ctx, key)
-	if info.Size <= wholeFileLimit {
-		t.Fatalf("test file of %d bytes is not large", info.Size)
-	}
 	cb := objstore.Counting(big)
-	n, err := readErr(cb, []Part{{Key: key, Size: info.Size}}, WithConcurrency(2))
-	if err != nil || n != 200002 {
+	n, err := readErr(cb, []Part{{Key: key, Size: info.Size}}, WithConcurrency(2), withWholeFileLimit(info.Size/4))
+	if err != nil || n != 20002 {
 		t.Fatalf("read %d actions, err %v", n, err)
 	}
-	rowGroups := 6 // 200002 rows in groups of 40000
+	rowGroups := 6 // 20002 rows in groups of 4000
 	if r := cb.Count(objstore.OpGetRange); r > rowGroups+3 {
 		t.Errorf("%d range gets for %d row groups", r, rowGroups)
 	}
@@ -318,7 +315,7 @@ func TestReadOptions(t *testing.T) {
 func TestReadOrderAndEarlyStop(t *testing.T) {
 	ctx := context.Background()
 	s := objstore.NewMem()
-	if _, err := Write(ctx, s, "", 9, synthState(30000), WithRowGroupSize(1000)); err != nil {
+	if _, err := Write(ctx, s, "", 9, synthState(10000), WithRowGroupSize(500)); err != nil {
 		t.Fatal(err)
 	}
 	parts := keyParts(ClassicName(9))
@@ -327,7 +324,7 @@ func TestReadOrderAndEarlyStop(t *testing.T) {
 	if !reflect.DeepEqual(one, four) {
 		t.Fatal("order depends on concurrency")
 	}
-	for _, stopAt := range []int{0, 1, 1500, 29000} {
+	for _, stopAt := range []int{0, 1, 1500, 9000} {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		i := 0
 		for _, err := range Read(ctx, s, parts, WithAllocator(mem), WithConcurrency(4), WithBatchRows(100)) {
@@ -416,4 +413,11 @@ func TestSidecarKey(t *testing.T) {
 			t.Errorf("sidecarKey(%q) = %q, want an error", bad, got)
 		}
 	}
+}
+
+// withWholeFileLimit lowers the size up to which files from stores without
+// random access are fetched whole, so that small test files take the
+// ranged path.
+func withWholeFileLimit(n int64) ReadOption {
+	return readOptionFunc(func(c *readConfig) { c.wholeFileLimit = n })
 }

@@ -280,10 +280,11 @@ func TestLargeCheckpointBoundedMemory(t *testing.T) {
 	}
 	ctx := context.Background()
 	type peaks struct{ write, read int }
+	var rowGroup int
 	run := func(n int) peaks {
 		store := objstore.NewMem()
 		wmem := newPeakAllocator()
-		lc, err := Write(ctx, store, "_delta_log", 100, synthState(n), WithRowGroupSize(5000), WithAllocator(wmem))
+		lc, err := Write(ctx, store, "_delta_log", 100, synthState(n), WithRowGroupSize(rowGroup), WithAllocator(wmem))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,12 +313,17 @@ func TestLargeCheckpointBoundedMemory(t *testing.T) {
 		t.Logf("%d adds: file %d bytes, peak Arrow memory write %d, read %d", n, *lc.SizeInBytes, wmem.peak, rmem.peak)
 		return peaks{wmem.peak, rmem.peak}
 	}
-	small, large := run(50000), run(200000)
+	n := 200000
+	rowGroup = 5000
+	if raceEnabled {
+		n, rowGroup = n/8, rowGroup/8
+	}
+	small, large := run(n/4), run(n)
 	if large.write > small.write*3/2 {
-		t.Errorf("write memory grew with the table: %d for 50k adds, %d for 200k", small.write, large.write)
+		t.Errorf("write memory grew with the table: %d for %d adds, %d for %d", small.write, n/4, large.write, n)
 	}
 	if large.read > small.read*3/2 {
-		t.Errorf("read memory grew with the table: %d for 50k adds, %d for 200k", small.read, large.read)
+		t.Errorf("read memory grew with the table: %d for %d adds, %d for %d", small.read, n/4, large.read, n)
 	}
 }
 
