@@ -55,6 +55,35 @@ type commitConfig struct {
 	checker      Checker
 	now          func() time.Time
 	postCommit   func(ctx context.Context, snap *Snapshot, version int64)
+	checkpoints  checkpointMode
+}
+
+// checkpointMode says whether and how a commit writes the checkpoint that
+// delta.checkpointInterval asks for.
+type checkpointMode int
+
+const (
+	checkpointAsync checkpointMode = iota // default: in the background
+	checkpointSync                        // before Commit returns
+	checkpointOff                         // never
+)
+
+// WithCheckpoints sets how a commit that lands on a multiple of
+// delta.checkpointInterval writes the checkpoint: "async" (the default:
+// in the background, see CommitResult.WaitCheckpoint), "sync" (before
+// Commit returns; its failure is still only reported, never fatal) or
+// "off". A failed checkpoint never fails the commit.
+func WithCheckpoints(mode string) TxnOption {
+	return func(t *Transaction) {
+		switch mode {
+		case "sync":
+			t.cfg.checkpoints = checkpointSync
+		case "off":
+			t.cfg.checkpoints = checkpointOff
+		default:
+			t.cfg.checkpoints = checkpointAsync
+		}
+	}
 }
 
 // TxnOption configures a transaction.
@@ -302,9 +331,23 @@ type CommitResult struct {
 	// TxnID is the commitInfo.txnId the commit carries.
 	TxnID string
 
-	table   table
-	base    *Snapshot          // the snapshot the transaction read; nil on create
-	applied [][]actions.Action // winners' commits, then ours, in version order
+	table      table
+	base       *Snapshot          // the snapshot the transaction read; nil on create
+	applied    [][]actions.Action // winners' commits, then ours, in version order
+	checkpoint chan error         // the post-commit checkpoint's outcome; nil when none ran
+}
+
+// WaitCheckpoint waits for the checkpoint this commit started, if any, and
+// returns its error (nil when none was due). The commit itself succeeded
+// either way. A program that exits right after committing should call it,
+// or the checkpoint is lost (harmlessly: the next due commit writes one).
+func (r *CommitResult) WaitCheckpoint() error {
+	if r == nil || r.checkpoint == nil {
+		return nil
+	}
+	err := <-r.checkpoint
+	r.checkpoint <- err // let a second call see it too
+	return err
 }
 
 // Snapshot returns the table as of the commit's version without reading
@@ -367,6 +410,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			res.applied = append(res.applied, ours)
 			tx.committed = true
 			tx.afterCommit(ctx, version)
+			tx.maybeCheckpoint(ctx, res)
 		}
 		return res, nil
 	}
@@ -594,6 +638,25 @@ func (tx *Transaction) conflictIsolation() conflict.Isolation {
 		}
 	}
 	return conflict.WriteSerializable
+}
+
+// maybeCheckpoint starts the checkpoint that delta.checkpointInterval asks
+// for after res's version.
+func (tx *Transaction) maybeCheckpoint(ctx context.Context, res *CommitResult) {
+	if tx.cfg.checkpoints == checkpointOff || res.Version == 0 {
+		return
+	}
+	snap, err := res.Snapshot()
+	if err != nil || res.Version%snap.CheckpointInterval() != 0 {
+		return
+	}
+	res.checkpoint = make(chan error, 1)
+	run := func(ctx context.Context) { res.checkpoint <- snap.CheckpointAndCleanup(ctx, tx.cfg.now()) }
+	if tx.cfg.checkpoints == checkpointSync {
+		run(ctx)
+		return
+	}
+	go run(context.WithoutCancel(ctx))
 }
 
 func (tx *Transaction) afterCommit(ctx context.Context, version int64) {

@@ -23,7 +23,8 @@ type listing struct {
 	commits     map[int64]logFile
 	checkpoints map[int64][]checkpointCandidate
 	compacted   []logFile
-	lastCheck   bool // _last_checkpoint exists
+	others      map[int64][]string // checksum (.crc) keys by version
+	lastCheck   bool               // _last_checkpoint exists
 	maxVersion  int64
 	minVersion  int64
 }
@@ -40,6 +41,7 @@ func (t *table) list(ctx context.Context, startVersion int64) (*listing, error) 
 	l := &listing{
 		commits:     map[int64]logFile{},
 		checkpoints: map[int64][]checkpointCandidate{},
+		others:      map[int64][]string{},
 		maxVersion:  -1,
 		minVersion:  -1,
 	}
@@ -83,6 +85,8 @@ func (t *table) list(ctx context.Context, startVersion int64) (*listing, error) 
 			parts[p.Version][p.NumParts][p.Part] = f
 		case CompactedCommit:
 			l.compacted = append(l.compacted, f)
+		case Checksum:
+			l.others[p.Version] = append(l.others[p.Version], f.Key)
 		case LastCheckpoint:
 			l.lastCheck = true
 		}

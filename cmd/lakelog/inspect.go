@@ -346,3 +346,37 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+func init() {
+	registerVerb("checkpoint", "checkpoint TABLE   (write a checkpoint of the latest version, then clean up the expired log)", runCheckpoint)
+}
+
+func runCheckpoint(ctx context.Context, e *env, args []string) error {
+	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one TABLE, got %d arguments", len(pos))
+	}
+	snap, err := openSnapshot(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	lc, err := snap.Checkpoint(ctx, now)
+	if err != nil {
+		return err
+	}
+	cl, err := snap.CleanupLog(ctx, now)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "checkpoint of version %d written (%d actions, %d files)", lc.Version, lc.Size, snap.NumFiles())
+	if len(cl.Deleted) > 0 {
+		fmt.Fprintf(e.stdout, "; removed %d expired log files before version %d", len(cl.Deleted), cl.KeptFrom)
+	}
+	fmt.Fprintln(e.stdout)
+	return nil
+}

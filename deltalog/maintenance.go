@@ -1,0 +1,223 @@
+package deltalog
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sort"
+	"time"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/checkpoint"
+)
+
+// Defaults of the table properties that govern checkpoints and cleanup
+// (PROTOCOL.md and Spark's DeltaConfigs).
+const (
+	DefaultCheckpointInterval      = 10
+	DefaultLogRetention            = 30 * 24 * time.Hour
+	DefaultDeletedFileRetention    = 7 * 24 * time.Hour
+	propCheckpointInterval         = "delta.checkpointInterval"
+	propLogRetention               = "delta.logRetentionDuration"
+	propDeletedFileRetention       = "delta.deletedFileRetentionDuration"
+	propSetTransactionRetention    = "delta.setTransactionRetentionDuration"
+	propEnableExpiredLogCleanup    = "delta.enableExpiredLogCleanup"
+	propCheckpointWriteStatsStruct = "delta.checkpoint.writeStatsAsStruct"
+	propCheckpointWriteStatsJSON   = "delta.checkpoint.writeStatsAsJson"
+)
+
+// CheckpointInterval is the table's delta.checkpointInterval (default 10).
+func (s *Snapshot) CheckpointInterval() int64 {
+	n := tableInt(s.metadata, propCheckpointInterval, DefaultCheckpointInterval)
+	if n <= 0 {
+		return DefaultCheckpointInterval
+	}
+	return n
+}
+
+// checkpointActions yields the reconciled state of s as checkpoint rows:
+// protocol, metadata, app transactions (unexpired), domain metadata, the
+// active files and the remove tombstones still inside
+// delta.deletedFileRetentionDuration.
+func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, error] {
+	return func(yield func(actions.Action, error) bool) {
+		if !yield(actions.Action{Protocol: s.protocol}, nil) || !yield(actions.Action{Metadata: s.metadata}, nil) {
+			return
+		}
+		txnCutoff := int64(-1)
+		if d, err := actions.PropDuration(s.metadata, propSetTransactionRetention, 0); err == nil && d > 0 {
+			txnCutoff = now.Add(-d).UnixMilli()
+		}
+		appIDs := make([]string, 0, len(s.txns))
+		for id := range s.txns {
+			appIDs = append(appIDs, id)
+		}
+		sort.Strings(appIDs)
+		for _, id := range appIDs {
+			t := s.txns[id]
+			if txnCutoff >= 0 && t.LastUpdated != nil && *t.LastUpdated < txnCutoff {
+				continue
+			}
+			if !yield(actions.Action{Txn: &t}, nil) {
+				return
+			}
+		}
+		domains := make([]string, 0, len(s.domains))
+		for d := range s.domains {
+			domains = append(domains, d)
+		}
+		sort.Strings(domains)
+		for _, d := range domains {
+			dm := s.domains[d]
+			if !yield(actions.Action{DomainMetadata: &dm}, nil) {
+				return
+			}
+		}
+		for _, a := range s.files {
+			if !yield(actions.Action{Add: a}, nil) {
+				return
+			}
+		}
+		retention, err := actions.PropDuration(s.metadata, propDeletedFileRetention, DefaultDeletedFileRetention)
+		if err != nil {
+			retention = DefaultDeletedFileRetention
+		}
+		cutoff := now.Add(-retention).UnixMilli()
+		for _, r := range s.tombstones {
+			if r.DeletionTimestamp == nil || *r.DeletionTimestamp <= cutoff {
+				continue
+			}
+			if !yield(actions.Action{Remove: r}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Checkpoint writes a classic Parquet checkpoint of the snapshot's version
+// and then _last_checkpoint. The checkpoint appears whole or not at all; a
+// failure leaves the table as it was (readers use the previous checkpoint).
+func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.LastCheckpoint, error) {
+	if s.protocol.HasWriterFeature(actions.FeatureV2Checkpoint) {
+		return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint of %s: %w: writing V2 checkpoints", displayRoot(s.root), ErrUnsupportedFeature)
+	}
+	var opts []checkpoint.WriteOption
+	if tableFlag(s.metadata, propCheckpointWriteStatsStruct) {
+		opts = append(opts, checkpoint.WithStatsAsStruct(s.metadata))
+	}
+	if v, err := actions.PropBool(s.metadata, propCheckpointWriteStatsJSON, true); err == nil && !v {
+		opts = append(opts, checkpoint.WithoutStatsJSON())
+	}
+	lc, err := checkpoint.Write(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now), opts...)
+	if err != nil {
+		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, displayRoot(s.root), err)
+	}
+	// A newer checkpoint may have been written meanwhile; never move the
+	// hint backwards.
+	if prev, err := checkpoint.ReadLast(ctx, s.store, s.logDir()); err == nil && prev != nil && prev.Version > lc.Version {
+		return lc, nil
+	}
+	if err := checkpoint.WriteLast(ctx, s.store, s.logDir(), lc); err != nil {
+		return lc, fmt.Errorf("deltalog: write _last_checkpoint of %s: %w", displayRoot(s.root), err)
+	}
+	return lc, nil
+}
+
+// CleanupResult says what CleanupLog removed.
+type CleanupResult struct {
+	// KeptFrom is the oldest version whose files remain (the checkpoint
+	// that reconstructs the oldest retained version), or -1 when nothing
+	// could be removed.
+	KeptFrom int64
+	// Deleted are the removed keys.
+	Deleted []string
+}
+
+// CleanupLog removes log files that only serve versions older than
+// delta.logRetentionDuration (default 30 days) before now: commits,
+// checkpoints, checksums and compacted files of versions before the newest
+// checkpoint that still reconstructs the oldest retained version. Every
+// version inside the retention window stays readable by time travel. It
+// does nothing when delta.enableExpiredLogCleanup is false.
+func (s *Snapshot) CleanupLog(ctx context.Context, now time.Time) (CleanupResult, error) {
+	res := CleanupResult{KeptFrom: -1}
+	if v, err := actions.PropBool(s.metadata, propEnableExpiredLogCleanup, true); err == nil && !v {
+		return res, nil
+	}
+	retention, err := actions.PropDuration(s.metadata, propLogRetention, DefaultLogRetention)
+	if err != nil {
+		return res, fmt.Errorf("deltalog: cleanup: %w", err)
+	}
+	cutoff := now.Add(-retention)
+	l, err := s.list(ctx, -1)
+	if err != nil {
+		return res, err
+	}
+	times, err := s.commitTimestamps(ctx, l)
+	if err != nil {
+		return res, err
+	}
+	// The oldest retained version: the first whose commit is not expired.
+	// The latest version is always retained.
+	oldest := l.maxVersion
+	for v, ts := range times {
+		if !ts.Before(cutoff) && v < oldest {
+			oldest = v
+		}
+	}
+	keep := int64(-1)
+	for v := range l.checkpoints {
+		if v <= oldest && v > keep {
+			keep = v
+		}
+	}
+	if keep <= 0 {
+		return res, nil
+	}
+	res.KeptFrom = keep
+	var doomed []string
+	for v, f := range l.commits {
+		if v < keep {
+			doomed = append(doomed, f.Key)
+		}
+	}
+	for v, cs := range l.checkpoints {
+		if v < keep {
+			for _, c := range cs {
+				for _, f := range c.Files {
+					doomed = append(doomed, f.Key)
+				}
+			}
+		}
+	}
+	for _, f := range l.compacted {
+		if f.EndVersion < keep {
+			doomed = append(doomed, f.Key)
+		}
+	}
+	for v, f := range l.others {
+		if v < keep {
+			doomed = append(doomed, f...)
+		}
+	}
+	// Oldest first: a crash midway leaves a log that still starts at a
+	// complete prefix-free state (files after the deleted ones).
+	sort.Strings(doomed)
+	for _, k := range doomed {
+		if err := s.store.Delete(ctx, k); err != nil {
+			return res, fmt.Errorf("deltalog: cleanup %s: %w", k, err)
+		}
+		res.Deleted = append(res.Deleted, k)
+	}
+	return res, nil
+}
+
+// CheckpointAndCleanup checkpoints the snapshot, then cleans up the log.
+// It is what runs after every delta.checkpointInterval-th commit.
+func (s *Snapshot) CheckpointAndCleanup(ctx context.Context, now time.Time) error {
+	if _, err := s.Checkpoint(ctx, now); err != nil {
+		return err
+	}
+	_, err := s.CleanupLog(ctx, now)
+	return err
+}
