@@ -256,3 +256,41 @@ func TestLogCleanupKeepsRetainedVersions(t *testing.T) {
 		t.Fatalf("log after cleanup: %v", names)
 	}
 }
+
+// A compacted file stands for the commits it covers: with it, the covered
+// commits are not read, and the snapshot is the same.
+func TestCompactedCommitsAreUsed(t *testing.T) {
+	ctx := context.Background()
+	mem := objstore.NewMem()
+	createTable(t, mem, nil)
+	commitN(t, mem, 0, 6, deltalog.WithCheckpoints("off"))
+	tx := open(t, mem).NewTransaction()
+	tx.ReadFiles("f000001.parquet")
+	tx.Add(actions.Action{Remove: &actions.Remove{Path: "f000001.parquet", DataChange: true}})
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := paths(open(t, mem))
+	// Versions 1..6 reconciled: the adds of f0..f5, f1 still there.
+	var as []actions.Action
+	for i := 0; i < 6; i++ {
+		as = append(as, addFile(fmt.Sprintf("f%06d.parquet", i), "nl"))
+	}
+	body, err := actions.MarshalCommit(as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Put(ctx, "_delta_log/00000000000000000001.00000000000000000006.compacted.json", bytes.NewReader(body), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cs := objstore.Counting(mem)
+	got := paths(open(t, cs))
+	if !slices.Equal(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+	for _, k := range cs.Keys(objstore.OpGet) {
+		if strings.HasSuffix(k, deltalog.CommitName(3)) {
+			t.Fatalf("read %s although the compacted file covers it", k)
+		}
+	}
+}

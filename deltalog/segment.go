@@ -183,7 +183,21 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 		seg.Checkpoint = &c
 		from = c.Version + 1
 	}
+	// Log compaction files (x.y.compacted.json) stand for commits x..y with
+	// their actions reconciled; use the widest one at each step. The
+	// target's own commit is always read, for its commitInfo.
+	compacted := map[int64]logFile{}
+	for _, c := range l.compacted {
+		if c.EndVersion < target && (compacted[c.Version].Key == "" || c.EndVersion > compacted[c.Version].EndVersion) {
+			compacted[c.Version] = c
+		}
+	}
 	for v := from; v <= target; v++ {
+		if c, ok := compacted[v]; ok {
+			seg.Commits = append(seg.Commits, c)
+			v = c.EndVersion
+			continue
+		}
 		f, ok := l.commits[v]
 		if !ok {
 			if seg.Checkpoint == nil && v == 0 && l.minVersion > 0 {
