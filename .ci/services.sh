@@ -36,7 +36,7 @@ _services_go_install() {
 		return 0
 	fi
 	mkdir -p "$bin"
-	_services_log "building $module@$version (first run on this machine; minio takes minutes)"
+	_services_log "building $module@$version (first run on this machine; minio takes minutes on 2 cores)"
 	(cd "${TMPDIR:-/tmp}" && GOBIN=$bin GOFLAGS=-buildvcs=false go install "$module@$version") || {
 		_services_log "go install $module@$version failed"
 		return 1
