@@ -398,7 +398,7 @@ func (ev *evaluator) column(c *Column) (arrow.Array, error) {
 			fnames[i] = f.Name
 		}
 		j := indexFold(fnames, field)
-		if j < 0 {
+		if j < 0 || j >= st.NumField() {
 			arr.Release()
 			return nil, fmt.Errorf("expr: column %s is not in the batch (%s has fields %v)", c, joinPath(c.Path[:depth+1]), fnames)
 		}
@@ -443,8 +443,8 @@ func withParentNulls(child arrow.Array, parent arrow.Array, mem memory.Allocator
 	nulls := n - bitutil.CountSetBits(buf.Bytes(), off, n)
 	buffers := append([]*memory.Buffer{buf}, d.Buffers()[1:]...)
 	var nd *array.Data
-	if dict := d.Dictionary(); dict != nil {
-		nd = array.NewDataWithDictionary(d.DataType(), n, buffers, nulls, off, dict.(*array.Data))
+	if d.DataType().ID() == arrow.DICTIONARY {
+		nd = array.NewDataWithDictionary(d.DataType(), n, buffers, nulls, off, d.Dictionary().(*array.Data))
 	} else {
 		nd = array.NewData(d.DataType(), n, buffers, d.Children(), nulls, off)
 	}
