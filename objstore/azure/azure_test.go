@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/objstore/internal/cloudtest"
+	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/objstore/objstoretest"
 )
 

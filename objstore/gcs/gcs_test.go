@@ -3,13 +3,14 @@ package gcs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/objstore/internal/cloudtest"
+	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/objstore/objstoretest"
 )
 
@@ -140,7 +141,20 @@ func TestLargePut(t *testing.T) {
 			}
 		})
 	}
+
+	// A body that fails after the first chunk went up leaves no object.
+	failing := io.MultiReader(strings.NewReader(string(body)), errReader{})
+	if err := s.Put(ctx, "failed", failing, objstore.PutOptions{}); err == nil {
+		t.Fatal("Put with a body that fails after one chunk succeeded")
+	}
+	if _, err := s.Head(ctx, "failed"); !errors.Is(err, objstore.ErrNotFound) {
+		t.Errorf("Head after the failed resumable Put = %v, want ErrNotFound", err)
+	}
 }
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("body broke") }
 
 // TestOpenURI opens the store by URI, as the command line does.
 func TestOpenURI(t *testing.T) {

@@ -29,7 +29,8 @@
 //     multipart upload, one part at a time. S3 publishes an object whole, or
 //     not at all; a failed multipart upload is aborted.
 //   - Get, GetRange (a ranged GET) and Head of a missing key wrap
-//     [objstore.ErrNotFound]. A missing bucket is a different error.
+//     [objstore.ErrNotFound]. Get and List of a missing bucket fail with
+//     another error; Head cannot tell, as S3 sends no body with a HEAD.
 //   - List uses ListObjectsV2 with the prefix and StartAfter, so the server
 //     skips what comes before startAfter; S3 orders keys by their UTF-8
 //     bytes, which is the order the contract asks for. Keys travel

@@ -16,7 +16,7 @@ import (
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/objstore/internal/cloudtest"
+	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/objstore/objstoretest"
 )
 
