@@ -396,3 +396,13 @@ func (s *Snapshot) TablePath(p string) string {
 	}
 	return s.root + c
 }
+
+// OpenURI opens the table at uri: a path, file://, mem://, or a cloud URI
+// whose store package is imported (s3://, gs://, az://; see objstore.Open).
+func OpenURI(ctx context.Context, uri string, opts ...Option) (*Snapshot, error) {
+	st, err := objstore.Open(ctx, uri)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: %w", err)
+	}
+	return Open(ctx, st, "", opts...)
+}

@@ -57,6 +57,14 @@ func TestDescribeGoldenTables(t *testing.T) {
 			if c.PartitionColumns != nil && !slices.Equal(d.PartitionColumns, c.PartitionColumns) {
 				t.Errorf("partition columns %v, want %v", d.PartitionColumns, c.PartitionColumns)
 			}
+			for app, v := range c.Txns {
+				if got, ok := d.Txns[app]; !ok || got != v {
+					t.Errorf("txn %s = %d (%v), want %d", app, got, ok, v)
+				}
+			}
+			if c.NumTxns != nil && int64(len(d.Txns)) != *c.NumTxns {
+				t.Errorf("%d app transactions, want %d", len(d.Txns), *c.NumTxns)
+			}
 			if c.NumFiles != nil && int64(d.NumFiles) != *c.NumFiles {
 				t.Errorf("numFiles %d, want %d", d.NumFiles, *c.NumFiles)
 			}

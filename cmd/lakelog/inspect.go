@@ -165,6 +165,9 @@ type description struct {
 	MinWriterVersion int               `json:"minWriterVersion"`
 	ReaderFeatures   []string          `json:"readerFeatures"`
 	WriterFeatures   []string          `json:"writerFeatures"`
+	// Txns are the application transaction versions (appId -> version),
+	// where an exactly-once ingestor resumes from.
+	Txns map[string]int64 `json:"txns"`
 }
 
 func describeOf(s *deltalog.Snapshot) description {
@@ -182,6 +185,10 @@ func describeOf(s *deltalog.Snapshot) description {
 		MinWriterVersion: p.MinWriterVersion,
 		ReaderFeatures:   append([]string{}, p.ReaderFeatures...),
 		WriterFeatures:   append([]string{}, p.WriterFeatures...),
+	}
+	d.Txns = map[string]int64{}
+	for id, t := range s.Txns() {
+		d.Txns[id] = t.Version
 	}
 	if !json.Valid(d.Schema) {
 		d.Schema = json.RawMessage("null")

@@ -136,7 +136,7 @@ func openSnapshot(ctx context.Context, uri string, opts ...deltalog.Option) (*de
 	if err != nil {
 		return nil, err
 	}
-	return deltalog.Open(ctx, st, "", opts...)
+	return deltalog.Open(ctx, st, "", opts...) // the store is rooted at the table
 }
 
 // multiFlag collects a repeated flag.
