@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/test/golden"
 )
 
@@ -176,5 +177,17 @@ func TestCheckpointVerb(t *testing.T) {
 	var d description
 	if code != exitOK || json.Unmarshal([]byte(out), &d) != nil || d.Version != 4 || d.NumFiles != 16 {
 		t.Fatalf("describe after removing commits: exit %d %s %s", code, out, errOut)
+	}
+}
+
+// A transaction aborted by a conflict exits with 3 and names the conflict.
+func TestConflictExitCode(t *testing.T) {
+	registerVerb("test-conflict", "test-conflict", func(context.Context, *env, []string) error {
+		return fmt.Errorf("append: %w", &conflict.Error{Kind: conflict.ErrConcurrentDeleteRead, WinningVersion: 7, Paths: []string{"p=1/a.parquet"}})
+	})
+	defer delete(verbs, "test-conflict")
+	code, _, errOut := lakelog(t, "test-conflict")
+	if code != exitConflict || !strings.Contains(errOut, "version 7") || !strings.Contains(errOut, "p=1/a.parquet") {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
