@@ -62,6 +62,8 @@ type schemaConfig struct {
 	statsParsed           *arrow.Field
 	// v2 adds the checkpointMetadata and sidecar columns.
 	v2 bool
+	// sidecar keeps only the add and remove columns, for sidecar files.
+	sidecar bool
 }
 
 // checkpointSchema returns the Arrow schema of a written checkpoint.
@@ -89,6 +91,20 @@ func checkpointSchema(c schemaConfig) *arrow.Schema {
 	if c.statsParsed != nil {
 		add = append(add, *c.statsParsed)
 	}
+	remove := structOf(KindRemove,
+		str("path"),
+		i64("deletionTimestamp"),
+		boolean("dataChange"),
+		boolean("extendedFileMetadata"),
+		strMap("partitionValues"),
+		i64("size"),
+		deletionVectorField(),
+		i64("baseRowId"),
+		i64("defaultRowCommitVersion"),
+	)
+	if c.sidecar {
+		return arrow.NewSchema([]arrow.Field{structOf(KindAdd, add...), remove}, nil)
+	}
 	fields := []arrow.Field{
 		structOf(KindTxn,
 			str("appId"),
@@ -98,17 +114,7 @@ func checkpointSchema(c schemaConfig) *arrow.Schema {
 		structOf(KindAdd, add...),
 		// Remove tombstones carry no stats or tags in a checkpoint
 		// (PROTOCOL.md "Checkpoints").
-		structOf(KindRemove,
-			str("path"),
-			i64("deletionTimestamp"),
-			boolean("dataChange"),
-			boolean("extendedFileMetadata"),
-			strMap("partitionValues"),
-			i64("size"),
-			deletionVectorField(),
-			i64("baseRowId"),
-			i64("defaultRowCommitVersion"),
-		),
+		remove,
 		structOf(KindMetadata,
 			str("id"),
 			str("name"),

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/google/uuid"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
@@ -28,6 +29,18 @@ const (
 	Zstd
 	Uncompressed
 )
+
+func (c Compression) String() string {
+	switch c {
+	case Snappy:
+		return "snappy"
+	case Zstd:
+		return "zstd"
+	case Uncompressed:
+		return "uncompressed"
+	}
+	return fmt.Sprintf("Compression(%d)", int(c))
+}
 
 func (c Compression) codec() (compress.Compression, error) {
 	switch c {
@@ -47,6 +60,10 @@ type writeConfig struct {
 	mem         memory.Allocator
 	statsJSON   bool
 	parsed      *parsedSpec
+	parts       int
+	v2          bool
+	sidecarRows int
+	now         func() time.Time
 }
 
 // DefaultBatchRows is the number of actions Write buffers before writing
@@ -59,8 +76,9 @@ func WithCompression(c Compression) WriteOption {
 }
 
 // WithRowGroupSize sets how many actions Write buffers and writes as one
-// row group (default DefaultBatchRows). Write's memory grows with it, not
-// with the number of actions.
+// row group (default DefaultBatchRows). Write's memory grows with it (and
+// with the number of files written at once), not with the number of
+// actions.
 func WithRowGroupSize(n int) WriteOption {
 	return writeOptionFunc(func(w *writeConfig) { w.batchRows = max(n, 1) })
 }
@@ -71,89 +89,485 @@ func WithoutStatsJSON() WriteOption {
 	return writeOptionFunc(func(w *writeConfig) { w.statsJSON = false })
 }
 
-// Write writes the classic checkpoint of version: the object
-// <logDir>/<version %020d>.checkpoint.parquet, one row per action of acts
-// (the reconciled state of the table at version: protocol, metaData, txn,
-// domainMetadata, add, and the unexpired remove tombstones). commitInfo and
-// cdc actions and domainMetadata tombstones (removed=true) are skipped, as
-// the protocol requires; anything else is written as given. acts must hold
-// exactly one protocol and one metaData action.
+// WithParts writes a multi-part checkpoint of n files,
+// <v>.checkpoint.<i>.<n>.parquet, instead of a classic one (n = 1). The
+// protocol deprecates them and forbids them on tables with the
+// v2Checkpoint feature; they exist for readers that want parts. Actions
+// are spread over the parts as Spark does (a Murmur3 hash of the file
+// path, PROTOCOL.md "Multi-part checkpoint"), so that two writers produce
+// the same parts. A multi-part checkpoint cannot appear atomically: the
+// parts are written concurrently, and on failure the ones already written
+// are deleted (best effort); readers ignore incomplete sets.
+func WithParts(n int) WriteOption {
+	return writeOptionFunc(func(w *writeConfig) { w.parts = n })
+}
+
+// WithV2 writes a V2 spec checkpoint under a UUID name,
+// <v>.checkpoint.<uuid>.parquet, with a checkpointMetadata action. When
+// sidecarActions > 0 the add and remove actions go to sidecar files of at
+// most that many actions each under <logDir>/_sidecars/, written before
+// the top-level file that names them; otherwise they are in the top-level
+// file. Only for tables with the v2Checkpoint feature.
+func WithV2(sidecarActions int) WriteOption {
+	return writeOptionFunc(func(w *writeConfig) { w.v2, w.sidecarRows = true, max(sidecarActions, 0) })
+}
+
+// Write writes the checkpoint of version: by default the classic file
+// <logDir>/<version %020d>.checkpoint.parquet (V1 spec), one row per action
+// of acts (the reconciled state of the table at version: protocol,
+// metaData, txn, domainMetadata, add, and the unexpired remove
+// tombstones). commitInfo, cdc and V2 actions and domainMetadata
+// tombstones (removed=true) are skipped, as the protocol requires;
+// anything else is written as given. acts must hold exactly one protocol
+// and one metaData action. WithParts and WithV2 choose the other forms.
 //
-// Write streams: it buffers one row group of actions (WithRowGroupSize) and
-// pipes the encoded Parquet file into the store's Put, so memory does not
-// grow with the table. The object appears whole or not at all: an error
-// from acts, the encoder or the store aborts the Put, and nothing is left
-// under the final name. The Put overwrites an existing checkpoint of the
-// same version, which is equivalent by construction.
+// Write streams: it buffers one row group of actions (WithRowGroupSize) per
+// file being written and pipes the encoded Parquet into the store's Put,
+// so memory does not grow with the table. Each file appears whole or not
+// at all: an error from acts, the encoder or the store aborts the Put, and
+// nothing is left under the final name. A classic checkpoint replaces an
+// existing one of the same version, which is equivalent by construction.
 //
-// The returned LastCheckpoint describes the file, for WriteLast.
+// The returned LastCheckpoint describes the checkpoint, for WriteLast.
 func Write(ctx context.Context, store objstore.Store, logDir string, version int64, acts iter.Seq2[actions.Action, error], opts ...WriteOption) (LastCheckpoint, error) {
-	cfg := writeConfig{compression: Snappy, batchRows: DefaultBatchRows, mem: memory.DefaultAllocator, statsJSON: true}
+	cfg := writeConfig{compression: Snappy, batchRows: DefaultBatchRows, mem: memory.DefaultAllocator, statsJSON: true, parts: 1, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
 			o.applyWrite(&cfg)
 		}
 	}
-	if version < 0 {
+	switch {
+	case version < 0:
 		return LastCheckpoint{}, fmt.Errorf("checkpoint: write: negative version %d", version)
+	case cfg.parts < 1 || cfg.parts > 9999999999:
+		return LastCheckpoint{}, fmt.Errorf("checkpoint: write: %d parts", cfg.parts)
+	case cfg.parts > 1 && cfg.v2:
+		return LastCheckpoint{}, errors.New("checkpoint: write: a V2 checkpoint cannot have parts")
 	}
-	key := joinKey(logDir, ClassicName(version))
-	sc := schemaConfig{statsJSON: cfg.statsJSON}
-	var parsed *parsedEncoder
-	if cfg.parsed != nil {
-		var err error
-		parsed, err = newParsedEncoder(cfg.parsed)
+	if _, err := cfg.compression.codec(); err != nil {
+		return LastCheckpoint{}, err
+	}
+	w := &writer{ctx: ctx, store: store, logDir: logDir, version: version, cfg: cfg}
+	if cfg.v2 {
+		return w.writeV2(acts)
+	}
+	return w.writeV1(acts)
+}
+
+// writer holds what the files of one checkpoint share.
+type writer struct {
+	ctx     context.Context
+	store   objstore.Store
+	logDir  string
+	version int64
+	cfg     writeConfig
+}
+
+// tally counts what a checkpoint holds.
+type tally struct {
+	rows, adds, protocols, metadatas int64
+}
+
+func (t *tally) count(a *actions.Action) {
+	t.rows++
+	switch {
+	case a.Protocol != nil:
+		t.protocols++
+	case a.Metadata != nil:
+		t.metadatas++
+	case a.Add != nil:
+		t.adds++
+	}
+}
+
+func (t *tally) check() error {
+	if t.protocols != 1 || t.metadatas != 1 {
+		return fmt.Errorf("checkpoint needs one protocol and one metaData action, got %d and %d", t.protocols, t.metadatas)
+	}
+	return nil
+}
+
+// keep reports whether a checkpoint holds a; see Write.
+func keep(a *actions.Action) bool {
+	switch {
+	case a.Protocol != nil, a.Metadata != nil, a.Add != nil, a.Remove != nil, a.Txn != nil:
+		return true
+	case a.DomainMetadata != nil:
+		return !a.DomainMetadata.Removed
+	}
+	return false
+}
+
+func (w *writer) schemaConfig(v2, sidecar bool) (schemaConfig, error) {
+	sc := schemaConfig{statsJSON: w.cfg.statsJSON, v2: v2, sidecar: sidecar}
+	if w.cfg.parsed != nil {
+		parsed, err := newParsedEncoder(w.cfg.parsed)
 		if err != nil {
-			return LastCheckpoint{}, fmt.Errorf("checkpoint: write %s: %w", key, err)
+			return sc, err
 		}
 		sc.partitionValuesParsed, sc.statsParsed = parsed.fields()
 	}
-	schema := checkpointSchema(sc)
-	codec, err := cfg.compression.codec()
+	return sc, nil
+}
+
+// writeV1 writes a classic or multi-part checkpoint.
+func (w *writer) writeV1(acts iter.Seq2[actions.Action, error]) (LastCheckpoint, error) {
+	n := w.cfg.parts
+	sc, err := w.schemaConfig(false, false)
+	if err != nil {
+		return LastCheckpoint{}, fmt.Errorf("checkpoint: write version %d: %w", w.version, err)
+	}
+	files := make([]*fileWriter, n)
+	for i := range files {
+		key := joinKey(w.logDir, ClassicName(w.version))
+		if n > 1 {
+			key = joinKey(w.logDir, MultiPartName(w.version, i+1, n))
+		}
+		files[i], err = w.startFile(key, sc)
+		if err != nil {
+			abortAll(files[:i], err)
+			return LastCheckpoint{}, err
+		}
+	}
+	var t tally
+	err = func() error {
+		for a, err := range acts {
+			if err != nil {
+				return err
+			}
+			if !keep(&a) {
+				continue
+			}
+			part := 0
+			if n > 1 {
+				part = sparkPartition(actionPath(&a), n)
+			}
+			if err := files[part].append(&a); err != nil {
+				return err
+			}
+			t.count(&a)
+		}
+		return t.check()
+	}()
+	if err != nil {
+		abortAll(files, err)
+		return LastCheckpoint{}, w.errorf(files, err)
+	}
+	var size int64
+	for i, f := range files {
+		if err := f.finish(); err != nil {
+			abortAll(files[i+1:], err)
+			w.deleteFiles(files[:i])
+			return LastCheckpoint{}, w.errorf(files, err)
+		}
+		size += f.size()
+	}
+	lc := LastCheckpoint{Version: w.version, Size: t.rows, SizeInBytes: &size, NumOfAddFiles: &t.adds}
+	if n > 1 {
+		lc.Parts = &n
+	}
+	lc.CheckpointSchema, err = deltaSchemaJSON(checkpointSchema(sc))
 	if err != nil {
 		return LastCheckpoint{}, err
 	}
+	return lc, nil
+}
 
+// writeV2 writes a UUID-named V2 checkpoint, with sidecars when asked.
+func (w *writer) writeV2(acts iter.Seq2[actions.Action, error]) (LastCheckpoint, error) {
+	topSC, err := w.schemaConfig(true, false)
+	if err != nil {
+		return LastCheckpoint{}, fmt.Errorf("checkpoint: write version %d: %w", w.version, err)
+	}
+	if w.cfg.sidecarRows > 0 {
+		topSC.partitionValuesParsed, topSC.statsParsed = nil, nil
+	}
+	sideSC, err := w.schemaConfig(false, true)
+	if err != nil {
+		return LastCheckpoint{}, fmt.Errorf("checkpoint: write version %d: %w", w.version, err)
+	}
+	name := fmt.Sprintf("%020d.checkpoint.%s.parquet", w.version, uuid.NewString())
+	var (
+		t        tally
+		nonFile  []actions.Action // buffered for the top-level file; small
+		sidecars []actions.Sidecar
+		done     []*fileWriter // finished sidecar files, to delete on failure
+		side     *fileWriter
+		top      *fileWriter
+	)
+	if w.cfg.sidecarRows == 0 {
+		if top, err = w.startFile(joinKey(w.logDir, name), topSC); err != nil {
+			return LastCheckpoint{}, err
+		}
+	}
+	finishSidecar := func() error {
+		if side == nil {
+			return nil
+		}
+		f := side
+		side = nil
+		if err := f.finish(); err != nil {
+			return err
+		}
+		done = append(done, f)
+		sidecars = append(sidecars, actions.Sidecar{
+			Path:             baseName(f.key),
+			SizeInBytes:      f.size(),
+			ModificationTime: w.cfg.now().UnixMilli(),
+		})
+		return nil
+	}
+	fail := func(err error) (LastCheckpoint, error) {
+		if side != nil {
+			side.abort(err)
+		}
+		if top != nil {
+			top.abort(err)
+		}
+		w.deleteFiles(done)
+		return LastCheckpoint{}, fmt.Errorf("checkpoint: write %s: %w", joinKey(w.logDir, name), err)
+	}
+	err = func() error {
+		for a, err := range acts {
+			if err != nil {
+				return err
+			}
+			if !keep(&a) {
+				continue
+			}
+			t.count(&a)
+			fileAction := a.Add != nil || a.Remove != nil
+			switch {
+			case top != nil:
+				if err := top.append(&a); err != nil {
+					return err
+				}
+			case fileAction:
+				if side == nil {
+					key := joinKey(w.logDir, "_sidecars/"+uuid.NewString()+".parquet")
+					if side, err = w.startFile(key, sideSC); err != nil {
+						return err
+					}
+				}
+				if err := side.append(&a); err != nil {
+					return err
+				}
+				if side.rows == int64(w.cfg.sidecarRows) {
+					if err := finishSidecar(); err != nil {
+						return err
+					}
+				}
+			default:
+				nonFile = append(nonFile, a)
+			}
+		}
+		if err := t.check(); err != nil {
+			return err
+		}
+		return finishSidecar()
+	}()
+	if err != nil {
+		return fail(err)
+	}
+	cm := actions.Action{CheckpointMetadata: &actions.CheckpointMetadata{Version: w.version}}
+	if top == nil {
+		if top, err = w.startFile(joinKey(w.logDir, name), topSC); err != nil {
+			return fail(err)
+		}
+	}
+	tail := append(nonFile, cm)
+	for i := range sidecars {
+		tail = append(tail, actions.Action{Sidecar: &sidecars[i]})
+	}
+	for i := range tail {
+		if err := top.append(&tail[i]); err != nil {
+			return fail(err)
+		}
+	}
+	t.rows += 1 + int64(len(sidecars))
+	f := top
+	if err := f.finish(); err != nil {
+		top = nil
+		return fail(err)
+	}
+	size := f.size()
+	for _, s := range sidecars {
+		size += s.SizeInBytes
+	}
+	nonFileActions := append(nonFile[:len(nonFile):len(nonFile)], cm)
+	lc := LastCheckpoint{
+		Version: w.version, Size: t.rows, SizeInBytes: &size, NumOfAddFiles: &t.adds,
+		V2Checkpoint: &V2Checkpoint{
+			Path:             name,
+			SizeInBytes:      f.size(),
+			ModificationTime: w.cfg.now().UnixMilli(),
+			NonFileActions:   nonFileActions,
+			SidecarFiles:     sidecars,
+		},
+	}
+	lc.CheckpointSchema, err = deltaSchemaJSON(checkpointSchema(topSC))
+	if err != nil {
+		return LastCheckpoint{}, err
+	}
+	return lc, nil
+}
+
+func (w *writer) errorf(files []*fileWriter, err error) error {
+	key := joinKey(w.logDir, ClassicName(w.version))
+	if len(files) > 1 {
+		key = joinKey(w.logDir, fmt.Sprintf("%020d.checkpoint.*.%010d.parquet", w.version, len(files)))
+	}
+	return fmt.Errorf("checkpoint: write %s: %w", key, err)
+}
+
+// deleteFiles removes files already written by a failed checkpoint, best
+// effort: readers ignore incomplete multi-part sets and unreferenced
+// sidecars anyway.
+func (w *writer) deleteFiles(files []*fileWriter) {
+	ctx := context.WithoutCancel(w.ctx)
+	for _, f := range files {
+		_ = w.store.Delete(ctx, f.key)
+	}
+}
+
+func abortAll(files []*fileWriter, err error) {
+	for _, f := range files {
+		if f != nil {
+			f.abort(err)
+		}
+	}
+}
+
+// actionPath is the key Spark partitions multi-part checkpoints by:
+// coalesce(add.path, remove.path), nil for other actions.
+func actionPath(a *actions.Action) *string {
+	switch {
+	case a.Add != nil:
+		return &a.Add.Path
+	case a.Remove != nil:
+		return &a.Remove.Path
+	}
+	return nil
+}
+
+// fileWriter streams one Parquet file of actions into a store's Put.
+type fileWriter struct {
+	key     string
+	pw      *io.PipeWriter
+	cw      *countingWriter
+	putDone chan error
+	fw      *pqarrow.FileWriter
+	rb      *array.RecordBuilder
+	enc     *encoder
+	batch   int
+	pending int
+	rows    int64
+	closed  bool
+}
+
+// startFile starts the Put of key and the Parquet writer feeding it.
+func (w *writer) startFile(key string, sc schemaConfig) (*fileWriter, error) {
+	// The typed stats go with the add actions: in V1 files, sidecars, and
+	// a V2 top-level file without sidecars.
+	var parsed *parsedEncoder
+	if w.cfg.parsed != nil && (!sc.v2 || w.cfg.sidecarRows == 0) {
+		var err error
+		if parsed, err = newParsedEncoder(w.cfg.parsed); err != nil {
+			return nil, fmt.Errorf("checkpoint: write %s: %w", key, err)
+		}
+	} else {
+		sc.partitionValuesParsed, sc.statsParsed = nil, nil
+	}
+	schema := checkpointSchema(sc)
+	codec, _ := w.cfg.compression.codec()
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(w.cfg.mem),
+		parquet.WithCompression(codec),
+		parquet.WithMaxRowGroupLength(int64(w.cfg.batchRows)),
+		parquet.WithStats(false),
+		parquet.WithCreatedBy("lakelog"),
+	)
 	pr, pw := io.Pipe()
-	putDone := make(chan error, 1)
+	f := &fileWriter{key: key, pw: pw, cw: &countingWriter{w: pw}, putDone: make(chan error, 1), batch: w.cfg.batchRows}
+	ctx := w.ctx
 	go func() {
-		err := store.Put(ctx, key, pr, objstore.PutOptions{})
+		err := w.store.Put(ctx, key, pr, objstore.PutOptions{})
 		// Unblock the encoder if the store stopped reading early.
 		pr.CloseWithError(errors.Join(errPutReturned, err))
-		putDone <- err
+		f.putDone <- err
 	}()
-
-	cw := &countingWriter{w: pw}
-	stats, werr := encodeFile(ctx, cw, schema, codec, cfg, parsed, acts)
-	if werr != nil {
-		pw.CloseWithError(werr)
-	} else {
-		pw.Close()
-	}
-	perr := <-putDone
-	switch {
-	case werr != nil && !errors.Is(werr, errPutReturned):
-		return LastCheckpoint{}, fmt.Errorf("checkpoint: write %s: %w", key, werr)
-	case perr != nil:
-		return LastCheckpoint{}, fmt.Errorf("checkpoint: write %s: %w", key, perr)
-	case werr != nil:
-		return LastCheckpoint{}, fmt.Errorf("checkpoint: write %s: %w", key, werr)
-	}
-
-	schemaJSON, err := deltaSchemaJSON(schema)
+	fw, err := pqarrow.NewFileWriter(schema, f.cw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(w.cfg.mem)))
 	if err != nil {
-		return LastCheckpoint{}, err
+		pw.CloseWithError(err)
+		<-f.putDone
+		return nil, fmt.Errorf("checkpoint: write %s: %w", key, err)
 	}
-	size := cw.n
-	adds := stats.adds
-	return LastCheckpoint{
-		Version:          version,
-		Size:             stats.rows,
-		SizeInBytes:      &size,
-		NumOfAddFiles:    &adds,
-		CheckpointSchema: schemaJSON,
-	}, nil
+	f.fw = fw
+	f.rb = array.NewRecordBuilder(w.cfg.mem, schema)
+	f.enc = newEncoder(f.rb, parsed)
+	return f, nil
 }
+
+// append adds one action, writing a row group when the batch is full.
+func (f *fileWriter) append(a *actions.Action) error {
+	ok, err := f.enc.append(a)
+	if err != nil || !ok {
+		return err
+	}
+	f.rows++
+	f.pending++
+	if f.pending == f.batch {
+		return f.flush()
+	}
+	return nil
+}
+
+func (f *fileWriter) flush() error {
+	rec := f.rb.NewRecordBatch()
+	defer rec.Release()
+	f.pending = 0
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	return f.fw.Write(rec)
+}
+
+// finish writes the last row group and the footer and waits for the Put.
+func (f *fileWriter) finish() error {
+	if f.closed {
+		return errors.New("file already closed")
+	}
+	err := f.flush()
+	f.closed = true
+	f.rb.Release()
+	if cerr := f.fw.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		f.pw.CloseWithError(err)
+		perr := <-f.putDone
+		if errors.Is(err, errPutReturned) && perr != nil {
+			return perr
+		}
+		return err
+	}
+	f.pw.Close()
+	return <-f.putDone
+}
+
+// abort stops the Put with err, so that nothing appears under the key.
+func (f *fileWriter) abort(err error) {
+	if f.closed {
+		return
+	}
+	f.closed = true
+	f.pw.CloseWithError(err)
+	f.rb.Release()
+	f.fw.Close()
+	<-f.putDone
+}
+
+func (f *fileWriter) size() int64 { return f.cw.n }
 
 // errPutReturned is the pipe's error when the store's Put returned before
 // reading the whole body.
@@ -168,85 +582,4 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-type writeStats struct {
-	rows, adds int64
-}
-
-// encodeFile writes the Parquet file of acts to w, one row group per batch.
-func encodeFile(ctx context.Context, w io.Writer, schema *arrow.Schema, codec compress.Compression, cfg writeConfig, parsed *parsedEncoder, acts iter.Seq2[actions.Action, error]) (st writeStats, err error) {
-	props := parquet.NewWriterProperties(
-		parquet.WithAllocator(cfg.mem),
-		parquet.WithCompression(codec),
-		parquet.WithMaxRowGroupLength(int64(cfg.batchRows)),
-		parquet.WithStats(false),
-		parquet.WithCreatedBy("lakelog"),
-	)
-	fw, err := pqarrow.NewFileWriter(schema, w, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem)))
-	if err != nil {
-		return st, err
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			fw.Close()
-		}
-	}()
-	rb := array.NewRecordBuilder(cfg.mem, schema)
-	defer rb.Release()
-	enc := newEncoder(rb, parsed)
-
-	flush := func() error {
-		rec := rb.NewRecordBatch()
-		defer rec.Release()
-		if rec.NumRows() == 0 {
-			return nil
-		}
-		return fw.Write(rec)
-	}
-	var protocols, metadatas int
-	pending := 0
-	for a, err := range acts {
-		if err != nil {
-			return st, err
-		}
-		if a.DomainMetadata != nil && a.DomainMetadata.Removed {
-			continue
-		}
-		ok, err := enc.append(&a)
-		if err != nil {
-			return st, err
-		}
-		if !ok {
-			continue
-		}
-		switch {
-		case a.Protocol != nil:
-			protocols++
-		case a.Metadata != nil:
-			metadatas++
-		case a.Add != nil:
-			st.adds++
-		}
-		st.rows++
-		pending++
-		if pending == cfg.batchRows {
-			if err := ctx.Err(); err != nil {
-				return st, err
-			}
-			if err := flush(); err != nil {
-				return st, err
-			}
-			pending = 0
-		}
-	}
-	if protocols != 1 || metadatas != 1 {
-		return st, fmt.Errorf("checkpoint needs one protocol and one metaData action, got %d and %d", protocols, metadatas)
-	}
-	if err := flush(); err != nil {
-		return st, err
-	}
-	closed = true
-	return st, fw.Close()
 }
