@@ -294,3 +294,30 @@ func TestCompactedCommitsAreUsed(t *testing.T) {
 		}
 	}
 }
+
+// When the only checkpoint is unreadable and the commits before it are
+// gone, the read fails with an error instead of looping or guessing.
+func TestOnlyCheckpointUnreadable(t *testing.T) {
+	ctx := context.Background()
+	mem := objstore.NewMem()
+	createTable(t, mem, nil)
+	commitN(t, mem, 0, 12)
+	for v := int64(0); v < 10; v++ {
+		if err := mem.Delete(ctx, "_delta_log/"+deltalog.CommitName(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mem.Put(ctx, "_delta_log/"+deltalog.CheckpointName(10), strings.NewReader("PAR1 not really"), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := deltalog.Open(ctx, mem, ""); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("opened a table whose only checkpoint is garbage")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open loops on an unreadable checkpoint")
+	}
+}

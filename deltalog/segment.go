@@ -3,6 +3,7 @@ package deltalog
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -143,10 +144,11 @@ func displayRoot(root string) string {
 }
 
 // buildSegment picks the files for version target (-1: the latest), with a
-// checkpoint no newer than maxCheckpoint (-1: any).
+// checkpoint no newer than maxCheckpoint (anyCheckpoint: no limit; a
+// negative value: no checkpoint at all).
 func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (*segment, *listing, error) {
 	start := int64(-1)
-	if hint := t.readLastCheckpointHint(ctx); hint >= 0 && (target < 0 || hint <= target) && (maxCheckpoint < 0 || hint <= maxCheckpoint) {
+	if hint := t.readLastCheckpointHint(ctx); hint >= 0 && (target < 0 || hint <= target) && hint <= maxCheckpoint {
 		start = hint
 	}
 	l, err := t.list(ctx, start)
@@ -172,7 +174,7 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 	seg := &segment{Version: target}
 	var cpVersions []int64
 	for v := range l.checkpoints {
-		if v <= target && (maxCheckpoint < 0 || v <= maxCheckpoint) {
+		if v <= target && v <= maxCheckpoint {
 			cpVersions = append(cpVersions, v)
 		}
 	}
@@ -218,6 +220,9 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 	}
 	return seg, l, nil
 }
+
+// anyCheckpoint lets buildSegment use any checkpoint.
+const anyCheckpoint = int64(math.MaxInt64)
 
 // readLastCheckpointHint returns _last_checkpoint's version, or -1 when it
 // is missing or unreadable: it is only a hint.

@@ -82,7 +82,7 @@ func AtTimestamp(t time.Time) Option { return func(c *openConfig) { c.timestamp 
 // ErrNotTable; a table needing reader features lakelog lacks is
 // ErrUnsupportedFeature.
 func Open(ctx context.Context, store objstore.Store, root string, opts ...Option) (*Snapshot, error) {
-	cfg := openConfig{version: -1, maxCheckpnt: -1}
+	cfg := openConfig{version: -1, maxCheckpnt: anyCheckpoint}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -103,10 +103,7 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 		s, err := t.replay(ctx, seg)
 		if err != nil && seg.Checkpoint != nil && errors.Is(err, errCheckpointUnreadable) {
 			// A checkpoint a crash left broken: use an older one, or none.
-			maxCP = seg.Checkpoint.Version - 1
-			if maxCP < 0 {
-				maxCP = -2 // no checkpoint at all
-			}
+			maxCP = seg.Checkpoint.Version - 1 // -1: replay from version 0
 			continue
 		}
 		if err != nil {
