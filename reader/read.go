@@ -2,6 +2,7 @@ package reader
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,7 @@ type columnSource struct {
 	value    any  // the partition value (nil for null)
 	fileName string
 	inFile   bool
+	int96    *int96Column // a top-level INT96 column, decoded here
 }
 
 // readFile decodes f and calls emit with each non-empty batch, which emit
@@ -76,6 +78,13 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
+	defer func() {
+		for _, src := range sources {
+			if src.int96 != nil {
+				src.int96.close()
+			}
+		}
+	}()
 	var leaves []int
 	for i := range sources {
 		src := &sources[i]
@@ -87,11 +96,17 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			continue // added to the table after this file: nulls
 		}
 		src.inFile, src.fileName = true, sf.Field.Name
+		if sf.IsLeaf() && pf.MetaData().Schema.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int96 {
+			// Legacy INT96 timestamps: decoded here, because pqarrow goes
+			// through nanoseconds and fails outside 1677..2262.
+			src.int96 = &int96Column{pf: pf, col: sf.ColIndex, maxDef: pf.MetaData().Schema.Column(sf.ColIndex).MaxDefinitionLevel()}
+			continue
+		}
 		leaves = appendLeaves(leaves, sf)
 	}
 	fileRows := pf.NumRows()
 	if len(leaves) == 0 {
-		// Nothing to decode: only the row count matters.
+		// Nothing for pqarrow to decode: cut the file's rows into batches.
 		for start := int64(0); start < fileRows; start += int64(s.cfg.batchSize) {
 			n := min(int64(s.cfg.batchSize), fileRows-start)
 			s.m.rowsRead.Add(n)
@@ -200,6 +215,12 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		switch {
 		case src.part:
 			cols[i], err = constantArray(mem, src.arrow.Type, src.value, int(n))
+		case src.int96 != nil:
+			var ts arrow.Array
+			if ts, err = src.int96.next(mem, int(n)); err == nil {
+				cols[i], err = ConformArray(ctx, mem, ts, src.arrow.Type)
+				ts.Release()
+			}
 		case src.inFile:
 			idx := batch.Schema().FieldIndices(src.fileName)
 			if len(idx) == 0 {
@@ -349,4 +370,86 @@ func appendValue(b array.Builder, v any) error {
 		}
 	}
 	return fmt.Errorf("value %v (%T) does not fit Arrow type %s", v, v, b.Type())
+}
+
+// int96Column decodes a top-level INT96 column (Spark's legacy timestamp:
+// nanoseconds of the day and a Julian day) straight to microseconds, in
+// step with the batches pqarrow decodes for the other columns.
+type int96Column struct {
+	pf     *file.Reader
+	col    int
+	maxDef int16
+	rg     int // next row group to open
+	rdr    *file.Int96ColumnChunkReader
+	vals   []parquet.Int96
+	defs   []int16
+}
+
+// julianUnixEpoch is the Julian day number of 1970-01-01.
+const julianUnixEpoch = 2_440_588
+
+// next decodes the next n values as Timestamp(us, UTC).
+func (c *int96Column) next(mem memory.Allocator, n int) (arrow.Array, error) {
+	b := array.NewTimestampBuilder(mem, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"})
+	defer b.Release()
+	b.Reserve(n)
+	if cap(c.vals) < n {
+		c.vals, c.defs = make([]parquet.Int96, n), make([]int16, n)
+	}
+	for done := 0; done < n; {
+		if c.rdr == nil || !c.rdr.HasNext() {
+			c.close()
+			if c.rg >= c.pf.NumRowGroups() {
+				return nil, fmt.Errorf("INT96 column %d ends before the file's rows", c.col)
+			}
+			cr, err := c.pf.RowGroup(c.rg).Column(c.col)
+			if err != nil {
+				return nil, err
+			}
+			c.rg++
+			r, ok := cr.(*file.Int96ColumnChunkReader)
+			if !ok {
+				return nil, fmt.Errorf("column %d is not INT96", c.col)
+			}
+			c.rdr = r
+			continue
+		}
+		levels, nvals, err := c.rdr.ReadBatch(int64(n-done), c.vals[:n-done], c.defs[:n-done], nil)
+		if err != nil {
+			return nil, err
+		}
+		v := 0
+		for i := 0; i < int(levels); i++ {
+			if c.maxDef > 0 && c.defs[i] < c.maxDef {
+				b.AppendNull()
+				continue
+			}
+			if v >= nvals {
+				return nil, fmt.Errorf("INT96 column %d: fewer values than levels", c.col)
+			}
+			b.Append(arrow.Timestamp(int96Micros(c.vals[v])))
+			v++
+		}
+		done += int(levels)
+		if levels == 0 {
+			c.close() // the chunk is exhausted
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// close releases the current column chunk's pages.
+func (c *int96Column) close() {
+	if c.rdr != nil {
+		c.rdr.Close()
+		c.rdr = nil
+	}
+}
+
+// int96Micros converts an INT96 timestamp to microseconds since the epoch,
+// truncating nanoseconds.
+func int96Micros(v parquet.Int96) int64 {
+	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
+	day := int64(binary.LittleEndian.Uint32(v[8:]))
+	return (day-julianUnixEpoch)*86_400_000_000 + floorDiv(nanos, 1000)
 }
