@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -138,8 +139,26 @@ func randomRow(r *rand.Rand) map[string]any {
 	return row
 }
 
+// seedFlag replays a failing run: go test -run Random -expr.seed=N.
+var seedFlag = flag.Uint64("expr.seed", 0, "seed for the randomized tests (0: the fixed default)")
+
+func testSeed(def uint64) uint64 {
+	if *seedFlag != 0 {
+		return *seedFlag
+	}
+	return def
+}
+
+// iterations scales a randomized test down under -short.
+func iterations(n int) int {
+	if testing.Short() {
+		return n / 10
+	}
+	return n
+}
+
 func TestRandomBatchMatchesRows(t *testing.T) {
-	seed := uint64(20260301)
+	seed := testSeed(20260301)
 	r := rand.New(rand.NewPCG(seed, 1))
 	g := &exprGen{r: r}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -154,7 +173,8 @@ func TestRandomBatchMatchesRows(t *testing.T) {
 	sliced := rec.NewSlice(3, int64(len(rows))-2)
 	defer sliced.Release()
 	checked, failed := 0, 0
-	for range 3000 {
+	n := iterations(1200)
+	for range n {
 		src := g.boolExpr(3)
 		e, err := Parse(src)
 		if err != nil {
@@ -203,7 +223,7 @@ func TestRandomBatchMatchesRows(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < 1000 {
+	if checked < n/3 {
 		t.Errorf("only %d expressions checked (%d failed)", checked, failed)
 	}
 }
@@ -275,7 +295,7 @@ func statJSON(v any, prefixLen int) any {
 }
 
 func TestRandomPruningIsSound(t *testing.T) {
-	seed := uint64(77)
+	seed := testSeed(77)
 	r := rand.New(rand.NewPCG(seed, 2))
 	g := &exprGen{r: r}
 	partitions := []string{"a", "d"}
@@ -322,7 +342,7 @@ func TestRandomPruningIsSound(t *testing.T) {
 		files = append(files, file{rows, pv, st})
 	}
 	pruned, total := 0, 0
-	for range 3000 {
+	for range iterations(2000) {
 		src := g.boolExpr(3)
 		e, err := Parse(src)
 		if err != nil {
