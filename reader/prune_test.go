@@ -157,5 +157,3 @@ func mustParse(t *testing.T, s string) expr.Expr {
 	}
 	return e
 }
-
-
