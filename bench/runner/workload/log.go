@@ -1,0 +1,142 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/lakelog/lakelog/actions"
+)
+
+// LogSpec describes a synthetic Delta log.
+type LogSpec struct {
+	// Commits is the number of commit files, versions 0 to Commits-1.
+	Commits int
+	// AddsPerCommit is the number of add actions in each commit; the
+	// table ends with Commits*AddsPerCommit active files.
+	AddsPerCommit int
+}
+
+// Files is the number of active files the log ends with.
+func (s LogSpec) Files() int { return s.Commits * s.AddsPerCommit }
+
+// baseTime is the first commit's timestamp (2026-01-01T00:00:00Z in ms);
+// commit v is v seconds later.
+const baseTime = 1767225600000
+
+// SynthesizeLog writes spec's commits into dir/_delta_log/ on local disk
+// (creating the folders), without fsync: version 0 holds commitInfo,
+// protocol (1, 2) and the data-path table's metaData, then every version
+// holds a commitInfo and AddsPerCommit adds. File f (0-based over the whole
+// log) is in partition p=p<f mod 10>, claims 1000 rows with ids
+// [1000f, 1000f+999], and carries Spark-style stats for id, v and s. The data
+// files do not exist. Existing commit files are overwritten.
+func SynthesizeLog(ctx context.Context, dir string, spec LogSpec) error {
+	if spec.Commits < 1 || spec.AddsPerCommit < 0 {
+		return fmt.Errorf("workload: synthesize log: need at least one commit, got %d commits of %d adds", spec.Commits, spec.AddsPerCommit)
+	}
+	logDir := filepath.Join(dir, "_delta_log")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return fmt.Errorf("workload: synthesize log: %w", err)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var mu struct {
+		sync.Mutex
+		next int
+		err  error
+	}
+	// claim returns the next version to write, or false when done or failed.
+	claim := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if mu.err != nil || mu.next >= spec.Commits {
+			return 0, false
+		}
+		mu.next++
+		return mu.next - 1, true
+	}
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if mu.err == nil {
+			mu.err = err
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				v, ok := claim()
+				if !ok {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				body, err := actions.MarshalCommit(commitActions(spec, v))
+				if err != nil {
+					fail(fmt.Errorf("workload: synthesize commit %d: %w", v, err))
+					return
+				}
+				name := filepath.Join(logDir, fmt.Sprintf("%020d.json", v))
+				if err := os.WriteFile(name, body, 0o644); err != nil {
+					fail(fmt.Errorf("workload: synthesize log: %w", err))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return mu.err
+}
+
+// commitActions are the actions of version v of spec's log.
+func commitActions(spec LogSpec, v int) []actions.Action {
+	ts := int64(baseTime + 1000*v)
+	blind := true
+	info := &actions.CommitInfo{
+		Timestamp:           &ts,
+		Operation:           "WRITE",
+		OperationParameters: map[string]any{"mode": "Append", "partitionBy": `["p"]`},
+		IsolationLevel:      "Serializable",
+		IsBlindAppend:       &blind,
+		EngineInfo:          "lakelog-bench-synthetic",
+	}
+	if v > 0 {
+		rv := int64(v - 1)
+		info.ReadVersion = &rv
+	}
+	as := make([]actions.Action, 0, spec.AddsPerCommit+3)
+	as = append(as, actions.Action{CommitInfo: info})
+	if v == 0 {
+		created := int64(baseTime)
+		md := Metadata()
+		md.ID = "00000000-0000-4000-8000-00000000be4c"
+		md.CreatedTime = &created
+		as = append(as,
+			actions.Action{Protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
+			actions.Action{Metadata: md})
+	}
+	for j := range spec.AddsPerCommit {
+		as = append(as, actions.Action{Add: syntheticAdd(int64(v*spec.AddsPerCommit+j), ts)})
+	}
+	return as
+}
+
+// syntheticAdd is the add action of file f.
+func syntheticAdd(f, ts int64) *actions.Add {
+	part := pValues[f%NumPartitions]
+	return &actions.Add{
+		Path:             fmt.Sprintf("p=%s/part-00000-%08x-0000-4000-8000-%012x-c000.snappy.parquet", part, f>>16, f),
+		PartitionValues:  map[string]*string{"p": &part},
+		Size:             1_000_000 + f%4096,
+		ModificationTime: ts,
+		DataChange:       true,
+		Stats: fmt.Sprintf(`{"numRecords":1000,"minValues":{"id":%d,"v":0.0001,"s":"s000000"},"maxValues":{"id":%d,"v":0.9999,"s":"s099999"},"nullCount":{"id":0,"v":0,"s":0}}`,
+			1000*f, 1000*f+999),
+	}
+}

@@ -1,0 +1,181 @@
+package workload
+
+import (
+	"fmt"
+	"iter"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+)
+
+// BatchSize is the number of rows per generated batch (the last batch of a
+// table may hold fewer).
+const BatchSize = 64 * 1024
+
+// SchemaString is the Delta schema of the data-path table.
+const SchemaString = `{"type":"struct","fields":[` +
+	`{"name":"id","type":"long","nullable":false,"metadata":{}},` +
+	`{"name":"p","type":"string","nullable":true,"metadata":{}},` +
+	`{"name":"v","type":"double","nullable":true,"metadata":{}},` +
+	`{"name":"s","type":"string","nullable":true,"metadata":{}}]}`
+
+// PartitionColumns are the data-path table's partition columns.
+var PartitionColumns = []string{"p"}
+
+// NumPartitions is the number of distinct values of p.
+const NumPartitions = 10
+
+// Metadata returns a fresh metaData action for the data-path table
+// (deltalog.Create fills in its id and creation time).
+func Metadata() *actions.Metadata {
+	return &actions.Metadata{
+		SchemaString:     SchemaString,
+		PartitionColumns: append([]string(nil), PartitionColumns...),
+		Format:           actions.Format{Provider: "parquet", Options: map[string]string{}},
+		Configuration:    map[string]string{},
+	}
+}
+
+// ArrowSchema is the Arrow schema of the generated batches.
+var ArrowSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "p", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+}, nil)
+
+// P is the value of column p in row i.
+func P(i int64) string { return "p" + strconv.FormatInt(i%NumPartitions, 10) }
+
+// V is the value of column v in row i.
+func V(i int64) float64 {
+	return float64((uint64(i)*2654435761)%(1<<32)) / (1 << 32)
+}
+
+// S is the value of column s in row i.
+func S(i int64) string { return fmt.Sprintf("s%06d", (i*7919)%100000) }
+
+// sValues holds S for every residue, so generation does not format.
+var sValues = func() []string {
+	out := make([]string, 100000)
+	for k := range out {
+		out[k] = fmt.Sprintf("s%06d", k)
+	}
+	return out
+}()
+
+var pValues = func() []string {
+	out := make([]string, NumPartitions)
+	for k := range out {
+		out[k] = "p" + strconv.Itoa(k)
+	}
+	return out
+}()
+
+// Batches yields rows [0, n) of the data-path table in batches of
+// BatchSize, allocated from mem (memory.DefaultAllocator when nil). Each
+// batch is released when the loop body returns; Retain it to keep it.
+func Batches(mem memory.Allocator, n int64) iter.Seq2[arrow.RecordBatch, error] {
+	return Range(mem, 0, n)
+}
+
+// Range yields rows [from, to) of the data-path table, as Batches does.
+func Range(mem memory.Allocator, from, to int64) iter.Seq2[arrow.RecordBatch, error] {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for start := from; start < to; start += BatchSize {
+			rec := Batch(mem, start, min(to, start+BatchSize))
+			ok := yield(rec, nil)
+			rec.Release()
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// Batch builds one batch holding rows [from, to). The caller releases it.
+func Batch(mem memory.Allocator, from, to int64) arrow.RecordBatch {
+	n := int(to - from)
+	ids := array.NewInt64Builder(mem)
+	ps := array.NewStringBuilder(mem)
+	vs := array.NewFloat64Builder(mem)
+	ss := array.NewStringBuilder(mem)
+	defer ids.Release()
+	defer ps.Release()
+	defer vs.Release()
+	defer ss.Release()
+	ids.Reserve(n)
+	ps.Reserve(n)
+	ps.ReserveData(2 * n)
+	vs.Reserve(n)
+	ss.Reserve(n)
+	ss.ReserveData(7 * n)
+	for i := from; i < to; i++ {
+		ids.UnsafeAppend(i)
+		ps.Append(pValues[i%NumPartitions])
+		vs.UnsafeAppend(V(i))
+		ss.Append(sValues[(i*7919)%100000])
+	}
+	cols := []arrow.Array{ids.NewArray(), ps.NewArray(), vs.NewArray(), ss.NewArray()}
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	return array.NewRecordBatch(ArrowSchema, cols, int64(n))
+}
+
+// Checksum summarises rows so that two engines' scans can be compared
+// exactly: the row count, the sum of id, and the total bytes of the string
+// columns p and s (which makes a scan decode every column but v; V is
+// summed too, though float sums depend on order and are only reported).
+type Checksum struct {
+	Rows     int64   `json:"rows"`
+	SumID    int64   `json:"sum_id"`
+	StrBytes int64   `json:"str_bytes"`
+	SumV     float64 `json:"sum_v"`
+}
+
+// Add folds a batch holding the data-path columns (any order, found by
+// name) into c. Columns it lacks are skipped.
+func (c *Checksum) Add(rec arrow.RecordBatch) {
+	c.Rows += rec.NumRows()
+	for i, f := range rec.Schema().Fields() {
+		switch col := rec.Column(i).(type) {
+		case *array.Int64:
+			if f.Name == "id" {
+				for _, x := range col.Int64Values() {
+					c.SumID += x
+				}
+			}
+		case *array.Float64:
+			for _, x := range col.Float64Values() {
+				c.SumV += x
+			}
+		case *array.String:
+			if offs := col.ValueOffsets(); len(offs) > 0 {
+				c.StrBytes += int64(offs[len(offs)-1] - offs[0])
+			}
+		}
+	}
+}
+
+// Expect is the Checksum of rows [from, to), computed without generating
+// batches, for checking scans.
+func Expect(from, to int64) Checksum {
+	var c Checksum
+	for i := from; i < to; i++ {
+		c.Rows++
+		c.SumID += i
+		c.StrBytes += int64(len(pValues[i%NumPartitions]) + 7)
+		c.SumV += V(i)
+	}
+	return c
+}
