@@ -65,75 +65,77 @@ func opTable(op CompareOp) [3]bool {
 	return [3]bool{compareOpResult(op, -1), compareOpResult(op, 0), compareOpResult(op, 1)}
 }
 
+// b2i is 1 for true: the compiler turns it into a flag move, so that
+// the comparison loops below have no data-dependent branches.
+func b2i(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func cmpIntegers[T integer](op CompareOp, a []T, am int, b []T, bm int, n int) []byte {
 	out := make([]byte, nbytes(n))
 	switch op {
 	case Eq, NullSafeEq:
 		for i := 0; i < n; i++ {
-			if a[i&am] == b[i&bm] {
-				setBit(out, i)
-			}
+			out[i>>3] |= b2i(a[i&am] == b[i&bm]) << uint(i&7)
 		}
 	case Ne:
 		for i := 0; i < n; i++ {
-			if a[i&am] != b[i&bm] {
-				setBit(out, i)
-			}
+			out[i>>3] |= b2i(a[i&am] != b[i&bm]) << uint(i&7)
 		}
 	case Lt:
 		for i := 0; i < n; i++ {
-			if a[i&am] < b[i&bm] {
-				setBit(out, i)
-			}
+			out[i>>3] |= b2i(a[i&am] < b[i&bm]) << uint(i&7)
 		}
 	case Le:
 		for i := 0; i < n; i++ {
-			if a[i&am] <= b[i&bm] {
-				setBit(out, i)
-			}
+			out[i>>3] |= b2i(a[i&am] <= b[i&bm]) << uint(i&7)
 		}
 	case Gt:
 		for i := 0; i < n; i++ {
-			if a[i&am] > b[i&bm] {
-				setBit(out, i)
-			}
+			out[i>>3] |= b2i(a[i&am] > b[i&bm]) << uint(i&7)
 		}
 	case Ge:
 		for i := 0; i < n; i++ {
-			if a[i&am] >= b[i&bm] {
-				setBit(out, i)
-			}
+			out[i>>3] |= b2i(a[i&am] >= b[i&bm]) << uint(i&7)
 		}
 	}
 	return out
 }
 
-// fcmp orders floats as Spark does: NaN is the greatest value and equals
-// itself; -0 equals 0.
-func fcmp[T float](x, y T) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	case x == y:
-		return 0
-	}
-	switch xn, yn := x != x, y != y; {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	}
-	return -1
-}
-
+// cmpFloats compares in Spark's order without branches: NaN is the
+// greatest value and equals itself (x < y is also true when only y is
+// NaN, and x = y when both are), and -0 equals 0.
 func cmpFloats[T float](op CompareOp, a []T, am int, b []T, bm int, n int) []byte {
 	out := make([]byte, nbytes(n))
-	tbl := opTable(op)
-	for i := 0; i < n; i++ {
-		if tbl[fcmp(a[i&am], b[i&bm])+1] {
-			setBit(out, i)
+	lt := func(x, y T) byte { return b2i(x < y) | b2i(y != y)&b2i(x == x) }
+	eq := func(x, y T) byte { return b2i(x == y) | b2i(x != x)&b2i(y != y) }
+	switch op {
+	case Eq, NullSafeEq:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= eq(a[i&am], b[i&bm]) << uint(i&7)
+		}
+	case Ne:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= (1 ^ eq(a[i&am], b[i&bm])) << uint(i&7)
+		}
+	case Lt:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= lt(a[i&am], b[i&bm]) << uint(i&7)
+		}
+	case Ge:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= (1 ^ lt(a[i&am], b[i&bm])) << uint(i&7)
+		}
+	case Gt:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= lt(b[i&bm], a[i&am]) << uint(i&7)
+		}
+	case Le:
+		for i := 0; i < n; i++ {
+			out[i>>3] |= (1 ^ lt(b[i&bm], a[i&am])) << uint(i&7)
 		}
 	}
 	return out
