@@ -365,6 +365,11 @@ func addDecoder(c col) (decoder, error) {
 	must(e)
 	stats, e := newStrCol(c.child("stats"), "add.stats")
 	must(e)
+	if c.child("stats").arr == nil {
+		if parsed := statsJSONCol(c.child("stats_parsed")); parsed != nil {
+			stats = parsed
+		}
+	}
 	clustering, e := newStrCol(c.child("clusteringProvider"), "add.clusteringProvider")
 	must(e)
 	size, e := newIntCol(c.child("size"), "add.size")

@@ -16,7 +16,8 @@
 // are followed into _delta_log/_sidecars/. Columns are matched by name, so
 // files of every Spark and delta-rs version read alike: missing columns
 // read as null, extra ones (commitInfo and cdc in old checkpoints,
-// stats_parsed, partitionValues_parsed) are skipped. Only the columns of
+// partitionValues_parsed) are skipped, and add.stats_parsed is read only to
+// render add.stats when a file has no stats column. Only the columns of
 // the kinds asked for are decoded (OnlyKinds, WithoutStats). Row groups
 // are decoded concurrently with a bounded number of batches in flight, so
 // memory does not grow with the checkpoint.
@@ -32,6 +33,8 @@
 // writes (top-level struct columns txn, add, remove, metaData, protocol,
 // domainMetadata; one action per row, the other columns null), optionally
 // with add.stats_parsed and add.partitionValues_parsed (WithStatsAsStruct).
+// WithParts writes a multi-part checkpoint instead (split as Spark splits
+// it), and WithV2 a UUID-named V2 checkpoint, with sidecar files or not.
 // It streams: one row group of actions is buffered and the encoded file is
 // piped into the store's Put, which makes the object appear whole or not
 // at all.

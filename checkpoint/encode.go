@@ -137,6 +137,8 @@ func appendDV(s structB, dv *actions.DeletionVector) {
 type encoder struct {
 	rb   *array.RecordBuilder
 	tops map[string]structB
+	// Nested structs, looked up once.
+	addDV, removeDV, format structB
 	// parsed appends add.partitionValues_parsed and add.stats_parsed; nil
 	// when they are not written.
 	parsed *parsedEncoder
@@ -147,9 +149,15 @@ func newEncoder(rb *array.RecordBuilder, parsed *parsedEncoder) *encoder {
 	for i, f := range rb.Schema().Fields() {
 		e.tops[f.Name] = newStructB(rb.Field(i))
 	}
-	if parsed != nil {
-		add := e.tops[KindAdd]
-		parsed.bind(add)
+	if add, ok := e.tops[KindAdd]; ok {
+		e.addDV = add.child("deletionVector")
+		if parsed != nil {
+			parsed.bind(add)
+		}
+	}
+	e.removeDV = e.tops[KindRemove].child("deletionVector")
+	if md, ok := e.tops[KindMetadata]; ok {
+		e.format = md.child("format")
 	}
 	return e
 }
@@ -189,7 +197,7 @@ func (e *encoder) append(a *actions.Action) (bool, error) {
 			}
 		}
 		appendStrMap(top.mapB("tags"), ad.Tags, true)
-		appendDV(top.child("deletionVector"), ad.DeletionVector)
+		appendDV(e.addDV, ad.DeletionVector)
 		appendOptI64(top.i64("baseRowId"), ad.BaseRowID)
 		appendOptI64(top.i64("defaultRowCommitVersion"), ad.DefaultRowCommitVersion)
 		appendOptStr(top.str("clusteringProvider"), ad.ClusteringProvider)
@@ -210,7 +218,7 @@ func (e *encoder) append(a *actions.Action) (bool, error) {
 		}
 		appendPartitionValues(top.mapB("partitionValues"), r.PartitionValues, true)
 		appendOptI64(top.i64("size"), r.Size)
-		appendDV(top.child("deletionVector"), r.DeletionVector)
+		appendDV(e.removeDV, r.DeletionVector)
 		appendOptI64(top.i64("baseRowId"), r.BaseRowID)
 		appendOptI64(top.i64("defaultRowCommitVersion"), r.DefaultRowCommitVersion)
 	case KindMetadata:
@@ -218,7 +226,7 @@ func (e *encoder) append(a *actions.Action) (bool, error) {
 		top.str("id").Append(m.ID)
 		appendOptStr(top.str("name"), m.Name)
 		appendOptStr(top.str("description"), m.Description)
-		f := top.child("format")
+		f := e.format
 		f.b.Append(true)
 		f.str("provider").Append(m.Format.Provider)
 		appendStrMap(f.mapB("options"), m.Format.Options, false)

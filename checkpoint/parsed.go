@@ -58,8 +58,8 @@ type parsedEncoder struct {
 	pvField, statsField *arrow.Field
 
 	// bound builders
-	pv    structB
-	stats structB
+	pv                           structB
+	stats, mins, maxs, nullCount structB
 }
 
 func newParsedEncoder(spec *parsedSpec) (*parsedEncoder, error) {
@@ -236,6 +236,12 @@ func (p *parsedEncoder) bind(add structB) {
 		p.pv = add.child("partitionValues_parsed")
 	}
 	p.stats = add.child("stats_parsed")
+	if len(p.minMax) > 0 {
+		p.mins, p.maxs = p.stats.child("minValues"), p.stats.child("maxValues")
+	}
+	if len(p.nullCounts) > 0 {
+		p.nullCount = p.stats.child("nullCount")
+	}
 }
 
 // appendAdd appends the typed partition values and stats of a.
@@ -266,11 +272,11 @@ func (p *parsedEncoder) appendAdd(a *actions.Add) error {
 	p.stats.b.Append(true)
 	appendInt(p.stats.i64("numRecords"), st["numRecords"])
 	if len(p.minMax) > 0 {
-		appendStats(p.stats.child("minValues"), p.minMax, st["minValues"], false)
-		appendStats(p.stats.child("maxValues"), p.minMax, st["maxValues"], false)
+		appendStats(p.mins, p.minMax, st["minValues"], false)
+		appendStats(p.maxs, p.minMax, st["maxValues"], false)
 	}
 	if len(p.nullCounts) > 0 {
-		appendStats(p.stats.child("nullCount"), p.nullCounts, st["nullCount"], true)
+		appendStats(p.nullCount, p.nullCounts, st["nullCount"], true)
 	}
 	if p.tight {
 		if b, ok := st["tightBounds"].(bool); ok {

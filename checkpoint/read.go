@@ -416,6 +416,12 @@ func (r *reader) readProps() *parquet.ReaderProperties {
 
 // leaves returns the Parquet leaf columns to read for kinds.
 func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
+	hasStats := false
+	for i := 0; i < md.Schema.NumColumns(); i++ {
+		if p := md.Schema.Column(i).ColumnPath(); len(p) == 2 && p[0] == KindAdd && p[1] == "stats" {
+			hasStats = true
+		}
+	}
 	var out []int
 	for i := 0; i < md.Schema.NumColumns(); i++ {
 		p := md.Schema.Column(i).ColumnPath()
@@ -424,8 +430,13 @@ func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
 		}
 		if len(p) > 1 && (p[0] == KindAdd || p[0] == KindRemove) {
 			switch p[1] {
-			case "stats_parsed", "partitionValues_parsed":
+			case "partitionValues_parsed":
 				continue
+			case "stats_parsed":
+				// Only to stand in for a missing stats column.
+				if !r.cfg.stats || p[0] != KindAdd || hasStats {
+					continue
+				}
 			case "stats":
 				if !r.cfg.stats {
 					continue

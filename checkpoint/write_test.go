@@ -542,3 +542,65 @@ func TestWriteStatsAsStruct(t *testing.T) {
 		t.Errorf("read back:\n%s\nwant\n%s", dump(got), dump(acts))
 	}
 }
+
+// TestReadStatsFromStruct: a checkpoint written without the stats column
+// (writeStatsAsJson=false) reads back with stats rendered from
+// stats_parsed, equal in value to the original JSON.
+func TestReadStatsFromStruct(t *testing.T) {
+	ctx := context.Background()
+	md := &actions.Metadata{
+		ID: "id", Format: actions.Format{Provider: "parquet"},
+		SchemaString: `{"type":"struct","fields":[` +
+			`{"name":"id","type":"long","nullable":true,"metadata":{}},` +
+			`{"name":"x","type":"double","nullable":true,"metadata":{}},` +
+			`{"name":"amount","type":"decimal(10,2)","nullable":true,"metadata":{}},` +
+			`{"name":"ts","type":"timestamp","nullable":true,"metadata":{}},` +
+			`{"name":"ntz","type":"timestamp_ntz","nullable":true,"metadata":{}},` +
+			`{"name":"s","type":{"type":"struct","fields":[{"name":"d","type":"date","nullable":true,"metadata":{}}]},"nullable":true,"metadata":{}}]}`,
+	}
+	stats := `{"numRecords":5,"minValues":{"id":-3,"x":0.5,"amount":1.25,"ts":"2024-02-29T10:00:00.123Z","ntz":"2024-02-29T10:00:00.000","s":{"d":"2024-01-01"}},` +
+		`"maxValues":{"id":9,"x":2.5,"amount":99.9,"ts":"2024-02-29T11:00:00.000001Z","ntz":"2024-03-01T00:00:00.000","s":{"d":"2024-12-31"}},` +
+		`"nullCount":{"id":0,"x":1,"amount":0,"ts":0,"ntz":2,"s":{"d":3}}}`
+	acts := []actions.Action{
+		{Protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}},
+		{Metadata: md},
+		{Add: &actions.Add{Path: "a", Size: 1, Stats: stats}},
+		{Add: &actions.Add{Path: "b", Size: 2}},
+	}
+	store := objstore.NewMem()
+	if _, err := Write(ctx, store, "", 3, seq(acts), WithStatsAsStruct(md), WithoutStatsJSON()); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, store, []Part{{Key: ClassicName(3)}})
+	if got[3].Add.Stats != "" {
+		t.Errorf("file without stats got %q", got[3].Add.Stats)
+	}
+	want, err := actions.ParseStats(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := actions.ParseStats(got[2].Add.Stats)
+	if err != nil {
+		t.Fatalf("rendered stats %q: %v", got[2].Add.Stats, err)
+	}
+	schema, _ := actions.ParseSchema(md.SchemaString)
+	if have.NumRecords != want.NumRecords || !reflect.DeepEqual(have.NullCount, want.NullCount) {
+		t.Errorf("rendered %s, want %s", got[2].Add.Stats, stats)
+	}
+	for _, bound := range []struct{ have, want map[string]any }{{have.MinValues, want.MinValues}, {have.MaxValues, want.MaxValues}} {
+		for _, f := range schema.Fields {
+			typ, h, w := f.Type, bound.have[f.Name], bound.want[f.Name]
+			if st, ok := typ.(*actions.StructType); ok {
+				typ, h, w = st.Fields[0].Type, h.(map[string]any)["d"], w.(map[string]any)["d"]
+			}
+			hv, err1 := actions.ParseStatValue(typ, h)
+			wv, err2 := actions.ParseStatValue(typ, w)
+			if err1 != nil || err2 != nil || fmt.Sprint(hv) != fmt.Sprint(wv) {
+				t.Errorf("%s: rendered %v (%v), want %v (%v)", f.Name, h, err1, w, err2)
+			}
+		}
+	}
+	if !strings.Contains(got[2].Add.Stats, `"ts":"2024-02-29T10:00:00.123Z"`) || !strings.Contains(got[2].Add.Stats, `"ntz":"2024-02-29T10:00:00.000"`) {
+		t.Errorf("timestamps rendered as %s", got[2].Add.Stats)
+	}
+}
