@@ -560,13 +560,17 @@ func (f *openFile) close(dataChange bool) (*actions.Add, error) {
 	}, nil
 }
 
-// abort fails the upload (no object is created) and frees the writer.
+// abort fails the upload, so that no object is created, and frees the
+// writer. The Parquet writer is closed first, while the pipe still
+// works: closing it after a failed write leaves its column buffers
+// unreleased. The upload then reads a complete file but ends with cause
+// instead of EOF, and the store discards it.
 func (f *openFile) abort(cause error) {
 	if cause == nil {
 		cause = errors.New("writer: aborted")
 	}
+	_ = f.fw.Close()
 	f.pw.CloseWithError(cause)
-	_ = f.fw.Close() // frees buffers; its writes fail on the closed pipe
 	<-f.done
 }
 

@@ -26,12 +26,19 @@ func checkedMem(t *testing.T) *memory.CheckedAllocator {
 	return mem
 }
 
-// createTable creates an empty table at "tbl" in store with the DDL
-// schema and partition columns, and returns its snapshot.
+// createTable creates an empty table at "tbl" in store with the schema
+// (DDL, or the JSON form when it starts with '{') and partition columns,
+// and returns its snapshot.
 func createTable(t *testing.T, store objstore.Store, ddl string, props map[string]string, parts ...string) *deltalog.Snapshot {
 	t.Helper()
 	ctx := context.Background()
-	schema, err := actions.ParseDDL(ddl)
+	var schema *actions.StructType
+	var err error
+	if strings.HasPrefix(ddl, "{") {
+		schema, err = actions.ParseSchema(ddl)
+	} else {
+		schema, err = actions.ParseDDL(ddl)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
