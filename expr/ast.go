@@ -205,8 +205,8 @@ func (n *IsNull) precedence() int        { return precPredicate }
 
 // Like is X LIKE 'Pattern' (or NOT LIKE, with Not). In the pattern, %
 // matches any run of characters, _ any one character, and Escape (a
-// backslash unless an ESCAPE clause names another) makes the character
-// after it literal. X must be a string.
+// backslash unless an ESCAPE clause names another; zero means a
+// backslash) makes the character after it literal. X must be a string.
 type Like struct {
 	X       Expr
 	Pattern string
@@ -222,7 +222,7 @@ func (l *Like) String() string {
 		s += " LIKE "
 	}
 	s += quoteString(l.Pattern)
-	if l.Escape != '\\' {
+	if l.Escape != '\\' && l.Escape != 0 {
 		s += " ESCAPE " + quoteString(string(l.Escape))
 	}
 	return s

@@ -139,14 +139,27 @@ func (b *binder) bind(e Expr) (Expr, error) {
 	case *Column:
 		return b.column(n)
 	case *Literal:
-		if _, ok := typeOfValue(normalizeGoValue(n.Value)); !ok {
+		v := normalizeGoValue(n.Value)
+		vt, ok := typeOfValue(v)
+		if !ok {
 			return nil, typeErr(n, "unsupported literal value of Go type %T", n.Value)
 		}
-		if n.Value != nil && n.DataType == nil {
-			t, _ := typeOfValue(normalizeGoValue(n.Value))
-			return &Literal{Value: normalizeGoValue(n.Value), DataType: t}, nil
+		switch {
+		case v == nil || sameType(vt, n.DataType):
+			return n, nil
+		case n.DataType == nil:
+			return &Literal{Value: v, DataType: vt}, nil
 		}
-		return n, nil
+		// A value built in code with a type it does not have: convert it,
+		// so that evaluation sees the Go type of DataType.
+		if d, ok := n.DataType.(*actions.DecimalType); ok && isDecimal(vt) && vt.(*actions.DecimalType).Scale == d.Scale {
+			return n, nil
+		}
+		c, err := castValue(v, n.DataType)
+		if err != nil {
+			return nil, typeErr(n, "literal of type %s: %v", n.DataType, err)
+		}
+		return &Literal{Value: c, DataType: n.DataType}, nil
 	case *Compare:
 		l, r, err := b.bind2(n.Left, n.Right)
 		if err != nil {

@@ -284,3 +284,32 @@ func TestBindDoesNotModifyInput(t *testing.T) {
 		t.Errorf("Bind modified its input: %s", e)
 	}
 }
+
+func TestBuiltExpressions(t *testing.T) {
+	// Trees built in code rather than parsed: literal values of a
+	// narrower Go type, ints, and a Like without an escape character.
+	e := And(
+		&Compare{Op: Ge, Left: Col("n"), Right: &Literal{Value: int32(3), DataType: actions.TypeLong}},
+		&Compare{Op: Lt, Left: Col("m"), Right: Lit(7)},
+		&Like{X: Col("name"), Pattern: `a\%%`},
+		&In{X: Col("d"), List: []Expr{Lit(actions.Date(20513)), &Literal{}}},
+	)
+	b, err := Bind(e, bindSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `n >= 3 AND m < 7.00 AND Name LIKE 'a\%%' AND d IN (DATE '2026-03-01', NULL)`
+	if b.String() != want {
+		t.Errorf("got %s, want %s", b, want)
+	}
+	got, err := EvalRow(b, rowFunc(map[string]any{"n": int64(3), "m": dec(699, 2), "Name": "a%x", "d": actions.Date(20513)}))
+	if err != nil || got != true {
+		t.Errorf("EvalRow = %v, %v", got, err)
+	}
+	if _, err := Bind(&Literal{Value: "x", DataType: actions.TypeLong}, bindSchema); err == nil {
+		t.Error("no error for a literal whose value does not fit its type")
+	}
+	if _, err := Bind(&Literal{Value: struct{}{}}, bindSchema); err == nil {
+		t.Error("no error for a literal of an unsupported Go type")
+	}
+}

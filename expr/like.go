@@ -20,6 +20,9 @@ type likeMatcher struct {
 // compileLike compiles a LIKE pattern. The escape character makes the
 // next character literal; it may only precede %, _ or itself, as in Spark.
 func compileLike(pattern string, escape rune) (*likeMatcher, error) {
+	if escape == 0 {
+		escape = '\\'
+	}
 	var re strings.Builder
 	var lit strings.Builder
 	re.WriteString(`(?s)\A`)

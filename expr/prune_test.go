@@ -247,3 +247,30 @@ func TestPrunerErrors(t *testing.T) {
 		t.Errorf("PartitionOnly %v, Expr %s", pr.PartitionOnly(), pr.Expr())
 	}
 }
+
+func TestPrunerConcurrentUse(t *testing.T) {
+	st := mustStats(t, baseStats)
+	pr, err := NewPruner(mustParse(t, "p = 'a' AND n > 15 OR s LIKE 'm%'"), pruneSchema, prunePartitions, "none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	for g := range 8 {
+		go func() {
+			ok := true
+			for i := range 200 {
+				v := "a"
+				if (g+i)%2 == 0 {
+					v = "b"
+				}
+				ok = ok && pr.MayMatch(map[string]*string{"p": &v}, st)
+			}
+			done <- ok
+		}()
+	}
+	for range 8 {
+		if !<-done {
+			t.Error("MayMatch = false for a file that may match")
+		}
+	}
+}
