@@ -128,7 +128,8 @@ type fileView struct {
 	p      *Pruner
 	pv     map[string]*string
 	stats  *actions.Stats
-	parsed map[string]any // partition values parsed, by column name
+	parsed map[string]any        // partition values parsed, by column name
+	ranges map[string]valueRange // data column ranges read from stats
 }
 
 func (f *fileView) partitionValue(c *prunedColumn, name string) (any, bool) {
@@ -285,7 +286,15 @@ func (f *fileView) rangeOf(e Expr) (valueRange, bool) {
 			}
 			return valueRange{lo: v, hi: v, bounded: true}, true
 		}
-		return f.statsRange(pc), true
+		if r, ok := f.ranges[n.Name()]; ok {
+			return r, true
+		}
+		r := f.statsRange(pc)
+		if f.ranges == nil {
+			f.ranges = map[string]valueRange{}
+		}
+		f.ranges[n.Name()] = r
+		return r, true
 	case *Cast:
 		r, ok := f.rangeOf(n.X)
 		if !ok || !monotoneCast(n.X.Type(), n.To) {
