@@ -330,16 +330,11 @@ func operand(e Expr, min int) string {
 func Col(path ...string) *Column { return &Column{Path: append([]string(nil), path...)} }
 
 // Lit is a literal of v, which is nil or one of the Go types of
-// actions/values.go; int is taken as int64. Lit panics on any other type:
-// it is for constants written in code, not for input.
+// actions/values.go; int is taken as int64. A value of any other Go type
+// gives a literal without a type, which Bind rejects.
 func Lit(v any) *Literal {
-	if i, ok := v.(int); ok {
-		v = int64(i)
-	}
-	t, ok := typeOfValue(v)
-	if !ok {
-		panic("expr: Lit of unsupported type")
-	}
+	v = normalizeGoValue(v)
+	t, _ := typeOfValue(v)
 	return &Literal{Value: v, DataType: t}
 }
 

@@ -17,6 +17,7 @@ type Pruner struct {
 	expr          Expr
 	cols          map[string]*prunedColumn // by Column.Name
 	partitionOnly bool
+	mayFail       bool // evaluation may fail on some row: see AllMatch
 }
 
 // prunedColumn is where a column's values are found for a file.
@@ -39,7 +40,7 @@ func NewPruner(e Expr, schema *actions.StructType, partitionColumns []string, co
 	if err != nil {
 		return nil, err
 	}
-	p := &Pruner{expr: b, cols: map[string]*prunedColumn{}, partitionOnly: true}
+	p := &Pruner{expr: b, cols: map[string]*prunedColumn{}, partitionOnly: true, mayFail: mayFail(b)}
 	mode := strings.ToLower(columnMappingMode)
 	for _, name := range columnsOf(b) {
 		c := name
@@ -116,6 +117,70 @@ func (p *Pruner) PartitionOnly() bool { return p.partitionOnly }
 func (p *Pruner) MayMatch(partitionValues map[string]*string, stats *actions.Stats) bool {
 	f := &fileView{p: p, pv: partitionValues, stats: stats}
 	return f.eval(p.expr).t
+}
+
+// AllMatch reports whether every row of a file with these partition
+// values and stats satisfies the predicate (is TRUE for it), so that, for
+// example, a DELETE can drop the whole file without reading it. Like
+// MayMatch it is conservative: it returns true only when the partition
+// values and stats prove it.
+//
+// A predicate whose evaluation may fail on some row (arithmetic, which
+// can overflow or divide by zero, and casts that can be out of range) is
+// never reported to match all rows of a file with data columns: reading
+// the rows would report the error.
+func (p *Pruner) AllMatch(partitionValues map[string]*string, stats *actions.Stats) bool {
+	if p.mayFail && !p.partitionOnly {
+		return false
+	}
+	f := &fileView{p: p, pv: partitionValues, stats: stats}
+	o := f.eval(p.expr)
+	return o.t && !o.f && !o.n
+}
+
+// mayFail reports whether evaluating e may fail on some value.
+func mayFail(e Expr) bool {
+	fails := false
+	Walk(e, func(n Expr) bool {
+		switch n := n.(type) {
+		case *Arith, *Neg:
+			fails = true
+		case *Cast:
+			if !safeCast(n.X.Type(), n.To) {
+				fails = true
+			}
+		}
+		return !fails
+	})
+	return fails
+}
+
+// safeCast reports whether every value of type from converts to type to
+// without error.
+func safeCast(from, to actions.DataType) bool {
+	switch {
+	case from == nil || sameType(from, to):
+		return true
+	case isIntegral(from) && isIntegral(to):
+		return intRank(to) >= intRank(from)
+	case isIntegral(from) && isFloating(to):
+		return true
+	case from == actions.TypeFloat && to == actions.TypeDouble:
+		return true
+	case isIntegral(from) && isDecimal(to):
+		d := to.(*actions.DecimalType)
+		return d.Precision-d.Scale >= integralAsDecimal(from).Precision
+	case isDecimal(from) && isDecimal(to):
+		f, t := from.(*actions.DecimalType), to.(*actions.DecimalType)
+		return t.Scale >= f.Scale && t.Precision-t.Scale >= f.Precision-f.Scale
+	case isDecimal(from) && isFloating(to):
+		return true
+	case from == actions.TypeDate && isTimestamp(to), isTimestamp(from) && isTimestamp(to):
+		return true
+	case to == actions.TypeString:
+		return true
+	}
+	return false
 }
 
 // outcomes is the set of values a boolean expression may take over a
@@ -297,7 +362,7 @@ func (f *fileView) rangeOf(e Expr) (valueRange, bool) {
 		return r, true
 	case *Cast:
 		r, ok := f.rangeOf(n.X)
-		if !ok || !monotoneCast(n.X.Type(), n.To) {
+		if !ok || !monotoneCast(n.X.Type(), n.To) || r.nan && !isFloating(n.To) {
 			return valueRange{}, false
 		}
 		out := valueRange{bounded: r.bounded, mayNull: r.mayNull, allNull: r.allNull, nan: r.nan && isFloating(n.To)}

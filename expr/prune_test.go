@@ -274,3 +274,45 @@ func TestPrunerConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestPrunerAllMatch(t *testing.T) {
+	st := mustStats(t, baseStats)
+	pv := map[string]*string{"p": strp("a"), "year": strp("2026"), "day": strp("2026-03-01")}
+	for _, tc := range []struct {
+		pred string
+		all  bool
+	}{
+		{"p = 'a'", true}, {"p = 'b'", false}, {"year >= 2026 AND day = '2026-03-01'", true},
+		{"year + 1 = 2027", true}, // arithmetic on partition values is exact
+		{"s >= 'apple'", true}, {"s > 'apple'", false}, {"s IS NOT NULL", true},
+		{"n >= 10", false}, // n has nulls
+		// Outcomes of operands are combined as if independent: that n
+		// is NULL exactly where n >= 10 is NULL is not tracked.
+		{"n >= 10 OR n IS NULL", false},
+		{"m BETWEEN 1 AND 10", true}, {"m < 9.99", false},
+		{"i IS NULL", true}, {"NOT i = 1", false},
+		{"d <= '2026-01-31' OR s IS NOT NULL", true},
+		{"ts <= '2026-03-01 12:00:00.123'", false}, // the max is truncated
+		{"ts <= '2026-03-01 12:00:00.124'", true},
+		{"x < 3", false}, // NaN may hide above a finite max
+		{"x > -2", true},
+		{"p = 'a' OR n + 1 > 0", false}, // n + 1 may overflow on some row
+		{"CAST(n AS double) > 5", false},
+		{"CAST(st.a AS decimal(20,0)) = 5", true},
+	} {
+		pr, err := NewPruner(mustParse(t, tc.pred), pruneSchema, prunePartitions, "none")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pr.AllMatch(pv, st); got != tc.all {
+			t.Errorf("AllMatch(%s) = %v, want %v", tc.pred, got, tc.all)
+		}
+		if tc.all && !pr.MayMatch(pv, st) {
+			t.Errorf("%s: AllMatch without MayMatch", tc.pred)
+		}
+	}
+	pr, _ := NewPruner(mustParse(t, "s >= 'apple'"), pruneSchema, prunePartitions, "none")
+	if pr.AllMatch(pv, nil) {
+		t.Error("AllMatch without stats")
+	}
+}

@@ -341,7 +341,7 @@ func TestRandomPruningIsSound(t *testing.T) {
 		}
 		files = append(files, file{rows, pv, st})
 	}
-	pruned, total := 0, 0
+	pruned, total, allMatched := 0, 0, 0
 	for range iterations(2000) {
 		src := g.boolExpr(3)
 		e, err := Parse(src)
@@ -360,6 +360,20 @@ func TestRandomPruningIsSound(t *testing.T) {
 					break
 				}
 			}
+			all := true
+			for _, row := range f.rows {
+				if v, err := EvalRow(p.Expr(), rowFunc(row)); err != nil || v != true {
+					all = false
+					break
+				}
+			}
+			if p.AllMatch(f.pv, f.stats) {
+				allMatched++
+				if !all {
+					t.Errorf("seed %d: %s: AllMatch for file %d (stats %s, partitions %v) with a row that does not match",
+						seed, p.Expr(), fi, statsString(f.stats), pvString(f.pv))
+				}
+			}
 			may := p.MayMatch(f.pv, f.stats)
 			total++
 			if !may {
@@ -374,7 +388,10 @@ func TestRandomPruningIsSound(t *testing.T) {
 	if pruned < total/10 {
 		t.Errorf("pruned only %d of %d files", pruned, total)
 	}
-	t.Logf("pruned %d of %d", pruned, total)
+	if allMatched < total/50 {
+		t.Errorf("AllMatch held for only %d of %d files", allMatched, total)
+	}
+	t.Logf("pruned %d of %d, all rows matched in %d", pruned, total, allMatched)
 }
 
 func statsString(st *actions.Stats) string {
