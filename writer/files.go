@@ -292,12 +292,13 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 	// sizes even when batches are large.
 	const slice = 16 * 1024
 	n := data.NumRows()
+	dataBytes := recordBytes(data)
 	for off := int64(0); off < n; off += slice {
 		part := data
 		if off > 0 || n > slice {
 			part = data.NewSlice(off, min(off+slice, n))
 		}
-		err := f.write(part)
+		err := f.write(part, dataBytes*part.NumRows()/n)
 		fs.rows += part.NumRows()
 		if part != data {
 			part.Release()
@@ -506,21 +507,38 @@ type openFile struct {
 	counter *countingWriter
 	done    chan error // the upload's result
 	stats   *statsCollector
+	// For size estimates: Arrow bytes written since the last row group
+	// flush, and bytes in and out of the flushes so far.
+	pendingArrow, flushedArrow, flushedBytes int64
 }
 
-func (f *openFile) write(rec arrow.RecordBatch) error {
+// write adds rec, whose Arrow buffers hold about arrowBytes, to the
+// current row group, and flushes the row group when it is large enough.
+func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 	if err := f.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
+	f.pendingArrow += arrowBytes
 	f.stats.update(rec)
-	if f.fw.RowGroupTotalCompressedBytes() >= f.rgLimit {
+	if f.buffered() >= f.rgLimit {
 		return f.flushRowGroup()
 	}
 	return nil
 }
 
-// buffered is the encoded size of the row group held in memory.
-func (f *openFile) buffered() int64 { return f.fw.RowGroupTotalCompressedBytes() }
+// buffered estimates the encoded size of the row group held in memory.
+// The Parquet writer counts only finished pages (a dictionary, for one,
+// is counted when the row group is flushed), so the Arrow bytes written
+// since the last flush are scaled by the ratio of encoded to Arrow bytes
+// seen in this file's earlier row groups (1 before the first flush), and
+// the larger of the two estimates is used.
+func (f *openFile) buffered() int64 {
+	ratio := 1.0
+	if f.flushedArrow > 0 {
+		ratio = float64(f.flushedBytes) / float64(f.flushedArrow)
+	}
+	return max(f.fw.RowGroupTotalCompressedBytes(), int64(float64(f.pendingArrow)*ratio))
+}
 
 // size estimates the file's size so far.
 func (f *openFile) size() int64 { return f.counter.n + f.buffered() }
@@ -529,9 +547,13 @@ func (f *openFile) flushRowGroup() error {
 	if n, _ := f.fw.RowGroupNumRows(); n == 0 {
 		return nil
 	}
+	before := f.counter.n
 	if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
+	f.flushedBytes += f.counter.n - before
+	f.flushedArrow += f.pendingArrow
+	f.pendingArrow = 0
 	return nil
 }
 
@@ -646,4 +668,26 @@ func scalarAt(a arrow.Array, i int) (any, error) {
 		return actions.Decimal{Unscaled: new(big.Int).Set(a.Value(i).BigInt()), Scale: int(s)}, nil
 	}
 	return nil, fmt.Errorf("type %s cannot be a partition column", a.DataType())
+}
+
+// recordBytes is the size of the buffers rec references.
+func recordBytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	return n
 }

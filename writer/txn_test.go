@@ -1,0 +1,389 @@
+package writer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// lastCommit returns the newest commitInfo and the commit's actions.
+func lastCommit(t *testing.T, store objstore.Store) (*actions.CommitInfo, []actions.Action) {
+	t.Helper()
+	ctx := context.Background()
+	snap := openTable(t, store)
+	b, err := store.Get(ctx, "tbl/_delta_log/"+deltalog.CommitName(snap.Version()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := actions.ParseCommit(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range as {
+		if a.CommitInfo != nil {
+			return a.CommitInfo, as
+		}
+	}
+	t.Fatal("no commitInfo")
+	return nil, nil
+}
+
+func appendRows(t *testing.T, store objstore.Store, rows string, opts ...writer.Option) *deltalog.CommitResult {
+	t.Helper()
+	mem := checkedMem(t)
+	snap := openTable(t, store)
+	rec := tableBatch(t, mem, snap, rows)
+	res, err := writer.Append(context.Background(), snap, batches(t, rec), append(opts, writer.WithAllocator(mem))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestAppendCommitInfo(t *testing.T) {
+	store := objstore.NewMem()
+	createTable(t, store, "id long, p string", nil, "p")
+	appendRows(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "a"}]`,
+		writer.WithOperationParameters(map[string]any{"userKey": "v"}))
+	info, as := lastCommit(t, store)
+	var adds int
+	var bytes int64
+	for _, a := range as {
+		if a.Add != nil {
+			adds++
+			bytes += a.Add.Size
+			if !a.Add.DataChange || a.Add.Stats == "" {
+				t.Errorf("add %+v: want dataChange and stats", a.Add)
+			}
+		}
+	}
+	if info.Operation != "WRITE" || info.OperationParameters["mode"] != "Append" ||
+		info.OperationParameters["partitionBy"] != `["p"]` || info.OperationParameters["userKey"] != "v" {
+		t.Errorf("commitInfo operation %q parameters %v", info.Operation, info.OperationParameters)
+	}
+	want := map[string]any{"numFiles": "2", "numOutputRows": "3", "numOutputBytes": fmt.Sprint(bytes)}
+	for k, v := range want {
+		if info.OperationMetrics[k] != v {
+			t.Errorf("operationMetrics[%s] = %v, want %v (all: %v)", k, info.OperationMetrics[k], v, info.OperationMetrics)
+		}
+	}
+	if adds != 2 {
+		t.Errorf("%d adds, want 2", adds)
+	}
+	if info.IsBlindAppend == nil || !*info.IsBlindAppend {
+		t.Errorf("isBlindAppend %v, want true", info.IsBlindAppend)
+	}
+}
+
+func TestOverwrite(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	createTable(t, store, "id long", nil)
+	appendRows(t, store, `[{"id": 1}, {"id": 2}]`)
+	appendRows(t, store, `[{"id": 3}]`)
+	snap := openTable(t, store)
+	rec := tableBatch(t, mem, snap, `[{"id": 10}]`)
+	res, err := writer.Overwrite(ctx, snap, batches(t, rec), writer.WithAllocator(mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != 3 {
+		t.Errorf("version %d, want 3", res.Version)
+	}
+	diffLines(t, scanLines(t, openTable(t, store)), []string{`{"id":10}`})
+	diffLines(t, scanLines(t, openTable(t, store, deltalog.AtVersion(2))), sortedLines(`{"id":1}`, `{"id":2}`, `{"id":3}`))
+	info, as := lastCommit(t, store)
+	if info.OperationParameters["mode"] != "Overwrite" || info.OperationMetrics["numRemovedFiles"] != "2" {
+		t.Errorf("commitInfo %v %v", info.OperationParameters, info.OperationMetrics)
+	}
+	if info.IsBlindAppend == nil || *info.IsBlindAppend {
+		t.Errorf("isBlindAppend %v, want false", info.IsBlindAppend)
+	}
+	removes := 0
+	for _, a := range as {
+		if r := a.Remove; r != nil {
+			removes++
+			if !r.DataChange || r.DeletionTimestamp == nil || r.ExtendedFileMetadata == nil || !*r.ExtendedFileMetadata || r.Size == nil {
+				t.Errorf("remove %+v: want dataChange, deletionTimestamp, extendedFileMetadata and size", r)
+			}
+		}
+	}
+	if removes != 2 {
+		t.Errorf("%d removes, want 2", removes)
+	}
+}
+
+func TestReplaceWherePartitions(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	createTable(t, store, "id long, p string", nil, "p")
+	appendRows(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "c"}, {"id": 4, "p": "b"}]`)
+	pred := mustParse(t, "p = 'b'")
+
+	t.Run("rows outside the predicate are refused", func(t *testing.T) {
+		mem := checkedMem(t)
+		snap := openTable(t, store)
+		rec := tableBatch(t, mem, snap, `[{"id": 20, "p": "b"}, {"id": 30, "p": "c"}]`)
+		_, err := writer.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem))
+		var se *writer.SchemaError
+		if !errors.As(err, &se) || se.Row != 2 || !strings.Contains(se.Reason, "replaceWhere") {
+			t.Fatalf("error %v, want a *SchemaError for input row 2", err)
+		}
+		if v := openTable(t, store).Version(); v != 1 {
+			t.Errorf("version %d after a refused replaceWhere, want 1", v)
+		}
+	})
+	t.Run("matching partitions are replaced", func(t *testing.T) {
+		mem := checkedMem(t)
+		snap := openTable(t, store)
+		rec := tableBatch(t, mem, snap, `[{"id": 20, "p": "b"}]`)
+		if _, err := writer.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+			t.Fatal(err)
+		}
+		diffLines(t, scanLines(t, openTable(t, store)), sortedLines(`{"id":1,"p":"a"}`, `{"id":3,"p":"c"}`, `{"id":20,"p":"b"}`))
+		info, as := lastCommit(t, store)
+		if info.OperationParameters["predicate"] != `["p = 'b'"]` || info.OperationMetrics["numRemovedFiles"] != "1" {
+			t.Errorf("commitInfo %v %v", info.OperationParameters, info.OperationMetrics)
+		}
+		for _, a := range as {
+			if a.Remove != nil && !strings.HasPrefix(a.Remove.Path, "p=b/") {
+				t.Errorf("removed %s, outside the predicate", a.Remove.Path)
+			}
+		}
+	})
+}
+
+func TestReplaceWhereDataColumns(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	createTable(t, store, "id long, v string", nil)
+	appendRows(t, store, `[{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]`)
+	appendRows(t, store, `[{"id": 5, "v": "e"}, {"id": 6, "v": "f"}, {"id": null, "v": "n"}]`)
+	snap := openTable(t, store)
+	rec := tableBatch(t, mem, snap, `[{"id": 7, "v": "new"}]`)
+	if _, err := writer.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		t.Fatal(err)
+	}
+	// id 6 is deleted; the rows of its file for which the predicate is
+	// FALSE or NULL are kept; the first file (max id 2) is not touched.
+	diffLines(t, scanLines(t, openTable(t, store)), sortedLines(
+		`{"id":1,"v":"a"}`, `{"id":2,"v":"b"}`, `{"id":5,"v":"e"}`, `{"id":null,"v":"n"}`, `{"id":7,"v":"new"}`))
+	info, _ := lastCommit(t, store)
+	if info.OperationMetrics["numRemovedFiles"] != "1" || info.OperationMetrics["numCopiedRows"] != "2" {
+		t.Errorf("operationMetrics %v, want 1 removed file and 2 copied rows", info.OperationMetrics)
+	}
+}
+
+func TestAppTransaction(t *testing.T) {
+	store := objstore.NewMem()
+	createTable(t, store, "id long", nil)
+	r1 := appendRows(t, store, `[{"id": 1}]`, writer.WithAppTransaction("ingest", 7))
+	r2 := appendRows(t, store, `[{"id": 1}]`, writer.WithAppTransaction("ingest", 7))
+	if r1.AlreadyApplied || !r2.AlreadyApplied || r2.Version != r1.Version {
+		t.Errorf("results %+v then %+v: want the second already applied at the same version", r1, r2)
+	}
+	snap := openTable(t, store)
+	if v, ok := snap.TxnVersion("ingest"); !ok || v != 7 {
+		t.Errorf("txn version %d %v, want 7", v, ok)
+	}
+	diffLines(t, scanLines(t, snap), []string{`{"id":1}`})
+	if r := appendRows(t, store, `[{"id": 2}]`, writer.WithAppTransaction("ingest", 8)); r.AlreadyApplied {
+		t.Error("version 8 reported as already applied")
+	}
+}
+
+func TestMergeSchema(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	createTable(t, store, "id long, s struct<a: int>", nil)
+	appendRows(t, store, `[{"id": 1, "s": {"a": 1}}]`)
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.StructOf(
+			arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "b", Type: arrow.BinaryTypes.String, Nullable: false}), Nullable: true},
+		{Name: "extra", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: false},
+	}, nil)
+	rows := `[{"id": 2, "s": {"a": 2, "b": "x"}, "extra": [1, 2]}]`
+
+	snap := openTable(t, store)
+	_, err := writer.Append(ctx, snap, batches(t, recordJSON(t, mem, sc, rows)), writer.WithAllocator(mem))
+	if !errors.Is(err, writer.ErrSchemaMismatch) {
+		t.Fatalf("append without merge: %v, want a schema mismatch", err)
+	}
+	if _, err := writer.Append(ctx, snap, batches(t, recordJSON(t, mem, sc, rows)), writer.WithAllocator(mem), writer.WithMergeSchema()); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if got := actions.FormatDDL(snap.Schema()); !strings.Contains(got, "extra") || !strings.Contains(got, "b") {
+		t.Errorf("schema %s, want s.b and extra added", got)
+	}
+	for _, f := range []string{"extra"} {
+		if fld := snap.Schema().Field(f); fld == nil || !fld.Nullable {
+			t.Errorf("new column %s: %+v, want nullable", f, fld)
+		}
+	}
+	diffLines(t, scanLines(t, snap), sortedLines(
+		`{"id":1,"s":{"a":1,"b":null},"extra":null}`,
+		`{"id":2,"s":{"a":2,"b":"x"},"extra":[1,2]}`))
+	_, as := lastCommit(t, store)
+	hasMD := false
+	for _, a := range as {
+		hasMD = hasMD || a.Metadata != nil
+	}
+	if !hasMD {
+		t.Error("the merge commit carries no metaData action")
+	}
+}
+
+func TestFileRollover(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long, s string", nil)
+	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
+	b := array.NewRecordBuilder(mem, sc)
+	const n = 50_000
+	for i := range n {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("row %d of a table with some text to make it larger", i*7919%n))
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	const target = 128 << 10
+	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithTargetFileSize(target)); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if snap.NumFiles() < 3 {
+		t.Fatalf("%d files, want the input rolled over into several", snap.NumFiles())
+	}
+	var total int64
+	for f := range snap.Files() {
+		st, err := actions.ParseStats(f.Stats)
+		if err != nil || st == nil {
+			t.Fatal(err)
+		}
+		total += st.NumRecords
+		if f.Size > 2*target {
+			t.Errorf("file %s has %d bytes, far above the target %d", f.Path, f.Size, target)
+		}
+	}
+	if total != n {
+		t.Errorf("numRecords total %d, want %d", total, n)
+	}
+	sc2, err := reader.NewScan(snap, reader.WithAllocator(mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for r, err := range sc2.Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += r.NumRows()
+	}
+	if rows != n {
+		t.Errorf("read %d rows, want %d", rows, n)
+	}
+}
+
+// TestMaxOpenFiles writes rows of many partitions, interleaved, with a
+// limit of two open files: every row arrives, in more files.
+func TestMaxOpenFiles(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long, p int", nil, "p")
+	var recs []arrow.RecordBatch
+	var want []string
+	for r := range 3 {
+		var rows []string
+		for p := range 6 {
+			id := r*10 + p
+			rows = append(rows, fmt.Sprintf(`{"id": %d, "p": %d}`, id, p))
+			want = append(want, fmt.Sprintf(`{"id":%d,"p":%d}`, id, p))
+		}
+		recs = append(recs, tableBatch(t, mem, snap, "["+strings.Join(rows, ",")+"]"))
+	}
+	if _, err := writer.Append(ctx, snap, batches(t, recs...), writer.WithAllocator(mem), writer.WithMaxOpenFiles(2)); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	diffLines(t, scanLines(t, snap), sortedLines(want...))
+	if snap.NumFiles() <= 6 {
+		t.Errorf("%d files: want more than one per partition when files are closed early", snap.NumFiles())
+	}
+}
+
+func TestCreateTable(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	schema, err := actions.ParseDDL("id long, p string")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := actions.SchemaString(schema)
+	md := &actions.Metadata{SchemaString: s, PartitionColumns: []string{"p"}}
+	sc, _ := actions.ToArrowSchema(schema, false, "")
+	rec := recordJSON(t, mem, sc, `[{"id": 1, "p": "x"}]`)
+	res, err := writer.CreateTable(ctx, store, "tbl", md, batches(t, rec), writer.WithAllocator(mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != 0 {
+		t.Errorf("version %d, want 0", res.Version)
+	}
+	diffLines(t, scanLines(t, openTable(t, store)), []string{`{"id":1,"p":"x"}`})
+	info, _ := lastCommit(t, store)
+	if info.Operation != "CREATE TABLE AS SELECT" {
+		t.Errorf("operation %q", info.Operation)
+	}
+	_, err = writer.CreateTable(ctx, store, "tbl", md, batches(t))
+	if !errors.Is(err, deltalog.ErrTableExists) {
+		t.Errorf("second create: %v, want ErrTableExists", err)
+	}
+}
+
+func TestWriteFilesDataChange(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long", nil)
+	rec := tableBatch(t, mem, snap, `[{"id": 1}]`)
+	res, err := writer.WriteFiles(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithDataChange(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Adds) != 1 || res.Adds[0].DataChange || res.NumRows != 1 || res.NumBytes != res.Adds[0].Size {
+		t.Errorf("result %+v", res)
+	}
+	if openTable(t, store).Version() != 0 {
+		t.Error("WriteFiles committed")
+	}
+}
+
+func mustParse(t *testing.T, s string) expr.Expr {
+	t.Helper()
+	e, err := expr.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
