@@ -49,8 +49,13 @@
 //   - A Pruner decides from a file's partition values and statistics
 //     (min, max, null count, record count, keyed by physical column
 //     names under column mapping) whether the file may hold a matching
-//     row. It only ever answers false when no row can match: missing or
-//     unusable statistics keep the file.
+//     row (MayMatch) and whether every row matches (AllMatch). Both are
+//     conservative: missing or unusable statistics keep the file and
+//     never prove that all rows match.
+//
+// For UPDATE, ParseAssignment reads "col = expr" and BindAssignment
+// types the expression for its target column; EvalScalar computes the
+// new values.
 //
 // Conjuncts, And, Or, Columns and IsPartitionOnly take expressions apart
 // and put them together, for replaceWhere and conflict detection.
