@@ -32,7 +32,7 @@ func csvHeader(name string, cr *csv.Reader, table *actions.StructType) (fields [
 	for j, h := range header {
 		i := fieldIndexFold(table, h)
 		if i < 0 {
-			return nil, nil, &Error{File: name, Line: 1, Column: h, Msg: "is not in the table schema (columns: " + strings.Join(table.Names(), ", ") + ")"}
+			return nil, nil, &Error{File: name, Line: 1, Column: h, Msg: "is not in the table schema (columns: " + strings.Join(table.Names(), ", ") + ")", Err: ErrUnknownColumn}
 		}
 		if seen[i] >= 0 {
 			return nil, nil, &Error{File: name, Line: 1, Column: table.Fields[i].Name, Msg: fmt.Sprintf("appears twice in the header (fields %d and %d)", seen[i]+1, j+1)}

@@ -53,8 +53,12 @@ func FormatOf(name string) (Format, error) {
 	case ".parquet":
 		return Parquet, nil
 	}
-	return 0, fmt.Errorf("input: %s: unknown input format (want a .jsonl, .ndjson, .csv or .parquet file)", name)
+	return 0, &Error{File: name, Msg: "unknown input format (want a .jsonl, .ndjson, .csv or .parquet file)"}
 }
+
+// ErrUnknownColumn is wrapped by the *Error for an input column (or struct
+// field) that the table's schema lacks; MergeSchema adds such columns.
+var ErrUnknownColumn = errors.New("input: column not in the table schema")
 
 // Defaults.
 const (
@@ -137,7 +141,8 @@ type Error struct {
 	Column string
 	// Msg says what is wrong.
 	Msg string
-	// Err is the underlying error (an I/O or Parquet error), or nil.
+	// Err is the underlying error (an I/O or Parquet error, or
+	// ErrUnknownColumn), or nil.
 	Err error
 }
 
@@ -170,7 +175,7 @@ func errAt(file string, line int64, err error) error {
 	case errors.As(err, &ie):
 		return ie
 	case errors.As(err, &ve):
-		return &Error{File: file, Line: line, Column: ve.Path, Msg: ve.Msg}
+		return &Error{File: file, Line: line, Column: ve.Path, Msg: ve.Msg, Err: ve.Err}
 	case errors.As(err, &se):
 		return &Error{File: file, Line: line, Msg: se.Error()}
 	}

@@ -166,6 +166,9 @@ func TestJSONLBadInput(t *testing.T) {
 			if ie.File != "orders.jsonl" || ie.Line != 3 || ie.Column != c.column || !strings.Contains(ie.Msg, c.msg) {
 				t.Fatalf("got %+v\nwant line 3, column %q, message containing %q", ie, c.column, c.msg)
 			}
+			if unknown := strings.HasPrefix(c.name, "unknown"); errors.Is(err, input.ErrUnknownColumn) != unknown {
+				t.Errorf("errors.Is(err, ErrUnknownColumn) = %v, want %v", !unknown, unknown)
+			}
 		})
 	}
 }
@@ -242,6 +245,9 @@ func TestCSVBadInput(t *testing.T) {
 			}
 			if ie.File != "orders.csv" || ie.Line != c.line || ie.Column != c.column || !strings.Contains(ie.Msg, c.msg) {
 				t.Fatalf("got %+v (%v)\nwant line %d, column %q, message containing %q", ie, ie, c.line, c.column, c.msg)
+			}
+			if unknown := strings.HasPrefix(c.name, "unknown"); errors.Is(err, input.ErrUnknownColumn) != unknown {
+				t.Errorf("errors.Is(err, ErrUnknownColumn) = %v, want %v", !unknown, unknown)
 			}
 		})
 	}

@@ -35,6 +35,7 @@ type node interface {
 type valueError struct {
 	Path string
 	Msg  string
+	Err  error // a sentinel such as ErrUnknownColumn, or nil
 }
 
 func (e *valueError) Error() string { return fmt.Sprintf("column %q: %s", e.Path, e.Msg) }
@@ -831,9 +832,9 @@ func (n *structNode) unknown(key []byte) error {
 		names[i] = f.Name
 	}
 	if n.path == "" {
-		return &valueError{Path: string(key), Msg: "is not in the table schema (columns: " + strings.Join(names, ", ") + ")"}
+		return &valueError{Path: string(key), Msg: "is not in the table schema (columns: " + strings.Join(names, ", ") + ")", Err: ErrUnknownColumn}
 	}
-	return &valueError{Path: n.path + "." + string(key), Msg: fmt.Sprintf("is not a field of struct %q (fields: %s)", n.path, strings.Join(names, ", "))}
+	return &valueError{Path: n.path + "." + string(key), Msg: fmt.Sprintf("is not a field of struct %q (fields: %s)", n.path, strings.Join(names, ", ")), Err: ErrUnknownColumn}
 }
 
 // text reads a CSV cell holding the struct as a JSON object.
