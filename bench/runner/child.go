@@ -1,0 +1,384 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/bench/runner/workload"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/objstore"
+	_ "github.com/lakelog/lakelog/objstore/s3" // s3:// tables
+	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// childMain runs one operation of the lakelog engine in this process and
+// prints its Outcome as one JSON line. See Spec for the operations.
+func childMain(specJSON string) error {
+	var spec Spec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		return fmt.Errorf("runner child: bad spec: %w", err)
+	}
+	ctx := context.Background()
+	o, err := lakelogOp(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("runner child %s: %w", spec.Op, err)
+	}
+	return json.NewEncoder(os.Stdout).Encode(o)
+}
+
+// barrier tells the parent this child is set up and waits for its go.
+func barrier(spec Spec) error {
+	if !spec.Barrier {
+		return nil
+	}
+	fmt.Println(`{"ready":true}`)
+	_, err := bufio.NewReader(os.Stdin).ReadString('\n')
+	return err
+}
+
+func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
+	switch spec.Op {
+	case "idle":
+		return Outcome{Info: runtime.Version()}, nil
+	case "gen":
+		return lakelogGen(spec)
+	case "append":
+		return lakelogAppend(ctx, spec)
+	case "scan", "select":
+		return lakelogScan(ctx, spec)
+	case "open":
+		return lakelogOpen(ctx, spec)
+	case "checkpoint":
+		return lakelogCheckpoint(ctx, spec)
+	case "list":
+		return lakelogList(ctx, spec)
+	case "create":
+		return lakelogCreate(ctx, spec)
+	case "commits":
+		return lakelogCommits(ctx, spec)
+	case "raw-create":
+		return rawCreates(spec)
+	case "raw-put":
+		return rawPuts(ctx, spec)
+	}
+	return Outcome{}, fmt.Errorf("unknown op %q", spec.Op)
+}
+
+// lakelogGen: generate the rows and fold them into a checksum, writing
+// nothing: the cost of the input alone.
+func lakelogGen(spec Spec) (Outcome, error) {
+	start := time.Now()
+	var c workload.Checksum
+	for rec, err := range workload.Batches(nil, spec.Rows) {
+		if err != nil {
+			return Outcome{}, err
+		}
+		c.Add(rec)
+	}
+	return Outcome{Seconds: time.Since(start).Seconds(), Count: c.Rows, Checksum: (*Checksum)(&c)}, nil
+}
+
+// lakelogAppend: create the table and write the generated rows into it in
+// one commit (writer.CreateTable), generation included.
+func lakelogAppend(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	res, err := writer.CreateTable(ctx, st, "", workload.Metadata(), workload.Batches(nil, spec.Rows),
+		writer.WithTargetFileSize(spec.TargetFileSize))
+	if err != nil {
+		return Outcome{}, err
+	}
+	secs := time.Since(start).Seconds()
+	snap, err := res.Snapshot()
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Seconds: secs, Count: spec.Rows, Files: int64(snap.NumFiles()), Version: snap.Version()}, nil
+}
+
+// lakelogScan: open the table, plan and read every batch (all columns),
+// folding each into a checksum. "select" adds id BETWEEN Lo AND Hi.
+func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		return Outcome{}, err
+	}
+	var opts []reader.Option
+	if spec.Op == "select" {
+		pred, err := expr.Parse(fmt.Sprintf("id BETWEEN %d AND %d", spec.Lo, spec.Hi))
+		if err != nil {
+			return Outcome{}, err
+		}
+		opts = append(opts, reader.WithFilter(pred))
+	}
+	sc, err := reader.NewScan(snap, opts...)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var c workload.Checksum
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			return Outcome{}, err
+		}
+		c.Add(rec)
+	}
+	secs := time.Since(start).Seconds()
+	m := sc.Metrics()
+	return Outcome{Seconds: secs, Count: c.Rows, Checksum: (*Checksum)(&c), Files: int64(snap.NumFiles()), FilesRead: m.FilesRead, Version: snap.Version()}, nil
+}
+
+// lakelogOpen: load the latest snapshot (deltalog.Open), from the newest
+// checkpoint if there is one, else by replaying every commit.
+func lakelogOpen(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		return Outcome{}, err
+	}
+	secs := time.Since(start).Seconds()
+	return Outcome{Seconds: secs, Count: int64(snap.NumFiles()), Files: int64(snap.NumFiles()), Version: snap.Version()}, nil
+}
+
+// lakelogCheckpoint: open (setup, reported apart), then write the
+// checkpoint of the latest version and _last_checkpoint (measured).
+func lakelogCheckpoint(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		return Outcome{}, err
+	}
+	setup := time.Since(start).Seconds()
+	start = time.Now()
+	lc, err := snap.Checkpoint(ctx, time.Now())
+	if err != nil {
+		return Outcome{}, err
+	}
+	secs := time.Since(start).Seconds()
+	return Outcome{Seconds: secs, SetupSeconds: setup, Count: int64(snap.NumFiles()), Files: int64(snap.NumFiles()),
+		Version: snap.Version(), Info: fmt.Sprintf("checkpoint of version %d holds %d actions", lc.Version, lc.Size)}, nil
+}
+
+// lakelogList: open (setup), then iterate the active files, reading each
+// path (measured).
+func lakelogList(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		return Outcome{}, err
+	}
+	setup := time.Since(start).Seconds()
+	start = time.Now()
+	var n, bytes int64
+	for f := range snap.Files() {
+		n++
+		bytes += int64(len(f.Path))
+	}
+	secs := time.Since(start).Seconds()
+	return Outcome{Seconds: secs, SetupSeconds: setup, Count: n, Files: n, Version: snap.Version(), Info: fmt.Sprintf("%d path bytes", bytes)}, nil
+}
+
+// lakelogCreate: create an empty data-path table (version 0).
+func lakelogCreate(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	tx, err := deltalog.Create(st, "", workload.Metadata())
+	if err != nil {
+		return Outcome{}, err
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Seconds: time.Since(start).Seconds(), Count: 1}, nil
+}
+
+// commitStats is the stats string of the files the commit loops add, the
+// same for both engines.
+const commitStats = `{"numRecords":1000,"minValues":{"id":1,"v":0.001,"s":"s000001"},"maxValues":{"id":1000,"v":0.999,"s":"s099999"},"nullCount":{"id":0,"v":0,"s":0}}`
+
+// commitAdd is the add action of the i-th commit of a loop.
+func commitAdd(part string, i int) *actions.Add {
+	return &actions.Add{
+		Path:             fmt.Sprintf("p=%s/part-00000-%s-c000.snappy.parquet", part, uuid.NewString()),
+		PartitionValues:  map[string]*string{"p": &part},
+		Size:             123456 + int64(i),
+		ModificationTime: time.Now().UnixMilli(),
+		DataChange:       true,
+		Stats:            commitStats,
+	}
+}
+
+// lakelogCommits: open the table (setup), then commit one-file appends
+// to partition p=Partition, N of them or for Seconds, each on the
+// snapshot the previous commit returned (no re-read of the log).
+// Checkpoints are off, as the delta-rs loop's are.
+func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := barrier(spec); err != nil {
+		return Outcome{}, err
+	}
+	part := spec.Partition
+	if part == "" {
+		part = "p0"
+	}
+	var lat []float64
+	var attempts int64
+	start := time.Now()
+	deadline := start.Add(time.Duration(spec.Seconds * float64(time.Second)))
+	for i := 0; ; i++ {
+		if spec.Seconds > 0 && !time.Now().Before(deadline) || spec.Seconds == 0 && i >= spec.N {
+			break
+		}
+		t := time.Now()
+		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
+		tx.Add(actions.Action{Add: commitAdd(part, i)})
+		tx.SetOperation("WRITE", map[string]any{"mode": "Append"}, nil)
+		res, err := tx.Commit(ctx)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if snap, err = res.Snapshot(); err != nil {
+			return Outcome{}, err
+		}
+		lat = append(lat, time.Since(t).Seconds())
+		attempts += int64(res.Attempts)
+	}
+	secs := time.Since(start).Seconds()
+	return Outcome{Seconds: secs, Count: int64(len(lat)), Attempts: attempts, Latency: summarize(lat), Version: snap.Version()}, nil
+}
+
+// commitBody is the bytes of a one-file append commit as lakelog writes
+// it, for the raw create and put floors.
+func commitBody() ([]byte, error) {
+	ts := time.Now().UnixMilli()
+	rv := int64(41)
+	blind := true
+	info := &actions.CommitInfo{Timestamp: &ts, Operation: "WRITE", OperationParameters: map[string]any{"mode": "Append"},
+		ReadVersion: &rv, IsolationLevel: "Serializable", IsBlindAppend: &blind, EngineInfo: deltalog.EngineInfo, TxnID: uuid.NewString()}
+	return actions.MarshalCommit([]actions.Action{{CommitInfo: info}, {Add: commitAdd("p0", 0)}})
+}
+
+// rawCreates: N durable create-if-absent writes of a commit-sized file in
+// the folder Table, exactly the system calls a local lakelog commit makes:
+// write a temp file, fsync it, link it to the final name, remove the temp,
+// fsync the folder.
+func rawCreates(spec Spec) (Outcome, error) {
+	body, err := commitBody()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := os.MkdirAll(spec.Table, 0o755); err != nil {
+		return Outcome{}, err
+	}
+	var lat []float64
+	start := time.Now()
+	for i := range spec.N {
+		t := time.Now()
+		if err := durableCreate(spec.Table, deltalog.CommitName(int64(i)), body); err != nil {
+			return Outcome{}, err
+		}
+		lat = append(lat, time.Since(t).Seconds())
+	}
+	return Outcome{Seconds: time.Since(start).Seconds(), Count: int64(spec.N), Latency: summarize(lat), Info: strconv.Itoa(len(body)) + " bytes"}, nil
+}
+
+func durableCreate(dir, name string, body []byte) error {
+	tmp := filepath.Join(dir, "."+name+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(body)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(tmp, filepath.Join(dir, name))
+	}
+	if rerr := os.Remove(tmp); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// rawPuts: N create-if-absent puts of a commit-sized object under fresh
+// keys through the store of Table (for s3://, a PutObject with
+// If-None-Match: *): the request a cloud commit cannot do without.
+func rawPuts(ctx context.Context, spec Spec) (Outcome, error) {
+	body, err := commitBody()
+	if err != nil {
+		return Outcome{}, err
+	}
+	st, err := objstore.Open(ctx, spec.Table)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var lat []float64
+	start := time.Now()
+	for i := range spec.N {
+		t := time.Now()
+		err := st.Put(ctx, "_delta_log/"+deltalog.CommitName(int64(i)), bytes.NewReader(body), objstore.PutOptions{IfAbsent: true, Size: int64(len(body))})
+		if err != nil {
+			if errors.Is(err, objstore.ErrExists) {
+				return Outcome{}, fmt.Errorf("raw put %d: key exists; use a fresh table URI: %w", i, err)
+			}
+			return Outcome{}, err
+		}
+		lat = append(lat, time.Since(t).Seconds())
+	}
+	return Outcome{Seconds: time.Since(start).Seconds(), Count: int64(spec.N), Latency: summarize(lat), Info: strconv.Itoa(len(body)) + " bytes"}, nil
+}

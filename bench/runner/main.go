@@ -1,0 +1,180 @@
+// Command runner measures lakelog and delta-rs side by side, in one run,
+// on the same inputs, and prints a markdown table (also written to
+// bench/results/<date>.md):
+//
+//	source .ci/peers.sh && peers_install && peers_env     # delta-rs, once
+//	source .ci/services.sh && services_start              # MinIO, for commit-s3
+//	go run ./bench/runner [-scale small|full] [-only datapath,checkpoint,commit,commit-s3]
+//
+// Every measured operation runs in a child process of its own, for both
+// engines: lakelog in this binary re-run with -child, delta-rs in
+// bench/peers/deltars.py under $LAKELOG_PYTHON. The child times the
+// operation itself (startup, imports and setup excluded) and the runner
+// reads the child's peak resident memory from the kernel when it exits.
+// bench/README.md says what each number includes.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// config is the run's settings.
+type config struct {
+	scale          string
+	only           map[string]bool
+	count          int
+	python         string
+	peers          string // bench/peers
+	results        string // bench/results
+	work           string
+	keep           bool
+	targetFileSize int64
+	lakelog        *Engine
+	deltars        *Engine // nil without the peer
+	repo           string
+}
+
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3"}
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-child" {
+		if err := childMain(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(runMain(os.Args[1:]))
+}
+
+func runMain(args []string) int {
+	fs := flag.NewFlagSet("runner", flag.ContinueOnError)
+	scale := fs.String("scale", "small", "small (a quick check) or full (the sizes the issues ask for)")
+	only := fs.String("only", "", "comma-separated suites to run: "+strings.Join(suites, ", ")+" (default all)")
+	count := fs.Int("count", 1, "runs of each measurement; the table shows the median time and the largest peak")
+	python := fs.String("python", os.Getenv("LAKELOG_PYTHON"), "python with deltalake installed (default $LAKELOG_PYTHON)")
+	noPeer := fs.Bool("no-peer", false, "measure lakelog only")
+	work := fs.String("work", "", "folder for the tables (default a new temporary folder, removed afterwards)")
+	keep := fs.Bool("keep", false, "keep the work folder")
+	out := fs.String("results", "", "folder for the results file (default bench/results in the repository)")
+	target := fs.Int64("target-file-size", 0, "data file target size in bytes for the data-path tables (default: sized for ~150 files)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *scale != "small" && *scale != "full" {
+		fmt.Fprintln(os.Stderr, "runner: -scale is small or full")
+		return 2
+	}
+	cfg := &config{scale: *scale, count: max(1, *count), keep: *keep, targetFileSize: *target, only: map[string]bool{}}
+	for _, s := range strings.Split(*only, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		known := false
+		for _, k := range suites {
+			known = known || k == s
+		}
+		if !known {
+			fmt.Fprintf(os.Stderr, "runner: unknown suite %q (have %s)\n", s, strings.Join(suites, ", "))
+			return 2
+		}
+		cfg.only[s] = true
+	}
+	repo, err := repoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg.repo = repo
+	cfg.peers = filepath.Join(repo, "bench", "peers")
+	cfg.results = *out
+	if cfg.results == "" {
+		cfg.results = filepath.Join(repo, "bench", "results")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
+		return 1
+	}
+	cfg.lakelog = &Engine{Name: "lakelog", Command: func(spec []byte) []string { return []string{exe, "-child", string(spec)} }}
+	if !*noPeer {
+		if *python == "" {
+			fmt.Fprintln(os.Stderr, "runner: no delta-rs: set LAKELOG_PYTHON (source .ci/peers.sh && peers_install && peers_env) or pass -no-peer")
+			return 1
+		}
+		cfg.python = *python
+		script := filepath.Join(cfg.peers, "deltars.py")
+		cfg.deltars = &Engine{Name: "delta-rs", Command: func(spec []byte) []string { return []string{cfg.python, script, string(spec)} }}
+	}
+	cfg.work = *work
+	if cfg.work == "" {
+		if cfg.work, err = os.MkdirTemp("", "lakelog-bench-"); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			return 1
+		}
+		if !cfg.keep {
+			defer os.RemoveAll(cfg.work)
+		}
+	}
+	ctx := context.Background()
+	rep := newReport(cfg)
+	start := time.Now()
+	for _, s := range suites {
+		if len(cfg.only) > 0 && !cfg.only[s] {
+			continue
+		}
+		var err error
+		switch s {
+		case "datapath":
+			err = dataPath(ctx, cfg, rep)
+		case "checkpoint":
+			err = checkpoints(ctx, cfg, rep)
+		case "commit":
+			err = commitsLocal(ctx, cfg, rep)
+		case "commit-s3":
+			err = commitsS3(ctx, cfg, rep)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)
+			rep.failed(s, err)
+		}
+	}
+	rep.elapsed = time.Since(start)
+	text := rep.markdown()
+	fmt.Print(text)
+	path, err := rep.write(text)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "runner: wrote %s\n", path)
+	if rep.anyFailed() {
+		return 1
+	}
+	return 0
+}
+
+// repoRoot finds the lakelog module's folder from the working directory.
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("runner: go env GOMOD: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", fmt.Errorf("runner: run from inside the lakelog repository")
+	}
+	return filepath.Dir(mod), nil
+}
+
+// progress prints what the runner is doing to stderr.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
