@@ -92,7 +92,11 @@ type batchOrErr struct {
 const perFileAhead = 2
 
 func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatch) bool, yield func(arrow.RecordBatch, error) bool) {
+	// stop ends the pipeline when the consumer is done; ctx (cancelled with
+	// it) interrupts reads in progress. Sends wait on stop, not on ctx, so
+	// that a cancellation of parent still reaches the consumer as an error.
 	ctx, cancel := context.WithCancel(parent)
+	stop := make(chan struct{})
 	n := s.cfg.parallelism
 	order := make(chan *fileJob, n) // jobs in path order, for the consumer
 	jobs := make(chan *fileJob, n)  // the same jobs, for the workers
@@ -110,18 +114,18 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 				close(j.out)
 				select {
 				case order <- j:
-				case <-ctx.Done():
+				case <-stop:
 				}
 				return
 			}
 			select {
 			case order <- j:
-			case <-ctx.Done():
+			case <-stop:
 				return
 			}
 			select {
 			case jobs <- j:
-			case <-ctx.Done():
+			case <-stop:
 				return
 			}
 		}
@@ -129,23 +133,21 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 	for range n {
 		wg.Go(func() {
 			for j := range jobs {
-				if ctx.Err() != nil {
-					close(j.out)
-					continue
-				}
+				stopped := false
 				err := s.readFile(ctx, j.f, func(rec arrow.RecordBatch) bool {
 					select {
 					case j.out <- batchOrErr{rec: rec}:
 						return true
-					case <-ctx.Done():
+					case <-stop:
 						rec.Release()
+						stopped = true
 						return false
 					}
 				})
-				if err != nil && ctx.Err() == nil {
+				if err != nil && !stopped {
 					select {
 					case j.out <- batchOrErr{err: err}:
-					case <-ctx.Done():
+					case <-stop:
 					}
 				}
 				close(j.out)
@@ -156,6 +158,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 	// finish stops everything and frees batches nobody will consume: in
 	// cur (the job being consumed, or nil) and in the jobs not reached.
 	finish := func(cur *fileJob) {
+		close(stop)
 		cancel()
 		wg.Wait()
 		if cur != nil {

@@ -1,0 +1,297 @@
+package reader_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/reader"
+)
+
+// fourFiles makes a partitioned table of four files (one append per
+// partition value) with ten rows.
+func fourFiles(t *testing.T) (objstore.Store, *deltalog.Snapshot) {
+	t.Helper()
+	store := objstore.NewMem()
+	newTable(t, store, "id long, name string, p string", "p")
+	appendJSON(t, store, `[{"id": 1, "name": "a", "p": "x"}, {"id": 2, "name": "b", "p": "x"}, {"id": 3, "name": "c", "p": "x"}]`)
+	appendJSON(t, store, `[{"id": 4, "name": "d", "p": "y"}, {"id": 5, "name": null, "p": "y"}]`)
+	appendJSON(t, store, `[{"id": 6, "name": "f", "p": null}, {"id": 7, "name": "g", "p": null}]`)
+	snap := appendJSON(t, store, `[{"id": 8, "name": "h", "p": "z"}, {"id": 9, "name": "i", "p": "z"}, {"id": 10, "name": "j", "p": "z"}]`)
+	return store, snap
+}
+
+func TestProjectionAndFilter(t *testing.T) {
+	mem := checkedMem(t)
+	_, snap := fourFiles(t)
+	for _, par := range []int{1, 3} {
+		t.Run(fmt.Sprint("parallelism ", par), func(t *testing.T) {
+			sc := mustScan(t, snap, reader.WithColumns("NAME", "p"), reader.WithFilter(mustParse(t, "id >= 3 AND id < 7 AND p <> 'z'")),
+				reader.WithAllocator(mem), reader.WithParallelism(par))
+			var names []string
+			for _, f := range sc.Schema().Fields() {
+				names = append(names, f.Name)
+			}
+			if got := strings.Join(names, ","); got != "name,p" {
+				t.Errorf("schema %s, want name,p in the table's spelling", got)
+			}
+			// p <> 'z' is NULL for the null partition, so id 6 is not returned.
+			equalLines(t, sorted(collect(t, sc)), sorted([]string{`{"name":"c","p":"x"}`, `{"name":"d","p":"y"}`, `{"name":null,"p":"y"}`}))
+		})
+	}
+}
+
+func TestOnlyPartitionColumns(t *testing.T) {
+	mem := checkedMem(t)
+	_, snap := fourFiles(t)
+	sc := mustScan(t, snap, reader.WithColumns("p"), reader.WithAllocator(mem), reader.WithBatchSize(2))
+	got := collect(t, sc)
+	want := []string{`{"p":"x"}`, `{"p":"x"}`, `{"p":"x"}`, `{"p":"y"}`, `{"p":"y"}`, `{"p":null}`, `{"p":null}`, `{"p":"z"}`, `{"p":"z"}`, `{"p":"z"}`}
+	equalLines(t, sorted(got), sorted(want))
+	sc = mustScan(t, snap, reader.WithColumns(), reader.WithAllocator(mem))
+	var rows int64
+	for rec, err := range sc.Records(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.NumCols() != 0 {
+			t.Fatalf("%d columns, want none", rec.NumCols())
+		}
+		rows += rec.NumRows()
+	}
+	if rows != 10 {
+		t.Errorf("%d rows, want 10", rows)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	mem := checkedMem(t)
+	_, snap := fourFiles(t)
+	for _, par := range []int{1, 4} {
+		for _, tc := range []struct{ limit, want int64 }{{0, 0}, {1, 1}, {4, 4}, {10, 10}, {100, 10}} {
+			t.Run(fmt.Sprintf("limit %d parallelism %d", tc.limit, par), func(t *testing.T) {
+				sc := mustScan(t, snap, reader.WithLimit(tc.limit), reader.WithAllocator(mem), reader.WithParallelism(par))
+				if got := int64(len(collect(t, sc))); got != tc.want {
+					t.Errorf("%d rows, want %d", got, tc.want)
+				}
+				if m := sc.Metrics(); m.RowsReturned != tc.want {
+					t.Errorf("RowsReturned %d, want %d", m.RowsReturned, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// TestParallelOrder checks that the parallel reader yields exactly the
+// serial reader's sequence: files in path order, rows in file order.
+func TestParallelOrder(t *testing.T) {
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	newTable(t, store, "id long, g int", "g")
+	var rows []string
+	for i := range 200 {
+		rows = append(rows, fmt.Sprintf(`{"id": %d, "g": %d}`, i, i%13))
+	}
+	for range 3 {
+		appendJSON(t, store, "["+strings.Join(rows, ",")+"]")
+	}
+	snap := open(t, store)
+	serial := collect(t, mustScan(t, snap, reader.WithParallelism(1), reader.WithAllocator(mem), reader.WithBatchSize(7)))
+	parallel := collect(t, mustScan(t, snap, reader.WithParallelism(4), reader.WithAllocator(mem), reader.WithBatchSize(7)))
+	if len(serial) != 600 || !slices.Equal(serial, parallel) {
+		t.Errorf("parallel output (%d rows) differs from serial (%d rows)", len(parallel), len(serial))
+	}
+	var paths []string
+	for f, err := range mustScan(t, snap).Files(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, f.Add.Path)
+	}
+	if !slices.IsSorted(paths) {
+		t.Errorf("files not in path order: %v", paths)
+	}
+}
+
+// TestEarlyStop breaks out of a parallel scan: the workers stop and every
+// batch they decoded is released (the checked allocator ends at zero).
+func TestEarlyStop(t *testing.T) {
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	newTable(t, store, "id long, g int", "g")
+	var rows []string
+	for i := range 2000 {
+		rows = append(rows, fmt.Sprintf(`{"id": %d, "g": %d}`, i, i%20))
+	}
+	appendJSON(t, store, "["+strings.Join(rows, ",")+"]")
+	snap := open(t, store)
+	before := runtime.NumGoroutine()
+	for range 20 {
+		sc := mustScan(t, snap, reader.WithParallelism(4), reader.WithAllocator(mem), reader.WithBatchSize(10))
+		n := 0
+		for rec, err := range sc.Records(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += int(rec.NumRows())
+			if n >= 30 {
+				break
+			}
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > before+2 {
+		t.Errorf("%d goroutines after early stops, %d before", g, before)
+	}
+}
+
+// TestParallelMemoryBounded reads many files with a slow consumer and
+// checks that decoded batches do not pile up: the live Arrow memory stays
+// within a few batches per worker.
+func TestParallelMemoryBounded(t *testing.T) {
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	newTable(t, store, "id long, s string, g int", "g")
+	var rows []string
+	for i := range 4000 {
+		rows = append(rows, fmt.Sprintf(`{"id": %d, "s": "%s", "g": %d}`, i, strings.Repeat("v", 50), i%40))
+	}
+	appendJSON(t, store, "["+strings.Join(rows, ",")+"]")
+	snap := open(t, store)
+	const batch, workers = 20, 4
+	ctx := context.Background()
+	// What the whole table takes when every batch is kept.
+	var kept []arrow.RecordBatch
+	for rec, err := range mustScan(t, snap, reader.WithParallelism(1), reader.WithAllocator(mem), reader.WithBatchSize(batch)).Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Retain()
+		kept = append(kept, rec)
+	}
+	total := mem.CurrentAlloc()
+	for _, r := range kept {
+		r.Release()
+	}
+	peakWith := func(par int) int {
+		sc := mustScan(t, snap, reader.WithParallelism(par), reader.WithAllocator(mem), reader.WithBatchSize(batch))
+		peak, n := 0, 0
+		for rec, err := range sc.Records(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += int(rec.NumRows())
+			time.Sleep(100 * time.Microsecond) // a slow consumer
+			peak = max(peak, mem.CurrentAlloc())
+		}
+		if n != 4000 {
+			t.Fatalf("%d rows, want 4000", n)
+		}
+		return peak
+	}
+	serial, parallel := peakWith(1), peakWith(workers)
+	t.Logf("whole table %d bytes; peak streaming %d bytes serially, %d with %d workers", total, serial, parallel, workers)
+	// Streaming holds one file's decoding state and a batch or two, not
+	// the table; each worker adds about as much, whatever the file count.
+	if serial*4 > total {
+		t.Errorf("serial peak %d bytes is not small against the table's %d", serial, total)
+	}
+	if parallel > workers*serial*3/2 {
+		t.Errorf("peak with %d workers %d bytes, want at most about %d× the serial peak %d", workers, parallel, workers, serial)
+	}
+}
+
+func TestScanErrors(t *testing.T) {
+	_, snap := fourFiles(t)
+	if _, err := reader.NewScan(snap, reader.WithColumns("nope")); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown column: %v", err)
+	}
+	if _, err := reader.NewScan(snap, reader.WithColumns("id", "ID")); err == nil {
+		t.Error("duplicate column accepted")
+	}
+	if _, err := reader.NewScan(snap, reader.WithFilter(mustParse(t, "nope = 1"))); err == nil {
+		t.Error("filter on an unknown column accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, par := range []int{1, 4} {
+		var got error
+		for _, err := range mustScan(t, snap, reader.WithParallelism(par)).Records(ctx) {
+			if err != nil {
+				got = err
+			}
+		}
+		if !errors.Is(got, context.Canceled) {
+			t.Errorf("parallelism %d: cancelled scan gave %v, want context.Canceled", par, got)
+		}
+	}
+}
+
+// TestSchemaEvolutionNulls reads files written before columns and struct
+// fields were added: they come back as nulls.
+func TestSchemaEvolutionNulls(t *testing.T) {
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	newTable(t, store, "id long, s struct<a: int>")
+	appendJSON(t, store, `[{"id": 1, "s": {"a": 1}}]`)
+	// Widen the schema by a metadata-only commit, as ALTER TABLE ADD
+	// COLUMNS does.
+	snap := open(t, store)
+	schema, err := actions.ParseDDL("id long, s struct<a: int, b: string>, added double")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := *snap.Metadata()
+	md.SchemaString, _ = actions.SchemaString(schema)
+	tx := snap.NewTransaction()
+	tx.SetMetadata(&md)
+	tx.SetOperation("ADD COLUMNS", nil, nil)
+	if _, err := tx.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	snap = appendJSON(t, store, `[{"id": 2, "s": {"a": 2, "b": "x"}, "added": 2.5}]`)
+	got := sorted(collect(t, mustScan(t, snap, reader.WithAllocator(mem))))
+	equalLines(t, got, []string{`{"id":1,"s":{"a":1,"b":null},"added":null}`, `{"id":2,"s":{"a":2,"b":"x"},"added":2.5}`})
+}
+
+func TestReadFile(t *testing.T) {
+	mem := checkedMem(t)
+	_, snap := fourFiles(t)
+	sc := mustScan(t, snap, reader.WithAllocator(mem), reader.WithFilter(mustParse(t, "id % 2 = 0")))
+	ctx := context.Background()
+	var total int
+	for f, err := range sc.Files(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rec, err := range sc.ReadFile(ctx, f) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := rec.Column(0).(*array.Int64)
+			for i := 0; i < ids.Len(); i++ {
+				if ids.Value(i)%2 != 0 {
+					t.Errorf("odd id %d passed the filter", ids.Value(i))
+				}
+			}
+			total += int(rec.NumRows())
+		}
+	}
+	if total != 5 {
+		t.Errorf("%d rows, want 5", total)
+	}
+}
