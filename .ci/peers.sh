@@ -12,8 +12,10 @@
 
 LAKELOG_CACHE=${LAKELOG_CACHE:-$HOME/.cache/lakelog}
 LAKELOG_VENV=${LAKELOG_VENV:-$LAKELOG_CACHE/venv}
-# Pinned together: delta-spark 4.4.1 supports pyspark up to 4.2.0.
-LAKELOG_PEERS=${LAKELOG_PEERS:-"deltalake==1.6.6 pyarrow pandas pyspark==4.2.0 delta-spark==4.4.1"}
+# Pinned together: delta-spark 4.4.0 supports pyspark up to 4.2.0, and its
+# jars (io.delta:delta-spark_4.2_2.13:4.4.0) are on Maven Central; 4.4.1 is
+# on PyPI only, so configure_spark_with_delta_pip could not resolve it.
+LAKELOG_PEERS=${LAKELOG_PEERS:-"deltalake==1.6.6 pyarrow pandas pyspark==4.2.0 delta-spark==4.4.0"}
 
 peers_install() {
   local stamp="$LAKELOG_VENV/.lakelog-peers"

@@ -1,0 +1,304 @@
+"""A peer engine worker for lakelog's interop tests.
+
+Run as `python peer.py deltars` or `python peer.py spark`. The worker loads
+its engine once (for Spark: one JVM and one SparkSession for its whole life)
+and then serves requests: one JSON object per line on stdin, one JSON
+response per line on stdout. Everything else the engine prints, the JVM
+included, goes to stderr, so stdout carries nothing but responses.
+
+The first line written is a greeting: {"ok": true, "engine": ..., "versions":
+{...}} once the engine is ready, or {"ok": false, "missing": true, "error":
+...} when the engine cannot be imported (the peer is not installed).
+
+Requests ("op"):
+
+  read   {"path", "version"?, "where"?, "reader"?, "storage_options"?, "out"}
+         Read the table (at "version", filtered by the SQL predicate
+         "where") and write its rows to the Parquet file "out", columns in
+         the table's schema order, in plain Arrow types (no view, large or
+         dictionary types; timestamps in microseconds, UTC). delta-rs reads
+         with "reader": "pyarrow" (DeltaTable.to_pyarrow_table, the default)
+         or "datafusion" (delta-rs's QueryBuilder); Spark with
+         spark.read.format("delta") and versionAsOf.
+         Response: {"rows", "version", "columns"}.
+  write  {"path", "input", "mode", "partition_by"?, "configuration"?,
+          "storage_options"?}
+         Write the rows of the Parquet file "input" to the table: delta-rs
+         write_deltalake, Spark df.write.format("delta") (configuration
+         entries become writer options). Response: {"version"}.
+  sql    {"statements": [...]} (Spark only) Run each statement; the rows of
+         the last one come back as "result" (a list of lists of strings).
+  version {"path", "storage_options"?} The table's latest version.
+
+A failed request answers {"ok": false, "error": ..., "traceback": ...}; the
+worker keeps serving.
+"""
+
+import json
+import os
+import sys
+import traceback
+
+# Responses go to a private copy of stdout; file descriptor 1 becomes
+# stderr, so whatever else writes to it (the JVM, native libraries,
+# print) cannot corrupt the protocol.
+_proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+
+def respond(obj):
+    _proto.write(json.dumps(obj) + "\n")
+    _proto.flush()
+
+
+def plain_type(pa, t):
+    """The Arrow type t with view, large and dictionary types replaced by
+    their plain forms, timestamps in microseconds (UTC when zoned), and
+    every nested field nullable: a null struct may hold nulls in a
+    non-nullable child, which pyarrow refuses to cast or write otherwise,
+    and nullability plays no part in the rows compared."""
+    if pa.types.is_dictionary(t):
+        return plain_type(pa, t.value_type)
+    if pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return pa.string()
+    if pa.types.is_large_binary(t) or pa.types.is_binary_view(t):
+        return pa.binary()
+    if pa.types.is_timestamp(t):
+        return pa.timestamp("us", tz="UTC" if t.tz is not None else None)
+    if pa.types.is_large_list(t) or pa.types.is_list_view(t) or pa.types.is_large_list_view(t) or pa.types.is_list(t):
+        f = t.value_field
+        return pa.list_(pa.field("element", plain_type(pa, f.type)))
+    if pa.types.is_map(t):
+        return pa.map_(
+            pa.field("key", plain_type(pa, t.key_field.type), False),
+            pa.field("value", plain_type(pa, t.item_field.type)),
+        )
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, plain_type(pa, f.type)) for f in t])
+    return t
+
+
+def write_rows(table, columns, out):
+    """Write table's columns, in that order and in plain types, to out."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = table.select(columns)
+    fields = [pa.field(f.name, plain_type(pa, f.type)) for f in table.schema]
+    table = table.cast(pa.schema(fields))
+    pq.write_table(table, out)
+    return table.num_rows
+
+
+class DeltaRS:
+    name = "deltars"
+
+    def __init__(self):
+        import deltalake
+        import pyarrow
+
+        self.versions = {"deltalake": deltalake.__version__, "pyarrow": pyarrow.__version__}
+
+    def table(self, req, version=None):
+        from deltalake import DeltaTable
+
+        return DeltaTable(req["path"], version=version, storage_options=req.get("storage_options"))
+
+    def read(self, req):
+        import pyarrow as pa
+
+        dt = self.table(req, req.get("version"))
+        columns = [f.name for f in dt.schema().fields]
+        reader = req.get("reader") or "pyarrow"
+        if reader == "pyarrow":
+            if req.get("where"):
+                raise ValueError("the pyarrow reader takes no where predicate")
+            table = dt.to_pyarrow_table()
+        elif reader == "datafusion":
+            from deltalake import QueryBuilder
+
+            sql = "SELECT * FROM t"
+            if req.get("where"):
+                sql += " WHERE " + req["where"]
+            table = pa.table(QueryBuilder().register("t", dt).execute(sql))
+        else:
+            raise ValueError(f"unknown reader {reader!r}")
+        n = write_rows(table, columns, req["out"])
+        return {"rows": n, "version": dt.version(), "columns": columns}
+
+    def write(self, req):
+        import pyarrow.parquet as pq
+        from deltalake import write_deltalake
+
+        data = pq.read_table(req["input"])
+        write_deltalake(
+            req["path"],
+            data,
+            mode=req.get("mode") or "append",
+            partition_by=req.get("partition_by") or None,
+            configuration=req.get("configuration") or None,
+            storage_options=req.get("storage_options"),
+        )
+        return {"version": self.table(req).version()}
+
+    def version(self, req):
+        return {"version": self.table(req).version()}
+
+
+class Spark:
+    name = "spark"
+
+    def __init__(self):
+        import shutil
+        import tempfile
+
+        if not shutil.which("java") and not os.environ.get("JAVA_HOME"):
+            raise ImportError("no java on PATH and no JAVA_HOME: Spark needs Java 17")
+        import pyspark
+        from delta import configure_spark_with_delta_pip
+        from pyspark.sql import SparkSession
+
+        scratch = tempfile.mkdtemp(prefix="lakelog-spark-")
+        builder = (
+            SparkSession.builder.master("local[2]")
+            .appName("lakelog-interop")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.local.dir", scratch)
+            .config("spark.sql.warehouse.dir", os.path.join(scratch, "warehouse"))
+            .config("spark.sql.catalogImplementation", "in-memory")
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.default.parallelism", "2")
+            .config("spark.databricks.delta.snapshotPartitions", "2")
+            # Delta stores dates and timestamps in the proleptic Gregorian
+            # calendar. Spark assumes so only for files that Spark 3+ wrote
+            # and otherwise refuses values before 1582 (1900 for
+            # timestamps); the files of other writers are read as they are.
+            .config("spark.sql.parquet.datetimeRebaseModeInRead", "CORRECTED")
+            .config("spark.sql.parquet.datetimeRebaseModeInWrite", "CORRECTED")
+            .config("spark.sql.parquet.int96RebaseModeInRead", "CORRECTED")
+            .config("spark.sql.parquet.int96RebaseModeInWrite", "CORRECTED")
+            # Tests are short: the C1 compiler alone starts the JVM in half
+            # the time and the serial collector suits a small heap.
+            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+        )
+        ivy = os.environ.get("LAKELOG_IVY_DIR")
+        if ivy:
+            builder = builder.config("spark.jars.ivy", ivy)
+        self.spark = configure_spark_with_delta_pip(builder).getOrCreate()
+        self.spark.sparkContext.setLogLevel("ERROR")
+        import delta
+
+        self.versions = {
+            "pyspark": pyspark.__version__,
+            "spark": self.spark.version,
+            "delta-spark": getattr(delta, "__version__", "") or _dist_version("delta-spark"),
+        }
+
+    def read(self, req):
+        r = self.spark.read.format("delta")
+        if req.get("version") is not None:
+            r = r.option("versionAsOf", int(req["version"]))
+        df = r.load(req["path"])
+        columns = df.columns
+        if req.get("where"):
+            df = df.where(req["where"])
+        n = write_rows(self._arrow(df), columns, req["out"])
+        return {"rows": n, "version": self._version(req["path"]), "columns": columns}
+
+    def _arrow(self, df):
+        """df's rows as a pyarrow Table. DataFrame.toArrow casts to the
+        Spark schema's nullability, which fails on a null struct whose
+        non-nullable child holds nulls; the collected batches are taken as
+        they are."""
+        import pyarrow as pa
+
+        collect = getattr(df, "_collect_as_arrow", None)
+        if collect is None:
+            return df.toArrow()
+        batches = collect(empty_list_if_zero_records=False)
+        return pa.Table.from_batches(batches)
+
+    def write(self, req):
+        df = self.spark.read.parquet(req["input"])
+        w = df.write.format("delta").mode(req.get("mode") or "append")
+        if req.get("partition_by"):
+            w = w.partitionBy(*req["partition_by"])
+        for k, v in (req.get("configuration") or {}).items():
+            w = w.option(k, v)
+        w.save(req["path"])
+        return {"version": self._version(req["path"])}
+
+    def sql(self, req):
+        result = []
+        for stmt in req["statements"]:
+            rows = self.spark.sql(stmt).collect()
+            result = [[None if v is None else str(v) for v in row] for row in rows]
+        return {"result": result}
+
+    def version(self, req):
+        return {"version": self._version(req["path"])}
+
+    def _version(self, path):
+        from delta.tables import DeltaTable
+
+        h = DeltaTable.forPath(self.spark, path).history(1).select("version").collect()
+        return int(h[0][0])
+
+
+def _dist_version(name):
+    try:
+        from importlib.metadata import version
+
+        return version(name)
+    except Exception:
+        return ""
+
+
+ENGINES = {"deltars": DeltaRS, "spark": Spark}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in ENGINES:
+        respond({"ok": False, "error": "usage: peer.py deltars|spark"})
+        return 2
+    try:
+        engine = ENGINES[sys.argv[1]]()
+    except ImportError as e:
+        respond({"ok": False, "missing": True, "error": f"{type(e).__name__}: {e}"})
+        return 1
+    except Exception as e:
+        respond({"ok": False, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+        return 1
+    respond({"ok": True, "engine": engine.name, "versions": engine.versions})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            op = req.get("op")
+            if op == "quit":
+                respond({"ok": True})
+                break
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version") else None
+            if fn is None:
+                raise ValueError(f"{engine.name} has no op {op!r}")
+            resp = fn(req)
+            resp["ok"] = True
+            respond(resp)
+        except Exception as e:
+            respond({"ok": False, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()})
+    if isinstance(engine, Spark):
+        engine.spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
