@@ -509,11 +509,33 @@ type rowWriter interface {
 	finish() error
 }
 
+// sortedLines holds output lines in one buffer until they are written
+// sorted by their bytes.
+type sortedLines struct {
+	data  []byte
+	spans [][2]int
+}
+
+func (l *sortedLines) add(line []byte) {
+	l.spans = append(l.spans, [2]int{len(l.data), len(l.data) + len(line)})
+	l.data = append(l.data, line...)
+}
+
+func (l *sortedLines) writeTo(w io.Writer) error {
+	slices.SortFunc(l.spans, func(a, b [2]int) int { return bytes.Compare(l.data[a[0]:a[1]], l.data[b[0]:b[1]]) })
+	for _, s := range l.spans {
+		if _, err := w.Write(l.data[s[0]:s[1]]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // jsonlWriter prints the canonical row encoding, one object a line.
 type jsonlWriter struct {
 	w      *bufio.Writer
 	sorted bool
-	lines  [][]byte
+	lines  sortedLines
 	buf    []byte
 }
 
@@ -530,7 +552,7 @@ func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
 		}
 		j.buf = append(j.buf, '\n')
 		if j.sorted {
-			j.lines = append(j.lines, bytes.Clone(j.buf))
+			j.lines.add(j.buf)
 			continue
 		}
 		if _, err := j.w.Write(j.buf); err != nil {
@@ -540,15 +562,7 @@ func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
 	return nil
 }
 
-func (j *jsonlWriter) finish() error {
-	slices.SortFunc(j.lines, bytes.Compare)
-	for _, l := range j.lines {
-		if _, err := j.w.Write(l); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (j *jsonlWriter) finish() error { return j.lines.writeTo(j.w) }
 
 // csvWriter prints a header and RFC 4180 records: each value as its
 // canonical text (strings as they are, decimals with their scale,
@@ -559,7 +573,7 @@ type csvWriter struct {
 	cw     *csv.Writer
 	sorted bool
 	ncols  int
-	lines  [][]byte
+	lines  sortedLines
 	rec    bytes.Buffer
 	rcw    *csv.Writer
 	row    []byte
@@ -603,7 +617,7 @@ func (c *csvWriter) write(rec arrow.RecordBatch) error {
 			return err
 		}
 		c.rcw.Flush()
-		c.lines = append(c.lines, bytes.Clone(c.rec.Bytes()))
+		c.lines.add(c.rec.Bytes())
 	}
 	return nil
 }
@@ -613,13 +627,7 @@ func (c *csvWriter) finish() error {
 	if err := c.cw.Error(); err != nil {
 		return err
 	}
-	slices.SortFunc(c.lines, bytes.Compare)
-	for _, l := range c.lines {
-		if _, err := c.w.Write(l); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.lines.writeTo(c.w)
 }
 
 // splitCanonical splits a canonical row, {"name":value,...} with n

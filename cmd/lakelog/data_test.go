@@ -495,6 +495,9 @@ func TestGoldenTablesCountAndScan(t *testing.T) {
 					t.Errorf("count --version %s: %s, want %d", vs, n, want)
 				}
 			}
+			if testing.Short() && c.NumRows != nil && *c.NumRows > 100_000 {
+				t.Skipf("-short: not scanning %d rows", *c.NumRows)
+			}
 			code, out, errOut := lakelog(t, "scan", c.Dir, "--format", "jsonl", "--sorted")
 			if reason, listed := goldenUnsupported[c.Name]; listed {
 				if code == exitOK {
