@@ -166,6 +166,16 @@ func readGoldenCase(t *testing.T, c goldenCase) error {
 	if c.NumRows != nil && int64(len(lines)) != *c.NumRows {
 		t.Errorf("%d rows, want %d", len(lines), *c.NumRows)
 	}
+	// Count answers from statistics or footers, without decoding.
+	sc, err := reader.NewScan(snap, reader.WithAllocator(mem))
+	if err != nil {
+		return err
+	}
+	if n, err := sc.Count(ctx); err != nil {
+		return err
+	} else if n != int64(len(lines)) {
+		t.Errorf("Count %d, want %d", n, len(lines))
+	}
 	if c.RowsSHA256 != nil {
 		got := hashLines(lines)
 		if got != *c.RowsSHA256 && (c.RowsSHA256UTC == nil || got != *c.RowsSHA256UTC) {

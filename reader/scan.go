@@ -108,17 +108,19 @@ type metrics struct {
 // immutable after NewScan except for its metrics, and safe for concurrent
 // use; each call of Files or Records is an independent pass.
 type Scan struct {
-	snap       *deltalog.Snapshot
-	cfg        config
-	schema     *actions.StructType // the table's logical schema
-	partCols   map[string]bool     // logical partition column names
-	filter     expr.Expr           // bound, or nil
-	pruner     *expr.Pruner        // nil when there is no filter
-	outFields  []*actions.StructField
-	readFields []*actions.StructField // outFields plus the filter's columns
-	outSchema  *arrow.Schema
-	readSchema *arrow.Schema
-	m          metrics
+	snap     *deltalog.Snapshot
+	cfg      config
+	schema   *actions.StructType // the table's logical schema
+	partCols map[string]bool     // logical partition column names
+	filter   expr.Expr           // bound, or nil
+	pruner   *expr.Pruner        // nil when there is no filter
+	// filterColumns are the top-level columns the filter reads.
+	filterColumns []string
+	outFields     []*actions.StructField
+	readFields    []*actions.StructField // outFields plus the filter's columns
+	outSchema     *arrow.Schema
+	readSchema    *arrow.Schema
+	m             metrics
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
@@ -172,10 +174,13 @@ func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
 		s.pruner = p
 		// Read the filter's columns too, in schema order after the output.
 		need := map[string]bool{}
-		for _, c := range expr.Columns(bound) {
-			top, _, _ := strings.Cut(c, ".")
-			need[top] = true
-		}
+		expr.Walk(bound, func(n expr.Expr) bool {
+			if c, ok := n.(*expr.Column); ok && len(c.Path) > 0 && !need[c.Path[0]] {
+				need[c.Path[0]] = true
+				s.filterColumns = append(s.filterColumns, c.Path[0])
+			}
+			return true
+		})
 		have := map[string]bool{}
 		for _, f := range s.outFields {
 			have[f.Name] = true

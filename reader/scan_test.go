@@ -295,3 +295,33 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("%d rows, want 5", total)
 	}
 }
+
+func TestCount(t *testing.T) {
+	mem := checkedMem(t)
+	store, snap := fourFiles(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opts []reader.Option
+		want int64
+	}{
+		{nil, 10},
+		{[]reader.Option{reader.WithLimit(4)}, 4},
+		{[]reader.Option{reader.WithFilter(mustParse(t, "id > 3 AND p = 'z'"))}, 3},
+		{[]reader.Option{reader.WithFilter(mustParse(t, "name IS NULL")), reader.WithColumns("p")}, 1},
+	} {
+		counting := objstore.Counting(store)
+		sc := mustScan(t, open(t, counting), append(tc.opts, reader.WithAllocator(mem))...)
+		counting.Reset()
+		n, err := sc.Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != tc.want {
+			t.Errorf("Count = %d, want %d", n, tc.want)
+		}
+		if sc.Filter() == nil && len(dataKeysRead(counting)) != 0 {
+			t.Errorf("Count without a filter read data files %v; stats suffice", dataKeysRead(counting))
+		}
+	}
+	_ = snap
+}

@@ -58,14 +58,10 @@ type conformer struct {
 	merge   bool
 	changed bool // merge added columns
 	mem     memory.Allocator
-	partSet map[string]bool
 }
 
-func newConformer(schema *actions.StructType, partCols []string, merge bool, mem memory.Allocator) (*conformer, error) {
-	c := &conformer{schema: schema, merge: merge, mem: mem, partSet: map[string]bool{}}
-	for _, p := range partCols {
-		c.partSet[p] = true
-	}
+func newConformer(schema *actions.StructType, merge bool, mem memory.Allocator) (*conformer, error) {
+	c := &conformer{schema: schema, merge: merge, mem: mem}
 	if err := c.setSchema(schema); err != nil {
 		return nil, err
 	}

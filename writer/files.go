@@ -69,7 +69,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if m := actions.ColumnMappingMode(md); m != "" && m != "none" {
 		return nil, fmt.Errorf("writer: %w: column mapping mode %q is not written by lakelog yet", deltalog.ErrUnsupportedFeature, m)
 	}
-	conf, err := newConformer(schema, md.PartitionColumns, cfg.mergeSchema, cfg.mem)
+	conf, err := newConformer(schema, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
 	}

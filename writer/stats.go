@@ -250,13 +250,104 @@ func (c *statsCollector) update(rec arrow.RecordBatch) {
 			parentNull = orNulls(parentNull, st, n)
 			arr = st.Field(idx)
 		}
+		l.observeArray(arr, parentNull, n)
+	}
+}
+
+// present reports whether row i holds a value (neither it nor an
+// enclosing struct is null).
+func present(arr arrow.Array, parentNull []bool, i int) bool {
+	return (parentNull == nil || !parentNull[i]) && arr.IsValid(i)
+}
+
+// observeArray counts the nulls of arr's first n rows and folds its
+// values into the bounds, switching on the type once per batch.
+func (l *statsLeaf) observeArray(arr arrow.Array, parentNull []bool, n int) {
+	if parentNull == nil && arr.NullN() == 0 && !l.minMax {
+		return
+	}
+	if !l.minMax {
 		for i := 0; i < n; i++ {
-			if (parentNull != nil && parentNull[i]) || arr.IsNull(i) {
+			if !present(arr, parentNull, i) {
+				l.nulls++
+			}
+		}
+		return
+	}
+	ints := func(get func(i int) int64) {
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) {
 				l.nulls++
 				continue
 			}
-			if l.minMax {
-				l.observe(arr, i)
+			l.observeInt(get(i), !l.has)
+			l.has = true
+		}
+	}
+	switch a := arr.(type) {
+	case *array.Int8:
+		ints(func(i int) int64 { return int64(a.Value(i)) })
+	case *array.Int16:
+		ints(func(i int) int64 { return int64(a.Value(i)) })
+	case *array.Int32:
+		ints(func(i int) int64 { return int64(a.Value(i)) })
+	case *array.Int64:
+		ints(a.Value)
+	case *array.Date32:
+		ints(func(i int) int64 { return int64(a.Value(i)) })
+	case *array.Timestamp:
+		ints(func(i int) int64 { return int64(a.Value(i)) })
+	case *array.Float32, *array.Float64:
+		get := func(i int) float64 {
+			if f, ok := a.(*array.Float32); ok {
+				return float64(f.Value(i))
+			}
+			return a.(*array.Float64).Value(i)
+		}
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) {
+				l.nulls++
+				continue
+			}
+			l.observeFloat(get(i))
+			l.has = true
+		}
+	case *array.String:
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) {
+				l.nulls++
+				continue
+			}
+			v := a.Value(i)
+			if !l.has || v < l.minS {
+				l.minS = strings.Clone(v)
+			}
+			if !l.has || v > l.maxS {
+				l.maxS = strings.Clone(v)
+			}
+			l.has = true
+		}
+	case *array.Decimal128:
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) {
+				l.nulls++
+				continue
+			}
+			v := a.Value(i)
+			if !l.has || v.Less(l.minD) {
+				l.minD = v
+			}
+			if !l.has || v.Greater(l.maxD) {
+				l.maxD = v
+			}
+			l.has = true
+		}
+	default:
+		// Not reached for the table's own types; count nulls only.
+		l.minMax = false
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) {
+				l.nulls++
 			}
 		}
 	}
@@ -275,48 +366,6 @@ func orNulls(acc []bool, a arrow.Array, n int) []bool {
 		}
 	}
 	return acc
-}
-
-// observe folds value i of arr into the bounds.
-func (l *statsLeaf) observe(arr arrow.Array, i int) {
-	first := !l.has
-	l.has = true
-	switch a := arr.(type) {
-	case *array.Int8:
-		l.observeInt(int64(a.Value(i)), first)
-	case *array.Int16:
-		l.observeInt(int64(a.Value(i)), first)
-	case *array.Int32:
-		l.observeInt(int64(a.Value(i)), first)
-	case *array.Int64:
-		l.observeInt(a.Value(i), first)
-	case *array.Date32:
-		l.observeInt(int64(a.Value(i)), first)
-	case *array.Timestamp:
-		l.observeInt(int64(a.Value(i)), first)
-	case *array.Float32:
-		l.observeFloat(float64(a.Value(i)))
-	case *array.Float64:
-		l.observeFloat(a.Value(i))
-	case *array.String:
-		v := a.Value(i)
-		if first || v < l.minS {
-			l.minS = strings.Clone(v)
-		}
-		if first || v > l.maxS {
-			l.maxS = strings.Clone(v)
-		}
-	case *array.Decimal128:
-		v := a.Value(i)
-		if first || v.Less(l.minD) {
-			l.minD = v
-		}
-		if first || v.Greater(l.maxD) {
-			l.maxD = v
-		}
-	default:
-		l.minMax = false // not reached for the table's own types
-	}
 }
 
 func (l *statsLeaf) observeInt(v int64, first bool) {

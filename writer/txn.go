@@ -246,6 +246,9 @@ func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResul
 // it for the operation.
 func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any) (*deltalog.CommitResult, error) {
 	if wr.SchemaChanged {
+		if err := checkNewTypes(tx.Snapshot(), wr.Metadata); err != nil {
+			return nil, err
+		}
 		tx.SetMetadata(wr.Metadata)
 	}
 	now := time.Now().UnixMilli()
@@ -350,4 +353,45 @@ func jsonText(v any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// checkNewTypes refuses a schema change that needs a table feature the
+// protocol lacks: a timestamp_ntz column needs timestampNtz (Spark
+// upgrades the protocol there; lakelog does not change protocols
+// implicitly).
+func checkNewTypes(snap *deltalog.Snapshot, md *actions.Metadata) error {
+	if snap == nil {
+		return nil
+	}
+	schema, err := md.Schema()
+	if err != nil {
+		return fmt.Errorf("writer: %w", err)
+	}
+	if !usesNTZ(schema) || usesNTZ(snap.Schema()) {
+		return nil
+	}
+	for _, f := range snap.Protocol().ReaderFeatures {
+		if f == "timestampNtz" {
+			return nil
+		}
+	}
+	return &SchemaError{Reason: "merge-schema would add a timestamp_ntz column, which needs the timestampNtz table feature; the table's protocol does not have it"}
+}
+
+func usesNTZ(t actions.DataType) bool {
+	switch t := t.(type) {
+	case actions.PrimitiveType:
+		return t == actions.TypeTimestampNTZ
+	case *actions.StructType:
+		for _, f := range t.Fields {
+			if usesNTZ(f.Type) {
+				return true
+			}
+		}
+	case *actions.ArrayType:
+		return usesNTZ(t.ElementType)
+	case *actions.MapType:
+		return usesNTZ(t.KeyType) || usesNTZ(t.ValueType)
+	}
+	return false
 }

@@ -387,3 +387,24 @@ func mustParse(t *testing.T, s string) expr.Expr {
 	}
 	return e
 }
+
+// TestMergeSchemaNeedsFeature refuses to add a timestamp_ntz column to a
+// table whose protocol lacks the timestampNtz feature.
+func TestMergeSchemaNeedsFeature(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long", nil)
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "at", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+	}, nil)
+	rec := recordJSON(t, mem, sc, `[{"id": 1, "at": "2024-01-01T00:00:00"}]`)
+	_, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithMergeSchema())
+	if !errors.Is(err, writer.ErrSchemaMismatch) || !strings.Contains(err.Error(), "timestampNtz") {
+		t.Fatalf("error %v, want a refusal naming timestampNtz", err)
+	}
+	if v := openTable(t, store).Version(); v != 0 {
+		t.Errorf("version %d, want 0", v)
+	}
+}
