@@ -10,9 +10,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -375,17 +375,29 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// List implements objstore.Store with a flat listing of the prefix. The
-// listing starts at startAfter (startFrom, which newer servers honour and
-// which is inclusive), and keys up to startAfter are dropped here, so that
-// a server that ignores startFrom lists correctly, only more slowly.
-// Azure orders names by their bytes.
+// List implements objstore.Store with a flat listing of the prefix.
+//
+// Azure (Azurite certainly) orders names by their UTF-16 code units, which
+// differs from byte order only between characters at or above U+10000
+// (surrogate pairs in UTF-16) and characters from U+E000 to U+FFFF. So List
+// yields names as they come until the first one holding a character at or
+// above U+10000; that one and all after it are sorted by their bytes before
+// they are yielded. Names before it cannot sort after anything that
+// follows, so the result is in byte order whichever order the server keeps,
+// and a listing with no such characters streams.
+//
+// startAfter is passed as startFrom, cut before its first character at or
+// above U+E000 (where the two orders part) or its first invalid byte, so
+// that a server that honours startFrom skips only what the contract skips;
+// keys up to startAfter are then dropped here, so a server that ignores
+// startFrom is only slower.
 func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[objstore.ObjectInfo, error] {
 	return func(yield func(objstore.ObjectInfo, error) bool) {
 		opts := &container.ListBlobsFlatOptions{Prefix: to(s.root.ListPrefix(prefix))}
-		if from := validPrefix(s.root.ListPrefix(startAfter)); from != "" {
+		if from := orderSafePrefix(s.root.ListPrefix(startAfter)); from != "" {
 			opts.StartFrom = to(from)
 		}
+		var held []objstore.ObjectInfo // from the first name above the BMP on
 		pages := s.container.NewListBlobsFlatPager(opts)
 		for pages.More() {
 			page, err := pages.NextPage(ctx)
@@ -408,20 +420,42 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[o
 						info.ModTime = *p.LastModified
 					}
 				}
+				if held != nil || aboveBMP(key) {
+					held = append(held, info)
+					continue
+				}
 				if !yield(info, nil) {
 					return
 				}
 			}
 		}
+		slices.SortFunc(held, func(a, b objstore.ObjectInfo) int { return strings.Compare(a.Key, b.Key) })
+		for _, info := range held {
+			if !yield(info, nil) {
+				return
+			}
+		}
 	}
 }
 
-// validPrefix returns the longest prefix of name that is valid UTF-8,
-// which a blob name and so startFrom must be. Every key after name is at or
-// after that prefix.
-func validPrefix(name string) string {
+// aboveBMP reports whether s holds a character at or above U+10000, which
+// UTF-16 and UTF-8 order differently from U+E000..U+FFFF.
+func aboveBMP(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 { // the lead byte of a 4-byte UTF-8 sequence
+			return true
+		}
+	}
+	return false
+}
+
+// orderSafePrefix returns the longest prefix of name that holds no
+// character at or above U+E000, where UTF-16 order and byte order part, and
+// no invalid UTF-8, which a blob name and so startFrom cannot hold. Every
+// key after name in byte order is at or after that prefix in either order.
+func orderSafePrefix(name string) string {
 	for i, r := range name {
-		if r == utf8.RuneError && !strings.HasPrefix(name[i:], "\uFFFD") {
+		if r >= 0xE000 { // utf8.RuneError, for an invalid byte, is U+FFFD
 			return name[:i]
 		}
 	}

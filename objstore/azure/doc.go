@@ -25,11 +25,13 @@
 //     step; a failed upload commits nothing.
 //   - Get, GetRange (a ranged download) and Head of a missing blob wrap
 //     [objstore.ErrNotFound]. A missing container is a different error.
-//   - List is a flat listing of the prefix in the order Azure keeps, which
-//     is the order of the names' bytes. It passes startAfter as startFrom,
-//     which servers that know it use to skip ahead, and drops keys up to
-//     startAfter itself, so that a server that ignores startFrom is only
-//     slower.
+//   - List is a flat listing of the prefix, in byte order. Azurite (and, it
+//     seems, Azure) keeps names in UTF-16 order, which differs only for
+//     names with characters above U+FFFF; List sorts those itself, so a
+//     listing streams unless such names occur. startAfter goes to the
+//     server as startFrom, cut where the two orders could disagree, and
+//     keys up to startAfter are dropped here, so a server that ignores
+//     startFrom is only slower.
 //   - Delete of a missing blob succeeds.
 //   - Keys are checked as objstore's own stores check them, and a bad key
 //     wraps [objstore.ErrInvalidKey].

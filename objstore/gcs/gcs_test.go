@@ -192,3 +192,9 @@ func TestMissingBucket(t *testing.T) {
 		t.Errorf("List of a missing bucket yielded %d times, want one error", n)
 	}
 }
+
+// TestListUTF16Order lists names that UTF-16 order and byte order (GCS's
+// and the contract's) sort differently.
+func TestListUTF16Order(t *testing.T) {
+	cloudtest.CheckListOrder(t, newStore(t, newBucket(t), "order"))
+}

@@ -343,3 +343,13 @@ func unsetenv(t *testing.T, key string) {
 	t.Setenv(key, "")
 	os.Unsetenv(key)
 }
+
+// TestListUTF16Order lists names that UTF-16 order and byte order (S3's
+// and the contract's) sort differently.
+func TestListUTF16Order(t *testing.T) {
+	s, err := New(t.Context(), newBucket(t), "order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cloudtest.CheckListOrder(t, s)
+}
