@@ -370,8 +370,8 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := input.NewDecoder(strings.NewReader(""), "x.parquet", schema); err == nil {
 		t.Error("Parquet from a plain reader: want an error")
 	}
-	if _, err := input.NewDecoder(strings.NewReader(""), "x.jsonl", mustDDL(t, "v variant")); err == nil {
-		t.Log("variant accepted at construction; rejected when decoding")
+	if _, err := input.NewDecoder(strings.NewReader(""), "x.jsonl", mustDDL(t, "v variant")); err == nil || !strings.Contains(err.Error(), "variant") {
+		t.Errorf("variant column: %v", err)
 	}
 }
 
@@ -451,4 +451,25 @@ func TestMergeSchema(t *testing.T) {
 func mustString(t *testing.T, s *actions.StructType) string {
 	t.Helper()
 	return actions.FormatDDL(s)
+}
+
+func TestDecimalMessages(t *testing.T) {
+	for _, c := range []struct{ v, msg string }{
+		{"1.005", "1.005 has more than 2 digits after the point"},
+		{"1.5e-3", "has more than 2 digits after the point"},
+		{"1e50", "1e50 has too many digits for decimal(10,2)"},
+		{"123456789.5", "has too many digits"},
+		{`"1.2.3"`, `"1.2.3" is not a decimal(10,2)`},
+		{`"-1e-99999999999"`, "more than 2 digits after the point"},
+	} {
+		_, _, err := decode(t, "d.jsonl", `{"d":`+c.v+`}`, "d decimal(10,2)")
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want %q", c.v, err, c.msg)
+		}
+	}
+	got, _, err := decode(t, "d.jsonl", `{"d":1.2300}`+"\n"+`{"d":"15e2"}`+"\n"+`{"d":-0.0e5}`, "d decimal(10,2)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, got, `{"d":"1.23"}`, `{"d":"1500.00"}`, `{"d":"0.00"}`)
 }

@@ -551,13 +551,38 @@ func (n *decimalNode) parse(t string, shown string) error {
 		if !isDecimalFloat(t) {
 			return n.notA(shown)
 		}
-		if _, err := actions.ParseDecimal(t, 38, n.dt.Scale); err != nil {
+		if fractionDigits(t) > n.dt.Scale {
 			return n.fail("%s has more than %d digits after the point, which %s cannot hold", shown, n.dt.Scale, n.dt)
 		}
 		return n.fail("%s has too many digits for %s", shown, n.dt)
 	}
 	n.b.Append(decimal128.FromBigInt(d.Unscaled))
 	return nil
+}
+
+// fractionDigits is the number of digits after the point that the
+// decimal number t (as isDecimalFloat accepts it) needs: "1.50" 1,
+// "1.5e-3" 4, "15e2" 0.
+func fractionDigits(t string) int {
+	mant, exp, _ := strings.Cut(strings.ToLower(t), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(strings.TrimLeft(intPart, "+-")+frac, "0")
+	trimmed := strings.TrimRight(digits, "0")
+	if trimmed == "" {
+		return 0 // zero
+	}
+	e := 0
+	if exp != "" {
+		v, err := strconv.Atoi(exp)
+		if err != nil { // beyond int: a huge exponent
+			if strings.HasPrefix(exp, "-") {
+				return math.MaxInt32
+			}
+			return 0
+		}
+		e = max(min(v, math.MaxInt32), -math.MaxInt32)
+	}
+	return max(0, len(frac)-(len(digits)-len(trimmed))-e)
 }
 
 // ---- booleans, dates, timestamps ----
