@@ -63,6 +63,10 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	if err != nil {
 		return err
 	}
+	sel, err := s.rowSelection(f)
+	if err != nil {
+		return err
+	}
 	obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
 	if err != nil {
 		return fmt.Errorf("reader: open %s: %w", f.Key, err)
@@ -110,7 +114,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 		for start := int64(0); start < fileRows; start += int64(s.cfg.batchSize) {
 			n := min(int64(s.cfg.batchSize), fileRows-start)
 			s.m.rowsRead.Add(n)
-			rec, err := s.assemble(ctx, f, sources, nil, n)
+			rec, err := s.assemble(ctx, f, sources, nil, start, n, sel)
 			if err != nil {
 				return err
 			}
@@ -125,10 +129,12 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	defer rr.Release()
+	var start int64 // file row index of the batch's first row
 	for rr.Next() {
 		batch := rr.RecordBatch()
 		s.m.rowsRead.Add(batch.NumRows())
-		rec, err := s.assemble(ctx, f, sources, batch, batch.NumRows())
+		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), sel)
+		start += batch.NumRows()
 		if err != nil {
 			return err
 		}
@@ -196,11 +202,29 @@ func appendLeaves(dst []int, sf *pqarrow.SchemaField) []int {
 	return dst
 }
 
-// assemble builds the scan's batch for n rows of f from the decoded file
-// columns (nil when none were decoded): it conforms file columns to the
-// table's types, adds partition constants and null columns, applies the
+// rowSelector says which of a file's rows exist, for deletion vectors:
+// keep returns a mask over the n rows starting at file row index start
+// (TRUE keeps the row). nil selects every row.
+type rowSelector interface {
+	keep(start, n int64, mem memory.Allocator) (*array.Boolean, error)
+}
+
+// rowSelection returns the row selector of f. Files with a deletion vector
+// are refused at planning for now, so every row of a file is selected;
+// this is where a deletion vector will be loaded.
+func (s *Scan) rowSelection(f *ScanFile) (rowSelector, error) {
+	if f.Add.DeletionVector != nil {
+		return nil, fmt.Errorf("%w: table uses deletion vectors (file %s), which this reader does not support yet", ErrUnsupported, f.Add.Path)
+	}
+	return nil, nil
+}
+
+// assemble builds the scan's batch for n rows of f, starting at file row
+// index start, from the decoded file columns (nil when none were decoded):
+// it conforms file columns to the table's types, adds partition constants
+// and null columns, drops the rows sel does not select, applies the
 // filter and projects. It returns nil when no row is left.
-func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, n int64) (arrow.RecordBatch, error) {
+func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel rowSelector) (arrow.RecordBatch, error) {
 	mem := s.cfg.mem
 	cols := make([]arrow.Array, len(sources))
 	defer func() {
@@ -235,6 +259,20 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		}
 	}
 	rec := array.NewRecordBatch(s.readSchema, cols, n)
+	if sel != nil {
+		mask, err := sel.keep(start, n, mem)
+		if err != nil {
+			rec.Release()
+			return nil, fmt.Errorf("reader: %s: row selection: %w", f.Key, err)
+		}
+		kept, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+		mask.Release()
+		rec.Release()
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: row selection: %w", f.Key, err)
+		}
+		rec = kept
+	}
 	if s.filter != nil {
 		mask, err := expr.EvalPredicate(s.filter, rec, mem)
 		if err != nil {

@@ -273,7 +273,7 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 		"numOutputRows":  strconv.FormatInt(wr.NumRows, 10),
 		"numOutputBytes": strconv.FormatInt(wr.NumBytes, 10),
 	}
-	if removed != nil || op != "WRITE" || params["mode"] == "Overwrite" {
+	if removed != nil || params["mode"] == "Overwrite" {
 		metrics["numRemovedFiles"] = strconv.Itoa(len(removed))
 		metrics["numRemovedBytes"] = strconv.FormatInt(removedBytes, 10)
 	}
