@@ -473,3 +473,18 @@ func TestDecimalMessages(t *testing.T) {
 	}
 	wantLines(t, got, `{"d":"1.23"}`, `{"d":"1500.00"}`, `{"d":"0.00"}`)
 }
+
+// The fast decimal path agrees with the general one.
+func TestDecimalPaths(t *testing.T) {
+	for _, ddl := range []string{"d decimal(10,2)", "d decimal(18,0)", "d decimal(18,18)", "d decimal(38,2)", "d decimal(5,3)"} {
+		for _, v := range []string{"0", "-0", "+1", "1.5", "1.500", "1.505", "0.05", "-0.05", "00012.30", ".5", "5.", "99999999.99", "100000000.00",
+			"999999999999999999", "1000000000000000000", "0.123456789012345678", "-99.999", "99.9995", "12,5", "", "-", "1.2.3"} {
+			line := `{"d":"` + v + `"}`
+			fast, _, ferr := decode(t, "d.jsonl", line, ddl)
+			general, _, gerr := decode(t, "d.jsonl", `{"d":"`+v+`e0"}`, ddl) // an exponent takes the general path
+			if (ferr == nil) != (gerr == nil) || (ferr == nil && fast[0] != general[0]) {
+				t.Errorf("%s %q: fast %v %v, general %v %v", ddl, v, fast, ferr, general, gerr)
+			}
+		}
+	}
+}

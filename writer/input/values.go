@@ -546,6 +546,10 @@ func (n *decimalNode) text(t string) error { return n.parse(strings.TrimSpace(t)
 // scale (other than trailing zeros) or more digits than the precision is
 // an error, never rounded.
 func (n *decimalNode) parse(t string, shown string) error {
+	if v, ok := fastDecimal(t, n.dt.Precision, n.dt.Scale); ok {
+		n.b.Append(decimal128.FromI64(v))
+		return nil
+	}
 	d, err := actions.ParseDecimal(t, n.dt.Precision, n.dt.Scale)
 	if err != nil {
 		if !isDecimalFloat(t) {
@@ -558,6 +562,71 @@ func (n *decimalNode) parse(t string, shown string) error {
 	}
 	n.b.Append(decimal128.FromBigInt(d.Unscaled))
 	return nil
+}
+
+// fastDecimal parses the common case without big integers: plain text
+// ([+-]digits[.digits]) that fits decimal(precision, scale) with
+// precision at most 18. ok is false for anything else, which the general
+// path then accepts or explains.
+func fastDecimal(t string, precision, scale int) (v int64, ok bool) {
+	if precision > 18 {
+		return 0, false
+	}
+	i, neg := 0, false
+	if i < len(t) && (t[i] == '+' || t[i] == '-') {
+		neg = t[i] == '-'
+		i++
+	}
+	digits, frac := 0, 0
+	seenDigit, seenPoint := false, false
+	for ; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c >= '0' && c <= '9':
+			seenDigit = true
+			if seenPoint {
+				frac++
+			}
+			if v == 0 && c == '0' {
+				continue // leading zero
+			}
+			if digits == 18 {
+				return 0, false
+			}
+			v = v*10 + int64(c-'0')
+			digits++
+		case c == '.' && !seenPoint:
+			seenPoint = true
+		default:
+			return 0, false
+		}
+	}
+	if !seenDigit {
+		return 0, false
+	}
+	for ; frac > scale; frac-- {
+		if v%10 != 0 {
+			return 0, false
+		}
+		v /= 10
+	}
+	for ; frac < scale; frac++ {
+		if v > math.MaxInt64/10 {
+			return 0, false
+		}
+		v *= 10
+	}
+	limit := int64(1)
+	for range precision {
+		limit *= 10
+	}
+	if v >= limit {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // fractionDigits is the number of digits after the point that the
