@@ -25,6 +25,7 @@ import pyarrow.dataset as pds
 
 import deltalake
 from deltalake import DeltaTable, write_deltalake
+from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction, CommitProperties, PostCommitHookProperties
 
 BATCH_SIZE = 64 * 1024
@@ -241,7 +242,9 @@ def op_commits(spec):
     AddAction (the data file need not exist) followed by update_incremental,
     since the DeltaTable does not move to the version it committed and a
     stale table makes every later commit rebase over all the versions since.
-    Checkpoints and log cleanup are off, as in the lakelog loop."""
+    Checkpoints and log cleanup are off, as in the lakelog loop. A commit that
+    gives up (CommitFailedError, e.g. max_commit_retries exceeded) is counted
+    in "failed" and the loop goes on."""
     storage = spec.get("storage")
     dt = DeltaTable(spec["table"], storage_options=storage)
     part = spec.get("partition") or "p0"
@@ -249,6 +252,8 @@ def op_commits(spec):
     hooks = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
     barrier(spec)
     lat = []
+    failed = 0
+    errors = set()
     n = spec.get("n", 0)
     seconds = spec.get("seconds", 0)
     start = time.perf_counter()
@@ -266,12 +271,23 @@ def op_commits(spec):
             True,
             COMMIT_STATS,
         )
-        dt.create_write_transaction([add], "append", SCHEMA, partition_by=["p"], commit_properties=props, post_commithook_properties=hooks)
+        try:
+            dt.create_write_transaction([add], "append", SCHEMA, partition_by=["p"], commit_properties=props, post_commithook_properties=hooks)
+        except CommitFailedError as e:
+            # Gave up after max_commit_retries: count it, catch up, go on.
+            failed += 1
+            errors.add(str(e)[:200])
+            dt.update_incremental()
+            i += 1
+            continue
         dt.update_incremental()
         lat.append(time.perf_counter() - now)
         i += 1
     secs = time.perf_counter() - start
-    return {"seconds": secs, "count": len(lat), "latency_ms": summarize(lat), "version": dt.version()}
+    out = {"seconds": secs, "count": len(lat), "failed": failed, "latency_ms": summarize(lat), "version": dt.version()}
+    if errors:
+        out["info"] = "; ".join(sorted(errors))
+    return out
 
 
 OPS = {

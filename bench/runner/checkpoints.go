@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -46,7 +45,7 @@ func checkpoints(ctx context.Context, cfg *config, rep *report) error {
 	}
 	table := func(e *Engine) string { return filepath.Join(dir, e.Name) }
 	copyFor := func(e *Engine) func() error {
-		return func() error { return linkTree(src, table(e)) }
+		return func() error { return workload.LinkTable(src, table(e)) }
 	}
 	for _, e := range engines {
 		if err := copyFor(e)(); err != nil {
@@ -152,28 +151,6 @@ func infoOf(o *Outcome) string {
 		return ""
 	}
 	return o.Info
-}
-
-// linkTree makes dst a copy of src whose files are hard links (the log's
-// files are never modified, only added), removing dst first.
-func linkTree(src, dst string) error {
-	if err := os.RemoveAll(dst); err != nil {
-		return err
-	}
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		return os.Link(path, target)
-	})
 }
 
 // checkpointSize is the size of the classic checkpoint of version v.

@@ -247,7 +247,9 @@ func commitAdd(part string, i int) *actions.Add {
 // lakelogCommits: open the table (setup), then commit one-file appends
 // to partition p=Partition, N of them or for Seconds, each on the
 // snapshot the previous commit returned (no re-read of the log).
-// Checkpoints are off, as the delta-rs loop's are.
+// Checkpoints are off, as the delta-rs loop's are. A commit that fails
+// with ErrTooManyAttempts is counted in Failed (not in Count or the
+// latencies), and the loop reloads the table and goes on.
 func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
 	st, err := objstore.Open(ctx, spec.Table)
 	if err != nil {
@@ -265,7 +267,7 @@ func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
 		part = "p0"
 	}
 	var lat []float64
-	var attempts int64
+	var attempts, failed int64
 	start := time.Now()
 	deadline := start.Add(time.Duration(spec.Seconds * float64(time.Second)))
 	for i := 0; ; i++ {
@@ -277,6 +279,14 @@ func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
 		tx.Add(actions.Action{Add: commitAdd(part, i)})
 		tx.SetOperation("WRITE", map[string]any{"mode": "Append"}, nil)
 		res, err := tx.Commit(ctx)
+		if errors.Is(err, deltalog.ErrTooManyAttempts) {
+			// Starved by the other writers: count it, catch up, go on.
+			failed++
+			if snap, err = deltalog.Open(ctx, st, ""); err != nil {
+				return Outcome{}, err
+			}
+			continue
+		}
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -287,7 +297,7 @@ func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
 		attempts += int64(res.Attempts)
 	}
 	secs := time.Since(start).Seconds()
-	return Outcome{Seconds: secs, Count: int64(len(lat)), Attempts: attempts, Latency: summarize(lat), Version: snap.Version()}, nil
+	return Outcome{Seconds: secs, Count: int64(len(lat)), Attempts: attempts, Failed: failed, Latency: summarize(lat), Version: snap.Version()}, nil
 }
 
 // commitBody is the bytes of a one-file append commit as lakelog writes

@@ -239,13 +239,15 @@ func singleWriterS3(ctx context.Context, cfg *config, rep *report, suite string,
 }
 
 // aggregate folds concurrent writers' outcomes into one: the summed rate
-// (as Count over Seconds), the largest peak, and a note with the retries
-// and latencies.
+// of the writers, the longest writer's time (a writer stuck in a commit
+// runs past the round's end), the largest peak, and a note with the
+// retries and latencies.
 func aggregate(outs []Outcome) (*Outcome, string) {
 	var total int64
 	var r, secs, peak, meanLat, p99 float64
-	var attempts int64
+	var attempts, failed int64
 	for _, o := range outs {
+		failed += o.Failed
 		total += o.Count
 		if o.Seconds > 0 {
 			r += float64(o.Count) / o.Seconds
@@ -258,16 +260,22 @@ func aggregate(outs []Outcome) (*Outcome, string) {
 			p99 = max(p99, o.Latency.P99)
 		}
 	}
-	agg := &Outcome{Count: total, PeakMB: peak}
-	if r > 0 {
-		agg.Seconds = float64(total) / r
-	}
+	agg := &Outcome{Count: total, PeakMB: peak, Seconds: secs, Rate: r}
 	note := fmt.Sprintf("%d commits", total)
 	if total > 0 {
 		note += fmt.Sprintf(", mean latency %s, worst writer p99 %s", duration(meanLat/float64(total)/1000), duration(p99/1000))
 	}
 	if attempts > 0 {
 		note += fmt.Sprintf(", %d attempts (%d lost races)", attempts, attempts-total)
+	}
+	if failed > 0 {
+		note += fmt.Sprintf(", **%d commits gave up**", failed)
+		for _, o := range outs {
+			if o.Info != "" {
+				note += " (" + o.Info + ")"
+				break
+			}
+		}
 	}
 	return agg, note
 }

@@ -17,10 +17,6 @@ func dataPathRows(scale string) int64 {
 	return 1_000_000
 }
 
-// bytesPerRow estimates a written row's share of the data files (snappy
-// Parquet; p lives in the folder names), to size files for ~150 of them.
-const bytesPerRow = 20
-
 // dataPath: append the generated rows, scan them whole, and scan 1% of
 // the id range, with both engines, on both engines' tables.
 func dataPath(ctx context.Context, cfg *config, rep *report) error {
@@ -28,7 +24,7 @@ func dataPath(ctx context.Context, cfg *config, rep *report) error {
 	n := dataPathRows(cfg.scale)
 	target := cfg.targetFileSize
 	if target == 0 {
-		target = n * bytesPerRow / 150
+		target = workload.TargetFileSize(n)
 	}
 	dir := filepath.Join(cfg.work, "datapath")
 	tables := map[string]string{"lakelog": filepath.Join(dir, "by-lakelog"), "delta-rs": filepath.Join(dir, "by-delta-rs")}

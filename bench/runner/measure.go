@@ -99,13 +99,19 @@ type Outcome struct {
 	Version int64 `json:"version,omitempty"`
 	// Attempts is the number of commit attempts (Count plus the retries
 	// after losing a race), when the engine says.
-	Attempts int64    `json:"attempts,omitempty"`
-	Latency  *Latency `json:"latency_ms,omitempty"`
+	Attempts int64 `json:"attempts,omitempty"`
+	// Failed counts commits that gave up (too many lost races); the loop
+	// reloads the table and goes on.
+	Failed  int64    `json:"failed,omitempty"`
+	Latency *Latency `json:"latency_ms,omitempty"`
 	// Info is free text (versions, the checkpoint written).
 	Info string `json:"info,omitempty"`
 
 	// Set by the parent:
-	PeakMB      float64 `json:"peak_mb"`
+	PeakMB float64 `json:"peak_mb"`
+	// Rate, when set, is the units per second of an aggregate of
+	// concurrent children, whose Seconds is the longest child's.
+	Rate        float64 `json:"rate,omitempty"`
 	WallSeconds float64 `json:"wall_seconds"`
 }
 

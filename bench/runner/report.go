@@ -106,6 +106,9 @@ func rate(o *Outcome) float64 {
 	if o == nil || o.Seconds <= 0 {
 		return 0
 	}
+	if o.Rate > 0 {
+		return o.Rate
+	}
 	return float64(o.Count) / o.Seconds
 }
 

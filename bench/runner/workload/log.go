@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -139,4 +140,31 @@ func syntheticAdd(f, ts int64) *actions.Add {
 		Stats: fmt.Sprintf(`{"numRecords":1000,"minValues":{"id":%d,"v":0.0001,"s":"s000000"},"maxValues":{"id":%d,"v":0.9999,"s":"s099999"},"nullCount":{"id":0,"v":0,"s":0}}`,
 			1000*f, 1000*f+999),
 	}
+}
+
+// LinkTable makes dst a copy of the local table at src whose files are
+// hard links to src's, removing dst first. Log files are never modified,
+// only added, so each copy can be checkpointed on its own.
+func LinkTable(src, dst string) error {
+	if err := os.RemoveAll(dst); err != nil {
+		return fmt.Errorf("workload: link table: %w", err)
+	}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		return os.Link(path, target)
+	})
+	if err != nil {
+		return fmt.Errorf("workload: link table: %w", err)
+	}
+	return nil
 }

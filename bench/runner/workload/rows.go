@@ -48,6 +48,15 @@ var ArrowSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 }, nil)
 
+// bytesPerRow estimates a written row's share of the data files (snappy
+// Parquet; p lives in the folder names).
+const bytesPerRow = 20
+
+// TargetFileSize is the data file target size the benchmarks give both
+// writers for a table of rows rows: about 150 files, so that a 1% range of
+// the sorted id can skip most of them by statistics.
+func TargetFileSize(rows int64) int64 { return max(1, rows*bytesPerRow/150) }
+
 // P is the value of column p in row i.
 func P(i int64) string { return "p" + strconv.FormatInt(i%NumPartitions, 10) }
 

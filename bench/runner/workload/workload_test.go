@@ -2,8 +2,13 @@ package workload_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -165,4 +170,33 @@ func Example() {
 	// 0 p0 s000000
 	// 1 p1 s007919
 	// 2 p2 s015838
+}
+
+func TestLinkTable(t *testing.T) {
+	ctx := context.Background()
+	src, dst := t.TempDir(), t.TempDir()
+	if err := workload.SynthesizeLog(ctx, src, workload.LogSpec{Commits: 3, AddsPerCommit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := workload.LinkTable(src, dst); err != nil {
+		t.Fatal(err)
+	}
+	st, err := objstore.NewLocal(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A checkpoint in the copy does not appear in the source.
+	if _, err := snap.Checkpoint(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(src, "_delta_log", "_last_checkpoint")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("checkpoint of the copy shows in the source: %v", err)
+	}
+	if snap.NumFiles() != 6 {
+		t.Errorf("%d files in the copy, want 6", snap.NumFiles())
+	}
 }

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lakelog/lakelog/bench/runner/workload"
+)
+
+func TestSummarize(t *testing.T) {
+	var ds []float64
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, float64(i)/1000) // 1..100 ms, unsorted
+	}
+	l := summarize(ds)
+	if l.P50 != 51 || l.P90 != 91 || l.P99 != 100 || l.Max != 100 || math.Abs(l.Mean-50.5) > 1e-9 {
+		t.Errorf("summary %+v", *l)
+	}
+	if summarize(nil) != nil {
+		t.Error("summary of nothing")
+	}
+}
+
+func TestMedianKeepsLargestPeak(t *testing.T) {
+	m := medianOutcome([]Outcome{{Seconds: 3, PeakMB: 10}, {Seconds: 1, PeakMB: 50}, {Seconds: 2, PeakMB: 20}})
+	if m.Seconds != 2 || m.PeakMB != 50 {
+		t.Errorf("median %+v, want 2 s with peak 50", *m)
+	}
+}
+
+func TestAggregateSumsRates(t *testing.T) {
+	agg, note := aggregate([]Outcome{
+		{Seconds: 5, Count: 100, Attempts: 120, PeakMB: 40, Latency: &Latency{Mean: 10, P99: 30}},
+		{Seconds: 10, Count: 0, Failed: 1, PeakMB: 45},
+	})
+	if agg.Rate != 20 || agg.Seconds != 10 || agg.Count != 100 || agg.PeakMB != 45 {
+		t.Errorf("aggregate %+v", *agg)
+	}
+	for _, want := range []string{"100 commits", "20 lost races", "1 commits gave up"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q lacks %q", note, want)
+		}
+	}
+}
+
+func TestRatios(t *testing.T) {
+	row := &Row{Unit: "rows", Lakelog: &Outcome{Seconds: 1, Count: 100, PeakMB: 50}, DeltaRS: &Outcome{Seconds: 2, Count: 100, PeakMB: 150}}
+	if s, m := ratios(row); s != "2.00×" || m != "3.00×" {
+		t.Errorf("ratios %s %s", s, m)
+	}
+	row.DeltaRS = nil
+	if s, m := ratios(row); s != "—" || m != "—" {
+		t.Errorf("ratios without a peer %s %s", s, m)
+	}
+}
+
+// TestLakelogOps runs every lakelog child operation in-process at a tiny
+// size and checks what it reports.
+func TestLakelogOps(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t")
+	const n = 100_000
+	o, err := lakelogOp(ctx, Spec{Op: "append", Table: table, Rows: n, TargetFileSize: workload.TargetFileSize(n)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Count != n || o.Files == 0 {
+		t.Fatalf("append %+v", o)
+	}
+	o, err = lakelogOp(ctx, Spec{Op: "scan", Table: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := workload.Expect(0, n); checkRows(&o, want) != "rows checked" {
+		t.Errorf("full scan: %s", checkRows(&o, want))
+	}
+	o, err = lakelogOp(ctx, Spec{Op: "select", Table: table, Lo: 5000, Hi: 5999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := workload.Expect(5000, 6000); checkRows(&o, want) != "rows checked" {
+		t.Errorf("range scan: %s", checkRows(&o, want))
+	}
+	if o.FilesRead > o.Files || o.FilesRead == 0 {
+		t.Errorf("range scan read %d of %d files", o.FilesRead, o.Files)
+	}
+	o, err = lakelogOp(ctx, Spec{Op: "gen", Rows: 1000})
+	if err != nil || o.Checksum == nil || o.Checksum.Rows != 1000 {
+		t.Errorf("gen %+v, %v", o, err)
+	}
+
+	logTable := filepath.Join(dir, "log")
+	if err := workload.SynthesizeLog(ctx, logTable, workload.LogSpec{Commits: 20, AddsPerCommit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"open", "checkpoint", "open", "list"} {
+		o, err := lakelogOp(ctx, Spec{Op: op, Table: logTable})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		if o.Count != 200 || o.Version != 19 {
+			t.Errorf("%s: %d files at version %d, want 200 at 19", op, o.Count, o.Version)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(logTable, "_delta_log", "00000000000000000019.checkpoint.parquet")); err != nil {
+		t.Errorf("no checkpoint: %v", err)
+	}
+
+	commits := filepath.Join(dir, "c")
+	if _, err := lakelogOp(ctx, Spec{Op: "create", Table: commits}); err != nil {
+		t.Fatal(err)
+	}
+	o, err = lakelogOp(ctx, Spec{Op: "commits", Table: commits, N: 5, Partition: "p3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Count != 5 || o.Version != 5 || o.Attempts != 5 || o.Latency == nil {
+		t.Errorf("commits %+v", o)
+	}
+	o, err = lakelogOp(ctx, Spec{Op: "raw-create", Table: filepath.Join(dir, "raw"), N: 3})
+	if err != nil || o.Count != 3 {
+		t.Errorf("raw-create %+v, %v", o, err)
+	}
+	o, err = lakelogOp(ctx, Spec{Op: "raw-put", Table: filepath.Join(dir, "put"), N: 3})
+	if err != nil || o.Count != 3 {
+		t.Errorf("raw-put %+v, %v", o, err)
+	}
+	if _, err := lakelogOp(ctx, Spec{Op: "nonsense"}); err == nil {
+		t.Error("no error for an unknown op")
+	}
+}
+
+// TestChildProcess runs the built runner as a child, as the runner does,
+// and reads its peak memory.
+func TestChildProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the runner")
+	}
+	exe := filepath.Join(t.TempDir(), "runner")
+	if out, err := runCmd("go", "build", "-o", exe, "."); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	e := &Engine{Name: "lakelog", Command: func(spec []byte) []string { return []string{exe, "-child", string(spec)} }}
+	o, err := run(context.Background(), e, Spec{Op: "gen", Rows: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Count != 1000 || o.PeakMB <= 1 || o.WallSeconds <= 0 {
+		t.Errorf("outcome %+v", o)
+	}
+	table := filepath.Join(t.TempDir(), "c")
+	if _, err := run(context.Background(), e, Spec{Op: "create", Table: table}); err != nil {
+		t.Fatal(err)
+	}
+	specs := []Spec{{Op: "commits", Table: table, N: 3, Partition: "p0"}, {Op: "commits", Table: table, N: 3, Partition: "p1"}}
+	outs, err := runGroup(context.Background(), e, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Count+outs[1].Count != 6 {
+		t.Errorf("group outcomes %+v", outs)
+	}
+	if _, err := run(context.Background(), e, Spec{Op: "open", Table: filepath.Join(t.TempDir(), "missing")}); err == nil || !strings.Contains(err.Error(), "not a Delta table") {
+		t.Errorf("error of a failing child: %v", err)
+	}
+}
+
+// runCmd runs a command and returns its combined output.
+func runCmd(name string, args ...string) ([]byte, error) {
+	return exec.Command(name, args...).CombinedOutput()
+}
