@@ -24,8 +24,13 @@
 //     added later, are nulls;
 //   - INT96 and millisecond timestamps become microseconds, unannotated
 //     byte arrays strings, dictionary-encoded, large and view strings plain
-//     strings, narrower integers and floats the table's wider type, lists
-//     and maps of any element naming the standard form.
+//     strings, lists and maps of any element naming the standard form;
+//   - columns widened since a file was written (the typeWidening feature:
+//     integers to wider integers, decimals or double, float to double,
+//     decimals to larger precision or scale, date to timestamp_ntz) are
+//     converted to the table's type. Their statistics are not used to skip
+//     files, since bounds written in the old type can denote other values
+//     in the new one.
 //
 // Rows for which the filter is not TRUE are dropped, then the limit is
 // applied.
@@ -40,9 +45,9 @@
 //
 // # Not yet supported
 //
-// Tables with deletion vectors, column mapping, or widened column types
-// (typeWidening) are refused with an error wrapping ErrUnsupported naming
-// the feature, rather than returning wrong rows.
+// Tables with deletion vectors or column mapping are refused with an error
+// wrapping ErrUnsupported naming the feature, rather than returning wrong
+// rows.
 //
 // # Canonical rows
 //

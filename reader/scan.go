@@ -20,8 +20,8 @@ import (
 
 // ErrUnsupported is returned (wrapped) when a table or a data file uses a
 // feature this reader cannot read correctly yet (deletion vectors, column
-// mapping, widened types). It is terminal: the scan returns no rows rather
-// than wrong ones.
+// mapping). It is terminal: the scan returns no rows rather than wrong
+// ones.
 var ErrUnsupported = errors.New("reader: unsupported feature")
 
 // DefaultBatchSize is the number of rows per batch read from a data file.
@@ -116,11 +116,14 @@ type Scan struct {
 	pruner   *expr.Pruner        // nil when there is no filter
 	// filterColumns are the top-level columns the filter reads.
 	filterColumns []string
-	outFields     []*actions.StructField
-	readFields    []*actions.StructField // outFields plus the filter's columns
-	outSchema     *arrow.Schema
-	readSchema    *arrow.Schema
-	m             metrics
+	// widened are the (physical) paths of struct-nested columns whose
+	// type was widened (typeWidening): their stats may be in the old type.
+	widened    [][]string
+	outFields  []*actions.StructField
+	readFields []*actions.StructField // outFields plus the filter's columns
+	outSchema  *arrow.Schema
+	readSchema *arrow.Schema
+	m          metrics
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
@@ -172,6 +175,7 @@ func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
 			return nil, fmt.Errorf("reader: filter: %w", err)
 		}
 		s.pruner = p
+		s.widened = widenedPaths(s.schema, nil)
 		// Read the filter's columns too, in schema order after the output.
 		need := map[string]bool{}
 		expr.Walk(bound, func(n expr.Expr) bool {
@@ -233,34 +237,44 @@ func checkTableSupported(snap *deltalog.Snapshot) error {
 	if m := actions.ColumnMappingMode(snap.Metadata()); m != "" && m != "none" {
 		return fmt.Errorf("%w: table uses column mapping (mode %q), which this reader does not support yet", ErrUnsupported, m)
 	}
-	p := snap.Protocol()
-	for _, f := range p.ReaderFeatures {
-		if (f == "typeWidening" || f == "typeWidening-preview") && hasTypeChanges(snap.Schema()) {
-			return fmt.Errorf("%w: table uses type widening (reader feature %q) and has widened columns, which this reader does not support yet", ErrUnsupported, f)
-		}
-	}
 	return nil
 }
 
-// hasTypeChanges reports whether any field records a type change
-// (delta.typeChanges metadata of the type widening feature).
-func hasTypeChanges(t actions.DataType) bool {
-	switch t := t.(type) {
-	case *actions.StructType:
-		for _, f := range t.Fields {
-			if _, ok := f.Metadata["delta.typeChanges"]; ok {
-				return true
-			}
-			if hasTypeChanges(f.Type) {
-				return true
+// widenedPaths lists the columns (through structs) whose field metadata
+// records type changes (the typeWidening feature).
+func widenedPaths(st *actions.StructType, prefix []string) [][]string {
+	var out [][]string
+	for _, f := range st.Fields {
+		p := append(append([]string(nil), prefix...), f.Name)
+		if _, ok := f.Metadata["delta.typeChanges"]; ok {
+			out = append(out, p)
+		}
+		if sub, ok := f.Type.(*actions.StructType); ok {
+			out = append(out, widenedPaths(sub, p)...)
+		}
+	}
+	return out
+}
+
+// dropBounds removes the min and max of the widened columns from stats: a
+// file written before a column was widened holds bounds in the old type,
+// whose text can denote a different value in the new one (a float's
+// "3.4" is 3.4000000953674316 as a double, not 3.4). Null counts stay.
+func dropBounds(st *actions.Stats, paths [][]string) {
+	for _, p := range paths {
+		for _, m := range []map[string]any{st.MinValues, st.MaxValues} {
+			for i, k := range p {
+				if m == nil {
+					break
+				}
+				if i == len(p)-1 {
+					delete(m, k)
+					break
+				}
+				m, _ = m[k].(map[string]any)
 			}
 		}
-	case *actions.ArrayType:
-		return hasTypeChanges(t.ElementType)
-	case *actions.MapType:
-		return hasTypeChanges(t.KeyType) || hasTypeChanges(t.ValueType)
 	}
-	return false
 }
 
 // Snapshot is the snapshot the scan reads.
@@ -320,6 +334,9 @@ func (s *Scan) planFile(add *actions.Add) (*ScanFile, bool, error) {
 	if err != nil {
 		// Bad stats only cost skipping: read the file.
 		stats = nil
+	}
+	if stats != nil && len(s.widened) > 0 {
+		dropBounds(stats, s.widened)
 	}
 	if s.pruner != nil && stats != nil && !s.pruner.MayMatch(add.PartitionValues, stats) {
 		s.m.skippedStats.Add(1)
