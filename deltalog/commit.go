@@ -576,7 +576,7 @@ func (tx *Transaction) isBlindAppend() bool {
 	if tx.blindAppend != nil {
 		return *tx.blindAppend
 	}
-	if tx.readAll || len(tx.readFiles) > 0 {
+	if tx.readAll || len(tx.readFiles) > 0 || len(tx.readPreds) > 0 {
 		return false
 	}
 	for _, a := range tx.acts {
