@@ -2,10 +2,12 @@ package writer
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -229,15 +231,24 @@ type partGroup struct {
 }
 
 // groupByPartition splits the rows by partition value, in order of first
-// appearance.
+// appearance. Rows are keyed by their raw values; the partition values'
+// text is computed once per distinct key.
 func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error) {
 	n := int(full.NumRows())
 	var groups []*partGroup
 	byKey := map[string]*partGroup{}
-	vals := make([]*string, len(fs.partIdx))
-	var key strings.Builder
+	var key []byte
 	for r := 0; r < n; r++ {
-		key.Reset()
+		key = key[:0]
+		for _, ci := range fs.partIdx {
+			key = appendRawKey(key, full.Column(ci), r)
+		}
+		if g := byKey[string(key)]; g != nil {
+			g.rows = append(g.rows, r)
+			continue
+		}
+		// partitionValues are keyed by the metadata's spelling.
+		values := make(map[string]*string, len(fs.partIdx))
 		for k, ci := range fs.partIdx {
 			v, err := scalarAt(full.Column(ci), r)
 			if err != nil {
@@ -247,32 +258,63 @@ func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error
 			if err != nil {
 				return nil, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
 			}
-			vals[k] = s
-			if s == nil {
-				key.WriteString("\x00N")
-			} else {
-				key.WriteString("\x00V")
-				key.WriteString(*s)
-			}
+			values[fs.md.PartitionColumns[k]] = s
 		}
-		g := byKey[key.String()]
-		if g == nil {
-			// partitionValues are keyed by the metadata's spelling.
-			values := make(map[string]*string, len(vals))
-			for k, name := range fs.md.PartitionColumns {
-				values[name] = vals[k]
-			}
-			folder, err := actions.PartitionPath(fs.md.PartitionColumns, nil, values)
-			if err != nil {
-				return nil, fmt.Errorf("writer: %w", err)
-			}
-			g = &partGroup{folder: folder, values: values}
-			byKey[key.String()] = g
-			groups = append(groups, g)
+		folder, err := actions.PartitionPath(fs.md.PartitionColumns, nil, values)
+		if err != nil {
+			return nil, fmt.Errorf("writer: %w", err)
 		}
-		g.rows = append(g.rows, r)
+		g := &partGroup{folder: folder, values: values, rows: []int{r}}
+		byKey[string(key)] = g
+		groups = append(groups, g)
 	}
 	return groups, nil
+}
+
+// appendRawKey appends an unambiguous encoding of value i of a partition
+// column to key.
+func appendRawKey(key []byte, a arrow.Array, i int) []byte {
+	if a.IsNull(i) {
+		return append(key, 0)
+	}
+	key = append(key, 1)
+	switch a := a.(type) {
+	case *array.Boolean:
+		if a.Value(i) {
+			return append(key, 1)
+		}
+		return append(key, 0)
+	case *array.Int8:
+		return binary.AppendVarint(key, int64(a.Value(i)))
+	case *array.Int16:
+		return binary.AppendVarint(key, int64(a.Value(i)))
+	case *array.Int32:
+		return binary.AppendVarint(key, int64(a.Value(i)))
+	case *array.Int64:
+		return binary.AppendVarint(key, a.Value(i))
+	case *array.Date32:
+		return binary.AppendVarint(key, int64(a.Value(i)))
+	case *array.Timestamp:
+		return binary.AppendVarint(key, int64(a.Value(i)))
+	case *array.Float32:
+		return binary.LittleEndian.AppendUint32(key, math.Float32bits(a.Value(i)))
+	case *array.Float64:
+		return binary.LittleEndian.AppendUint64(key, math.Float64bits(a.Value(i)))
+	case *array.String:
+		v := a.Value(i)
+		key = binary.AppendUvarint(key, uint64(len(v)))
+		return append(key, v...)
+	case *array.Binary:
+		v := a.Value(i)
+		key = binary.AppendUvarint(key, uint64(len(v)))
+		return append(key, v...)
+	case *array.Decimal128:
+		v := a.Value(i)
+		key = binary.LittleEndian.AppendUint64(key, v.LowBits())
+		return binary.LittleEndian.AppendUint64(key, uint64(v.HighBits()))
+	}
+	// Other types cannot be partition columns; scalarAt reports them.
+	return key
 }
 
 // writePart writes rows idx (nil: all) of full to the partition's file.
