@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -505,6 +506,11 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
 	}
 	fs.seq++
+	if fs.dataSchema.NumFields() == 0 {
+		// Every column is a partition column: the file only counts rows.
+		f.noColumns, f.store, f.ctx = true, fs.store, fs.ctx
+		return f, nil
+	}
 	pr, pw := io.Pipe()
 	f.pw = pw
 	store, key, ctx := fs.store, f.key, fs.ctx
@@ -521,7 +527,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	props := parquet.NewWriterProperties(
 		parquet.WithAllocator(fs.cfg.mem),
 		parquet.WithCompression(fs.cfg.codec),
-		parquet.WithCreatedBy("lakelog (arrow-go parquet)"),
+		parquet.WithCreatedBy(createdBy),
 		parquet.WithStats(true),
 	)
 	fw, err := pqarrow.NewFileWriter(fs.dataSchema, f.counter, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
@@ -534,9 +540,18 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	return f, nil
 }
 
+// createdBy is the data files' Parquet created_by.
+const createdBy = "lakelog (arrow-go parquet)"
+
 // openFile is one data file being written: a Parquet writer streaming
-// into a store upload through a pipe.
+// into a store upload through a pipe. When the table has no data columns
+// (all are partition columns) it only counts rows (noColumns) and is
+// uploaded whole at close.
 type openFile struct {
+	noColumns bool
+	store     objstore.Store
+	ctx       context.Context
+
 	folder  string
 	values  map[string]*string
 	key     string
@@ -557,6 +572,10 @@ type openFile struct {
 // write adds rec, whose Arrow buffers hold about arrowBytes, to the
 // current row group, and flushes the row group when it is large enough.
 func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
+	if f.noColumns {
+		f.stats.update(rec)
+		return nil
+	}
 	if err := f.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
@@ -575,6 +594,9 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 // seen in this file's earlier row groups (1 before the first flush), and
 // the larger of the two estimates is used.
 func (f *openFile) buffered() int64 {
+	if f.noColumns {
+		return 0
+	}
 	ratio := 1.0
 	if f.flushedArrow > 0 {
 		ratio = float64(f.flushedBytes) / float64(f.flushedArrow)
@@ -583,9 +605,17 @@ func (f *openFile) buffered() int64 {
 }
 
 // size estimates the file's size so far.
-func (f *openFile) size() int64 { return f.counter.n + f.buffered() }
+func (f *openFile) size() int64 {
+	if f.noColumns {
+		return 0
+	}
+	return f.counter.n + f.buffered()
+}
 
 func (f *openFile) flushRowGroup() error {
+	if f.noColumns {
+		return nil
+	}
 	if n, _ := f.fw.RowGroupNumRows(); n == 0 {
 		return nil
 	}
@@ -601,14 +631,9 @@ func (f *openFile) flushRowGroup() error {
 
 // close writes the footer, completes the upload and returns the add.
 func (f *openFile) close(dataChange bool) (*actions.Add, error) {
-	if err := f.fw.Close(); err != nil {
-		f.pw.CloseWithError(err)
-		<-f.done
-		return nil, fmt.Errorf("writer: finish %s: %w", f.key, err)
-	}
-	f.pw.Close()
-	if err := <-f.done; err != nil {
-		return nil, fmt.Errorf("writer: upload %s: %w", f.key, err)
+	size, err := f.finishUpload()
+	if err != nil {
+		return nil, err
 	}
 	stats, err := f.stats.json()
 	if err != nil {
@@ -617,11 +642,35 @@ func (f *openFile) close(dataChange bool) (*actions.Add, error) {
 	return &actions.Add{
 		Path:             f.path,
 		PartitionValues:  f.values,
-		Size:             f.counter.n,
+		Size:             size,
 		ModificationTime: time.Now().UnixMilli(),
 		DataChange:       dataChange,
 		Stats:            stats,
 	}, nil
+}
+
+// finishUpload completes the file in the store and returns its size.
+func (f *openFile) finishUpload() (int64, error) {
+	if f.noColumns {
+		body, err := noColumnsParquet(f.stats.rows, createdBy)
+		if err != nil {
+			return 0, err
+		}
+		if err := f.store.Put(f.ctx, f.key, bytes.NewReader(body), objstore.PutOptions{Size: int64(len(body))}); err != nil {
+			return 0, fmt.Errorf("writer: upload %s: %w", f.key, err)
+		}
+		return int64(len(body)), nil
+	}
+	if err := f.fw.Close(); err != nil {
+		f.pw.CloseWithError(err)
+		<-f.done
+		return 0, fmt.Errorf("writer: finish %s: %w", f.key, err)
+	}
+	f.pw.Close()
+	if err := <-f.done; err != nil {
+		return 0, fmt.Errorf("writer: upload %s: %w", f.key, err)
+	}
+	return f.counter.n, nil
 }
 
 // abort fails the upload, so that no object is created, and frees the
@@ -630,6 +679,9 @@ func (f *openFile) close(dataChange bool) (*actions.Add, error) {
 // unreleased. The upload then reads a complete file but ends with cause
 // instead of EOF, and the store discards it.
 func (f *openFile) abort(cause error) {
+	if f.noColumns {
+		return // nothing was uploaded
+	}
 	if cause == nil {
 		cause = errors.New("writer: aborted")
 	}

@@ -139,3 +139,18 @@ func keys[V any](m map[string]V) []string {
 	}
 	return out
 }
+
+// TestAllColumnsPartitioned writes a table whose every column is a
+// partition column: the data files hold no columns, only row counts.
+func TestAllColumnsPartitioned(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	snap := createTable(t, store, "p string, q int", nil, "p", "q")
+	rec := tableBatch(t, mem, snap, `[{"p": "a", "q": 1}, {"p": "a", "q": 1}, {"p": "b", "q": null}]`)
+	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		t.Fatal(err)
+	}
+	got := scanLines(t, openTable(t, store))
+	diffLines(t, got, sortedLines(`{"p":"a","q":1}`, `{"p":"a","q":1}`, `{"p":"b","q":null}`))
+}
