@@ -428,10 +428,12 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// countAll counts a snapshot's rows from the files' statistics where every
-// file's numRecords is known (less the rows its deletion vector deletes,
-// whose cardinality the log records), reading only the files without
-// statistics.
+// countAll counts a snapshot's rows from the log: each file's numRecords
+// statistic, less the rows its deletion vector deletes (the vector's
+// cardinality, as Spark's metadata-only count does). Only the footers of
+// files without numRecords are read. Unlike reader.Scan.Count it needs no
+// data, so it counts tables whose rows the reader cannot read yet
+// (deletion vectors, column mapping).
 func countAll(ctx context.Context, snap *deltalog.Snapshot) (int64, error) {
 	var n int64
 	var unknown []*actions.Add
@@ -486,18 +488,11 @@ func numRecords(stats string) (int64, bool) {
 // countMatching counts the rows for which pred is true, reading only the
 // predicate's columns of the files that may hold a match.
 func countMatching(ctx context.Context, snap *deltalog.Snapshot, pred expr.Expr) (int64, error) {
-	sc, err := reader.NewScan(snap, reader.WithFilter(pred), reader.WithColumns())
+	sc, err := reader.NewScan(snap, reader.WithFilter(pred))
 	if err != nil {
 		return 0, err
 	}
-	var n int64
-	for rec, err := range sc.Records(ctx) {
-		if err != nil {
-			return 0, err
-		}
-		n += rec.NumRows()
-	}
-	return n, nil
+	return sc.Count(ctx)
 }
 
 // ---- output formats ----

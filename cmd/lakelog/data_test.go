@@ -467,7 +467,6 @@ var goldenUnsupported = map[string]string{
 	"table-with-columnmapping-mode-id":    "column mapping",
 	"table-with-columnmapping-mode-name":  "column mapping",
 	"data-reader-timestamp_ntz-name-mode": "column mapping",
-	"type-widening":                       "type widening",
 }
 
 // Every data table of the conformance corpus: `count` equals num_rows,
