@@ -48,6 +48,8 @@
 // Timestamps are stored as INT64 TIMESTAMP(MICROS) with isAdjustedToUTC
 // true for timestamp and false for timestamp_ntz; decimals as
 // FIXED_LEN_BYTE_ARRAY; lists and maps in the standard three-level form.
+// A table whose every column is a partition column gets files without
+// columns whose footer records the row count, as Spark writes them.
 //
 // Memory stays bounded whatever the input's size: batches stream into
 // the Parquet writers, which stream into the store; at most

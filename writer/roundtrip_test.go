@@ -154,3 +154,37 @@ func TestAllColumnsPartitioned(t *testing.T) {
 	got := scanLines(t, openTable(t, store))
 	diffLines(t, got, sortedLines(`{"p":"a","q":1}`, `{"p":"a","q":1}`, `{"p":"b","q":null}`))
 }
+
+// TestPartitionValueTypes partitions by a column of every partitionable
+// type and reads the values back from partitionValues.
+func TestPartitionValueTypes(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	parts := []string{"b", "i8", "i16", "i32", "i64", "f32", "f64", "d", "s", "bin", "day", "ts", "ntz"}
+	snap := createTable(t, store, "v int, b boolean, i8 byte, i16 short, i32 int, i64 long, f32 float, f64 double, "+
+		"d decimal(7,3), s string, bin binary, day date, ts timestamp, ntz timestamp_ntz", nil, parts...)
+	rec := tableBatch(t, mem, snap, `[
+		{"v": 1, "b": true, "i8": -1, "i16": 300, "i32": -70000, "i64": 9007199254740993, "f32": 1.25, "f64": -0.1,
+		 "d": "-1.500", "s": "a=b/c", "bin": "aGk=", "day": "2024-02-29", "ts": "2021-10-01T08:09:20.123456Z", "ntz": "2021-10-01T08:09:20.5"},
+		{"v": 2, "b": null, "i8": null, "i16": null, "i32": null, "i64": null, "f32": null, "f64": null,
+		 "d": null, "s": null, "bin": null, "day": null, "ts": null, "ntz": null},
+		{"v": 3, "b": false, "i8": 0, "i16": 0, "i32": 0, "i64": 0, "f32": "NaN", "f64": "-Inf",
+		 "d": "0.000", "s": " ", "bin": "", "day": "1970-01-01", "ts": "1969-12-31T23:59:59.999999Z", "ntz": "1970-01-01T00:00:00"}
+	]`)
+	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if snap.NumFiles() != 3 {
+		t.Errorf("%d files, want 3", snap.NumFiles())
+	}
+	got := scanLines(t, snap, reader.WithAllocator(mem))
+	diffLines(t, got, sortedLines(
+		`{"v":1,"b":true,"i8":-1,"i16":300,"i32":-70000,"i64":9007199254740993,"f32":1.25,"f64":-0.1,"d":"-1.500","s":"a=b/c","bin":"aGk=","day":"2024-02-29","ts":"2021-10-01T08:09:20.123456Z","ntz":"2021-10-01T08:09:20.500000"}`,
+		`{"v":2,"b":null,"i8":null,"i16":null,"i32":null,"i64":null,"f32":null,"f64":null,"d":null,"s":null,"bin":null,"day":null,"ts":null,"ntz":null}`,
+		// The empty binary is stored as null, as Spark stores empty
+		// partition values.
+		`{"v":3,"b":false,"i8":0,"i16":0,"i32":0,"i64":0,"f32":"NaN","f64":"-Infinity","d":"0.000","s":" ","bin":null,"day":"1970-01-01","ts":"1969-12-31T23:59:59.999999Z","ntz":"1970-01-01T00:00:00.000000"}`,
+	))
+}
