@@ -14,15 +14,19 @@ import (
 
 // ConformArray converts a column into target, a table's logical Arrow type
 // (actions.ArrowType). The reader uses it on columns as Parquet decoding
-// gives them, since a file may store a column differently from
-// what the table schema says (INT96 or millisecond timestamps, unannotated
-// byte arrays for strings, dictionary-encoded strings, large offsets, a
-// struct lacking fields added later by schema evolution, lists and maps
-// with other element names). Values are never changed except by widening
-// (int32 to int64, float to double, timestamp units to microseconds); a
-// conversion that would lose values is an error. The writer uses it, after
-// checking that the types are compatible, to bring input batches to the
-// table's types. The result has arr's length; the caller releases it.
+// gives them, since a file may store a column differently from what the
+// table schema says (INT96 or millisecond timestamps, unannotated byte
+// arrays for strings, dictionary-encoded strings, large offsets, a struct
+// lacking fields added later by schema evolution, lists and maps with
+// other element names, a type widened since). Struct fields match by name,
+// exactly or else ignoring case; fields the target lacks are dropped and
+// fields the column lacks become nulls. Values change only by widening
+// (int32 to int64, float to double, coarser timestamp units to
+// microseconds) and by truncating nanosecond timestamps to microseconds;
+// any other conversion that would lose values is an error. The writer
+// uses it, after checking that the types are compatible, to bring input
+// batches to the table's types. The result has arr's length; the caller
+// releases it.
 func ConformArray(ctx context.Context, mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arrow.Array, error) {
 	d, err := conformData(ctx, mem, arr.Data(), target)
 	if err != nil {
