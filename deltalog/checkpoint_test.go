@@ -271,9 +271,9 @@ func TestCompactedCommitsAreUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := paths(open(t, mem))
-	// Versions 1..6 reconciled: the adds of f0..f5, f1 still there.
+	// Versions 1..6, newest first (as Databricks writes them).
 	var as []actions.Action
-	for i := 0; i < 6; i++ {
+	for i := 5; i >= 0; i-- {
 		as = append(as, addFile(fmt.Sprintf("f%06d.parquet", i), "nl"))
 	}
 	body, err := actions.MarshalCommit(as)

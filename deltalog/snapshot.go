@@ -281,6 +281,13 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 			return nil, err
 		}
 		st.lastICT = 0 // only the snapshot version's own in-commit timestamp counts
+		if f.Type == CompactedCommit {
+			// Writers put a compacted range newest first, without always
+			// reconciling it (Databricks keeps both the add and the later
+			// remove of a file): the first action of a key wins, which is
+			// the forward fold of the lines in reverse.
+			slices.Reverse(as)
+		}
 		for i := range as {
 			st.apply(&as[i])
 		}
