@@ -99,6 +99,11 @@ func runAppend(ctx context.Context, e *env, args []string) error {
 		done = "overwrote the table with"
 	}
 	fmt.Fprintf(e.stdout, "%s %d rows from %d file(s): version %d\n", done, src.rows.Load(), len(files), res.Version)
+	// The commit is done; a checkpoint it triggered finishes before the
+	// process exits, and its failure is only a warning.
+	if err := res.WaitCheckpoint(); err != nil {
+		fmt.Fprintf(e.stderr, "lakelog append: warning: checkpoint after version %d failed (the commit stands): %v\n", res.Version, err)
+	}
 	return nil
 }
 
