@@ -173,9 +173,9 @@ class Spark:
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.sql.shuffle.partitions", "1")
             .config("spark.default.parallelism", "2")
-            .config("spark.databricks.delta.snapshotPartitions", "2")
+            .config("spark.databricks.delta.snapshotPartitions", "1")
             # Delta stores dates and timestamps in the proleptic Gregorian
             # calendar. Spark assumes so only for files that Spark 3+ wrote
             # and otherwise refuses values before 1582 (1900 for

@@ -77,6 +77,11 @@ type gen struct {
 	pools map[string][]any
 	// nextID numbers the column "id", when the schema has one.
 	nextID int64
+	// nestedNanos keeps timestamps inside structs, arrays and maps within
+	// 1677..2262, the range of Arrow nanosecond timestamps (see
+	// TestSparkNestedInt96Timestamps).
+	nestedNanos bool
+	depth       int // of the value being made: 0 for a column
 }
 
 func newGen(seed uint64) *gen {
@@ -192,6 +197,13 @@ func (g *gen) value(t arrow.DataType, nullable bool) any {
 		}
 		return arrow.Date32(g.rng.IntN(80_000) - 20_000)
 	case *arrow.TimestampType:
+		if g.nestedNanos && g.depth > 0 {
+			if edge {
+				return g.pick(micros("1970-01-01T00:00:00Z"), micros("1969-12-31T23:59:59.999999Z"), micros("2024-02-29T12:34:56.789012Z"),
+					micros("1678-01-01T00:00:00Z"), micros("2261-12-31T23:59:59.999999Z")).(arrow.Timestamp)
+			}
+			return arrow.Timestamp(g.rng.Int64N(4_000_000_000_000_000) - 1_000_000_000_000_000)
+		}
 		if edge {
 			return g.pick(micros("1970-01-01T00:00:00Z"), micros("1969-12-31T23:59:59.999999Z"), micros("2024-02-29T12:34:56.789012Z"),
 				micros("1900-01-01T00:00:00Z"), micros("1600-06-15T01:02:03.000004Z"), micros("9999-12-31T23:59:59.999999Z"),
@@ -199,6 +211,8 @@ func (g *gen) value(t arrow.DataType, nullable bool) any {
 		}
 		return arrow.Timestamp(g.rng.Int64N(4_000_000_000_000_000) - 1_000_000_000_000_000)
 	case *arrow.ListType:
+		g.depth++
+		defer func() { g.depth-- }()
 		n := g.rng.IntN(4)
 		out := make([]any, n)
 		for i := range out {
@@ -206,6 +220,8 @@ func (g *gen) value(t arrow.DataType, nullable bool) any {
 		}
 		return out
 	case *arrow.MapType:
+		g.depth++
+		defer func() { g.depth-- }()
 		n := g.rng.IntN(4)
 		var out [][2]any
 		seen := map[string]bool{}
@@ -220,6 +236,8 @@ func (g *gen) value(t arrow.DataType, nullable bool) any {
 		}
 		return out
 	case *arrow.StructType:
+		g.depth++
+		defer func() { g.depth-- }()
 		out := make([]any, t.NumFields())
 		for i, f := range t.Fields() {
 			out[i] = g.value(f.Type, f.Nullable)
