@@ -399,12 +399,48 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 			return &formatError{err}
 		}
 		f.md = pf.MetaData()
+		// Columns are read by their Parquet types. The key-value metadata
+		// is not needed, and decoding a damaged ARROW:schema entry (which
+		// delta-rs writes) can exhaust memory.
+		f.md.FileMetaData.KeyValueMetadata = nil
+		if err := checkChunks(f.md, size); err != nil {
+			pf.Close()
+			return &formatError{err}
+		}
 		return pf.Close()
 	})
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkChunks validates the row groups' column chunk offsets and sizes
+// against the file size. The Parquet reader opens the chunks of a struct's
+// fields on goroutines of its own, where a panic on a bad offset could not
+// be recovered, so bad metadata must be refused before.
+func checkChunks(md *metadata.FileMetaData, size int64) error {
+	for rg := 0; rg < md.NumRowGroups(); rg++ {
+		rgmd := md.RowGroup(rg)
+		if rgmd.NumRows() < 0 {
+			return fmt.Errorf("row group %d has %d rows", rg, rgmd.NumRows())
+		}
+		for c := 0; c < md.Schema.NumColumns(); c++ {
+			cc, err := rgmd.ColumnChunk(c)
+			if err != nil {
+				return fmt.Errorf("row group %d column %d: %w", rg, c, err)
+			}
+			start := cc.DataPageOffset()
+			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
+				start = cc.DictionaryPageOffset()
+			}
+			n := cc.TotalCompressedSize()
+			if start < 4 || n < 0 || start > size || n > size-start || cc.NumValues() < 0 {
+				return fmt.Errorf("row group %d column %d: chunk at %d of %d bytes is outside the file of %d bytes", rg, c, start, n, size)
+			}
+		}
+	}
+	return nil
 }
 
 func (r *reader) readProps() *parquet.ReaderProperties {

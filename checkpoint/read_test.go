@@ -421,3 +421,29 @@ func TestSidecarKey(t *testing.T) {
 func withWholeFileLimit(n int64) ReadOption {
 	return readOptionFunc(func(c *readConfig) { c.wholeFileLimit = n })
 }
+
+// FuzzRead feeds arbitrary bytes as a checkpoint file: Read must yield
+// actions or an ErrCorrupt error, and never panic.
+func FuzzRead(f *testing.F) {
+	s := objstore.NewMem()
+	if _, err := Write(context.Background(), s, "", 1, seq(sampleState()), WithRowGroupSize(3)); err != nil {
+		f.Fatal(err)
+	}
+	b, _ := s.Get(context.Background(), ClassicName(1))
+	f.Add(b)
+	if g, err := os.ReadFile(filepath.Join(goldenDir, "app-txn-checkpoint/delta/_delta_log/00000000000000000001.checkpoint.parquet")); err == nil {
+		f.Add(g)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := objstore.NewMem()
+		key := ClassicName(1)
+		if err := s.Put(context.Background(), key, bytes.NewReader(b), objstore.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range Read(context.Background(), s, keyParts(key), WithConcurrency(2)) {
+			if err != nil && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+		}
+	})
+}
