@@ -66,9 +66,9 @@ type writeConfig struct {
 	now         func() time.Time
 }
 
-// DefaultBatchRows is the number of actions Write buffers before writing
+// DefaultRowGroupSize is the number of actions Write buffers before writing
 // them as one row group.
-const DefaultBatchRows = 20000
+const DefaultRowGroupSize = 20000
 
 // WithCompression sets the codec (default Snappy).
 func WithCompression(c Compression) WriteOption {
@@ -76,7 +76,7 @@ func WithCompression(c Compression) WriteOption {
 }
 
 // WithRowGroupSize sets how many actions Write buffers and writes as one
-// row group (default DefaultBatchRows). Write's memory grows with it (and
+// row group (default DefaultRowGroupSize). Write's memory grows with it (and
 // with the number of files written at once), not with the number of
 // actions.
 func WithRowGroupSize(n int) WriteOption {
@@ -130,7 +130,7 @@ func WithV2(sidecarActions int) WriteOption {
 //
 // The returned LastCheckpoint describes the checkpoint, for WriteLast.
 func Write(ctx context.Context, store objstore.Store, logDir string, version int64, acts iter.Seq2[actions.Action, error], opts ...WriteOption) (LastCheckpoint, error) {
-	cfg := writeConfig{compression: Snappy, batchRows: DefaultBatchRows, mem: memory.DefaultAllocator, statsJSON: true, parts: 1, now: time.Now}
+	cfg := writeConfig{compression: Snappy, batchRows: DefaultRowGroupSize, mem: memory.DefaultAllocator, statsJSON: true, parts: 1, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
 			o.applyWrite(&cfg)
@@ -582,4 +582,27 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// TableOptions returns the write options that the table properties of md
+// ask for: delta.checkpoint.writeStatsAsJson (default true) and
+// delta.checkpoint.writeStatsAsStruct (default false). A property that is
+// not a boolean is an error.
+func TableOptions(md *actions.Metadata) ([]WriteOption, error) {
+	asJSON, err := actions.PropBool(md, "delta.checkpoint.writeStatsAsJson", true)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	asStruct, err := actions.PropBool(md, "delta.checkpoint.writeStatsAsStruct", false)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var opts []WriteOption
+	if !asJSON {
+		opts = append(opts, WithoutStatsJSON())
+	}
+	if asStruct {
+		opts = append(opts, WithStatsAsStruct(md))
+	}
+	return opts, nil
 }

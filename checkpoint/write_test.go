@@ -604,3 +604,33 @@ func TestReadStatsFromStruct(t *testing.T) {
 		t.Errorf("timestamps rendered as %s", got[2].Add.Stats)
 	}
 }
+
+func TestTableOptions(t *testing.T) {
+	md := &actions.Metadata{Configuration: map[string]string{}}
+	for _, c := range []struct {
+		conf             map[string]string
+		statsJSON, typed bool
+		bad              bool
+	}{
+		{conf: nil, statsJSON: true},
+		{conf: map[string]string{"delta.checkpoint.writeStatsAsStruct": "true"}, statsJSON: true, typed: true},
+		{conf: map[string]string{"delta.checkpoint.writeStatsAsJson": "false", "delta.checkpoint.writeStatsAsStruct": "TRUE"}, typed: true},
+		{conf: map[string]string{"delta.checkpoint.writeStatsAsJson": "maybe"}, bad: true},
+	} {
+		md.Configuration = c.conf
+		opts, err := TableOptions(md)
+		if (err != nil) != c.bad {
+			t.Errorf("%v: err %v", c.conf, err)
+		}
+		if err != nil {
+			continue
+		}
+		cfg := writeConfig{statsJSON: true}
+		for _, o := range opts {
+			o.applyWrite(&cfg)
+		}
+		if cfg.statsJSON != c.statsJSON || (cfg.parsed != nil) != c.typed {
+			t.Errorf("%v: statsJSON %v, typed %v", c.conf, cfg.statsJSON, cfg.parsed != nil)
+		}
+	}
+}
