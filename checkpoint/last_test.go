@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -110,6 +111,9 @@ func TestLastRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(got.CheckpointSchema, &sc); err != nil || sc.Type != "struct" || len(sc.Fields) != 6 || sc.Fields[1].Name != "add" {
 		t.Errorf("checkpointSchema %s (%v)", got.CheckpointSchema, err)
 	}
+	if _, err := actions.ParseSchema(string(got.CheckpointSchema)); err != nil {
+		t.Errorf("checkpointSchema is not a Delta schema: %v", err)
+	}
 
 	// Any change to the content breaks the checksum.
 	tampered := bytes.Replace(raw, []byte(`"version":4`), []byte(`"version":3`), 1)
@@ -155,4 +159,47 @@ func FuzzParseLast(f *testing.F) {
 			t.Fatalf("re-encoded hint does not parse: %v\n%s", err, out)
 		}
 	})
+}
+
+// TestCheckpointSchemaMatchesSpark compares the checkpointSchema we record
+// with the one Spark recorded for its checkpoint: every field of Spark's
+// is in ours with the same type.
+func TestCheckpointSchemaMatchesSpark(t *testing.T) {
+	gs := goldenStore(t)
+	spark, err := ReadLast(context.Background(), gs, "basic-with-inserts-deletes-checkpoint/delta/_delta_log")
+	if err != nil || spark == nil || spark.CheckpointSchema == nil {
+		t.Fatalf("Spark hint: %+v, %v", spark, err)
+	}
+	ours, err := Write(context.Background(), objstore.NewMem(), "", 1, seq(sampleState()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := actions.ParseSchema(string(spark.CheckpointSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	our, err := actions.ParseSchema(string(ours.CheckpointSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, s, o *actions.StructType)
+	walk = func(path string, s, o *actions.StructType) {
+		for _, f := range s.Fields {
+			g := o.Field(f.Name)
+			if g == nil {
+				t.Errorf("field %s%s missing from ours", path, f.Name)
+				continue
+			}
+			if sst, ok := f.Type.(*actions.StructType); ok {
+				if gst, ok := g.Type.(*actions.StructType); ok {
+					walk(path+f.Name+".", sst, gst)
+					continue
+				}
+			}
+			if f.Type.String() != g.Type.String() || f.Nullable != g.Nullable {
+				t.Errorf("field %s%s: ours %s (nullable %v), Spark's %s (nullable %v)", path, f.Name, g.Type, g.Nullable, f.Type, f.Nullable)
+			}
+		}
+	}
+	walk("", ss, our)
 }
