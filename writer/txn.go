@@ -83,10 +83,11 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 //     TRUE are written again to new files (Spark's DELETE), so only the
 //     matching rows disappear.
 //
-// The removals and additions are one commit. The transaction depends on
-// every file it considered; until the commit can declare a read predicate
-// it declares the whole table read, which is stricter than Spark (it may
-// abort where Spark would rebase, never the reverse).
+// The removals and additions are one commit. The transaction read the
+// table under the predicate: a concurrent commit that adds rows it may
+// match (by partition values and stats; which commits count depends on
+// the isolation level) or removes a file it replaced aborts it, as in
+// Spark; one that writes elsewhere rebases.
 func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -175,7 +176,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		wr.NumBytes += rw.NumBytes
 	}
 	tx := snap.NewTransaction(cfg.txnOpts...)
-	tx.ReadWholeTable()
+	tx.ReadPredicates(bound) // as Spark: the replaced range, not the whole table
 	params := map[string]any{
 		"mode":        "Overwrite",
 		"partitionBy": jsonText(snap.PartitionColumns()),

@@ -1,0 +1,58 @@
+package writer_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/lakelog/lakelog/conflict"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// replaceWhere reads the table under its predicate, as Spark does: under
+// Serializable a concurrent append into another partition rebases, and one
+// into the replaced partition aborts it.
+func TestReplaceWhereVersusConcurrentAppend(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		appendTo  string
+		wantAbort bool
+	}{
+		{"other partition", "b", false},
+		{"same partition", "a", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			mem := checkedMem(t)
+			st := objstore.NewMem()
+			snap := createTable(t, st, "id long, p string", map[string]string{"delta.isolationLevel": "Serializable"}, "p")
+			if _, err := writer.Append(ctx, snap, batches(t, tableBatch(t, mem, snap, `[{"id":1,"p":"a"},{"id":2,"p":"b"}]`)), writer.WithAllocator(mem)); err != nil {
+				t.Fatal(err)
+			}
+			read := openTable(t, st)
+			// The winner appends while the replaceWhere is in flight.
+			if _, err := writer.Append(ctx, read, batches(t, tableBatch(t, mem, read, `[{"id":3,"p":"`+c.appendTo+`"}]`)), writer.WithAllocator(mem)); err != nil {
+				t.Fatal(err)
+			}
+			pred, err := expr.Parse("p = 'a'")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = writer.ReplaceWhere(ctx, read, pred, batches(t, tableBatch(t, mem, read, `[{"id":10,"p":"a"}]`)), writer.WithAllocator(mem), writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable)))
+			if c.wantAbort {
+				if !errors.Is(err, conflict.ErrConcurrentAppend) {
+					t.Fatalf("want ConcurrentAppend, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("want rebase, got %v", err)
+			}
+			got := scanLines(t, openTable(t, st))
+			diffLines(t, got, sortedLines(`{"id":10,"p":"a"}`, `{"id":2,"p":"b"}`, `{"id":3,"p":"b"}`))
+		})
+	}
+}
