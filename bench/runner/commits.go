@@ -266,7 +266,7 @@ func aggregate(outs []Outcome) (*Outcome, string) {
 		note += fmt.Sprintf(", mean latency %s, worst writer p99 %s", duration(meanLat/float64(total)/1000), duration(p99/1000))
 	}
 	if attempts > 0 {
-		note += fmt.Sprintf(", %d attempts (%d lost races)", attempts, attempts-total)
+		note += fmt.Sprintf(", %d lost races before the commits that landed", attempts-total)
 	}
 	if failed > 0 {
 		note += fmt.Sprintf(", **%d commits gave up**", failed)

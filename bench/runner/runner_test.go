@@ -41,7 +41,7 @@ func TestAggregateSumsRates(t *testing.T) {
 	if agg.Rate != 20 || agg.Seconds != 10 || agg.Count != 100 || agg.PeakMB != 45 {
 		t.Errorf("aggregate %+v", *agg)
 	}
-	for _, want := range []string{"100 commits", "20 lost races", "1 commits gave up"} {
+	for _, want := range []string{"100 commits", "20 lost races before the commits that landed", "1 commits gave up"} {
 		if !strings.Contains(note, want) {
 			t.Errorf("note %q lacks %q", note, want)
 		}
