@@ -154,6 +154,9 @@ func TestWriteV2(t *testing.T) {
 		if len(meta) != 1+wantSidecars || meta[0].CheckpointMetadata == nil || meta[0].CheckpointMetadata.Version != 6 {
 			t.Errorf("V2 actions %s", dump(meta))
 		}
+		if k := kindsOf(lc.V2Checkpoint.NonFileActions); !slices.Equal(k, []string{"protocol", "metaData", "txn", "txn", "domainMetadata", "checkpointMetadata"}) {
+			t.Errorf("non-file actions in the hint: %v", k)
+		}
 		if lc.Size != int64(len(got)) {
 			t.Errorf("size %d, read %d actions", lc.Size, len(got))
 		}
@@ -190,4 +193,12 @@ func TestWriteV2(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	assertEmpty(t, store)
+}
+
+func kindsOf(as []actions.Action) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.Kind()
+	}
+	return out
 }

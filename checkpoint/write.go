@@ -339,8 +339,12 @@ func (w *writer) writeV2(acts iter.Seq2[actions.Action, error]) (LastCheckpoint,
 			fileAction := a.Add != nil || a.Remove != nil
 			switch {
 			case top != nil:
+				// File actions embedded in the top-level file.
 				if err := top.append(&a); err != nil {
 					return err
+				}
+				if !fileAction {
+					nonFile = append(nonFile, a)
 				}
 			case fileAction:
 				if side == nil {
@@ -370,12 +374,14 @@ func (w *writer) writeV2(acts iter.Seq2[actions.Action, error]) (LastCheckpoint,
 		return fail(err)
 	}
 	cm := actions.Action{CheckpointMetadata: &actions.CheckpointMetadata{Version: w.version}}
+	var tail []actions.Action
 	if top == nil {
 		if top, err = w.startFile(joinKey(w.logDir, name), topSC); err != nil {
 			return fail(err)
 		}
+		tail = append(tail, nonFile...)
 	}
-	tail := append(nonFile, cm)
+	tail = append(tail, cm)
 	for i := range sidecars {
 		tail = append(tail, actions.Action{Sidecar: &sidecars[i]})
 	}
