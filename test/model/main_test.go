@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 )
@@ -48,6 +49,7 @@ type childSpec struct {
 	Inc     int       `json:"inc"`
 	Ops     int       `json:"ops"`
 	Retry   *opRecord `json:"retry,omitempty"`
+	Mutant  string    `json:"mutant,omitempty"`
 }
 
 func TestMain(m *testing.M) {
@@ -78,6 +80,7 @@ func runChild(specJSON string) int {
 	}
 	w := newWorker(st, spec.Name, spec.Index, spec.Inc, spec.Seed)
 	w.process = true
+	w.txnOpts = mutantOptions(spec.Mutant)
 	w.exit = func() { os.Exit(crashExit) }
 	w.journal = func(rec *opRecord) error {
 		b, err := json.Marshal(rec)
@@ -120,7 +123,6 @@ func TestConcurrentWriters(t *testing.T) {
 	seed := modelSeed(t)
 	fmt.Printf("model: seed %d (replay with -seed %d or %s=%d)\n", seed, seed, seedEnv, seed)
 	t.Logf("seed %d", seed)
-
 	total := 2000
 	if testing.Short() {
 		total = 240
@@ -128,13 +130,99 @@ func TestConcurrentWriters(t *testing.T) {
 	if *opsFlag > 0 {
 		total = *opsFlag
 	}
-	const goroutines, processes = 8, 4
-	perProc := total / 5 / processes
-	perGoroutine := (total - perProc*processes) / goroutines
-	extra := total - perProc*processes - perGoroutine*goroutines
+	summary, errs := runModel(t, runConfig{seed: seed, ops: total, goroutines: 8, processes: 4, keep: *keepFlag})
+	for i, e := range errs {
+		if i == 40 {
+			t.Errorf("seed %d: ... and %d more", seed, len(errs)-i)
+			break
+		}
+		t.Errorf("seed %d: %s", seed, e)
+	}
+	t.Logf("seed %d: %s", seed, summary)
+}
+
+// The model notices a conflict checker that is wrong either way: one that
+// lets every transaction rebase (lost updates, duplicated rows), one that
+// aborts every transaction that lost a race, and Spark's checker that
+// checks every transaction at Serializable, counting the adds of blind
+// appends under WriteSerializable too.
+func TestModelCatchesBrokenChecker(t *testing.T) {
+	seed := modelSeed(t)
+	for _, mutant := range []string{mutantRebaseAll, mutantAbortAll, mutantSerializable} {
+		t.Run(mutant, func(t *testing.T) {
+			summary, errs := runModel(t, runConfig{seed: seed, ops: 160, goroutines: 8, mutant: mutant})
+			if len(errs) == 0 {
+				t.Errorf("seed %d: the model found nothing wrong with a checker that %s: %s", seed, mutant, summary)
+			}
+			t.Logf("seed %d: %d findings, the first: %s", seed, len(errs), first(errs))
+		})
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// Checkers that are wrong on purpose.
+const (
+	mutantRebaseAll    = "rebases-always"
+	mutantAbortAll     = "aborts-always"
+	mutantSerializable = "ignores-WriteSerializable"
+)
+
+// mutantOptions are the transaction options that install a mutant checker.
+func mutantOptions(mutant string) []deltalog.TxnOption {
+	switch mutant {
+	case mutantRebaseAll:
+		return []deltalog.TxnOption{deltalog.WithChecker(func(*conflict.Txn, *conflict.Winner) error { return nil })}
+	case mutantAbortAll:
+		return []deltalog.TxnOption{deltalog.WithChecker(func(_ *conflict.Txn, w *conflict.Winner) error {
+			return &conflict.Error{Kind: conflict.ErrConcurrentAppend, WinningVersion: w.Version}
+		})}
+	case mutantSerializable:
+		schema, err := actions.ParseDDL(schemaDDL)
+		if err != nil {
+			panic(err) // a constant
+		}
+		check := conflict.NewChecker(conflict.Table{Schema: schema, PartitionColumns: []string{"p"}})
+		return []deltalog.TxnOption{deltalog.WithChecker(func(tx *conflict.Txn, w *conflict.Winner) error {
+			strict := *tx
+			if strict.Isolation == conflict.WriteSerializable {
+				strict.Isolation = conflict.Serializable
+			}
+			return check(&strict, w)
+		})}
+	}
+	return nil
+}
+
+// runConfig is one run of the model.
+type runConfig struct {
+	seed                  uint64
+	ops                   int
+	goroutines, processes int
+	mutant                string // a broken checker, for TestModelCatchesBrokenChecker
+	keep                  bool
+}
+
+// runModel runs the writers and checks the outcome against the model. It
+// fails t itself only when the harness breaks; disagreements with the
+// model are returned.
+func runModel(t *testing.T, cfg runConfig) (string, []string) {
+	t.Helper()
+	seed := cfg.seed
+	perProc := 0
+	if cfg.processes > 0 {
+		perProc = cfg.ops / 5 / cfg.processes
+	}
+	perGoroutine := (cfg.ops - perProc*cfg.processes) / cfg.goroutines
+	extra := cfg.ops - perProc*cfg.processes - perGoroutine*cfg.goroutines
 
 	dir := t.TempDir()
-	if *keepFlag {
+	if cfg.keep {
 		var err error
 		if dir, err = os.MkdirTemp("", "lakelog-model-"); err != nil {
 			t.Fatal(err)
@@ -154,16 +242,10 @@ func TestConcurrentWriters(t *testing.T) {
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		journal  []*opRecord
-		failures []string
 		restarts atomic.Int64
 	)
-	fail := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		failures = append(failures, fmt.Sprintf(format, args...))
-	}
 	shared := new(atomic.Int64)
-	for g := range goroutines {
+	for g := range cfg.goroutines {
 		n := perGoroutine
 		if g < extra {
 			n++
@@ -172,6 +254,7 @@ func TestConcurrentWriters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			w := newWorker(st, fmt.Sprintf("g%d", g), g, 0, seed)
+			w.txnOpts = mutantOptions(cfg.mutant)
 			if g < 4 {
 				w.shared = shared
 			}
@@ -183,29 +266,26 @@ func TestConcurrentWriters(t *testing.T) {
 				return nil
 			}
 			if err := w.run(ctx, n, nil); err != nil {
-				fail("seed %d: writer g%d: %v", seed, g, err)
+				t.Errorf("seed %d: writer g%d: %v", seed, g, err)
 			}
 		}()
 	}
-	procJournals := make([]string, processes)
-	for p := range processes {
+	procJournals := make([]string, cfg.processes)
+	for p := range cfg.processes {
 		procJournals[p] = filepath.Join(dir, fmt.Sprintf("journal-p%d.jsonl", p))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := runProcess(tableDir, procJournals[p], seed, p, goroutines+p, perProc)
+			n, err := runProcess(tableDir, procJournals[p], seed, p, cfg.goroutines+p, perProc, cfg.mutant)
 			restarts.Add(int64(n))
 			if err != nil {
-				fail("seed %d: writer p%d: %v", seed, p, err)
+				t.Errorf("seed %d: writer p%d: %v", seed, p, err)
 			}
 		}()
 	}
 	wg.Wait()
-	for _, f := range failures {
-		t.Error(f)
-	}
 	if t.Failed() {
-		return
+		return "", nil
 	}
 	for _, path := range procJournals {
 		recs, err := readJournal(path)
@@ -218,20 +298,13 @@ func TestConcurrentWriters(t *testing.T) {
 
 	m := newModel(seed, st)
 	stats, errs := m.verify(ctx, journal)
-	for i, e := range errs {
-		if i == 40 {
-			t.Errorf("seed %d: ... and %d more", seed, len(errs)-i)
-			break
-		}
-		t.Errorf("seed %d: %s", seed, e)
-	}
-	t.Logf("seed %d: %d operations by %d goroutines and %d processes (%d process restarts after crashes) in %v; %s",
-		seed, len(journal), goroutines, processes, restarts.Load(), ran.Round(time.Millisecond), stats)
+	return fmt.Sprintf("%d operations by %d goroutines and %d processes (%d process restarts after crashes) in %v; %s",
+		len(journal), cfg.goroutines, cfg.processes, restarts.Load(), ran.Round(time.Millisecond), stats), errs
 }
 
 // runProcess runs writer process p until it has done ops operations,
 // restarting it after each crash. It returns the number of restarts.
-func runProcess(table, journal string, seed uint64, p, index, ops int) (int, error) {
+func runProcess(table, journal string, seed uint64, p, index, ops int, mutant string) (int, error) {
 	for inc := 0; ; inc++ {
 		if inc > 200 {
 			return inc, errors.New("too many restarts")
@@ -256,7 +329,7 @@ func runProcess(table, journal string, seed uint64, p, index, ops int) (int, err
 		}
 		spec, err := json.Marshal(childSpec{
 			Table: table, Journal: journal, Seed: seed, Name: fmt.Sprintf("p%d", p),
-			Index: index, Inc: inc, Ops: max(ops-done, 0), Retry: retry,
+			Index: index, Inc: inc, Ops: max(ops-done, 0), Retry: retry, Mutant: mutant,
 		})
 		if err != nil {
 			return inc, err

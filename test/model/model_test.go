@@ -121,7 +121,7 @@ func (m *model) verify(ctx context.Context, journal []*opRecord) (string, []stri
 		}
 	}
 	for _, op := range journal {
-		m.judge(op, latest)
+		m.judge(ctx, op, latest)
 	}
 	m.checkScans(ctx, final)
 	return m.summary(journal, latest), m.errs
@@ -545,7 +545,7 @@ func (m *model) rule(op *opRecord, e *expectation, w *mversion) string {
 }
 
 // judge checks an operation's outcome against the replayed log.
-func (m *model) judge(op *opRecord, latest int64) {
+func (m *model) judge(ctx context.Context, op *opRecord, latest int64) {
 	R := op.ReadVersion
 	e := m.expect(op)
 	m.checkDeclared(op, e)
@@ -565,12 +565,12 @@ func (m *model) judge(op *opRecord, latest int64) {
 				m.errorf("op %s committed and then crashed, but no version is its", op.ID)
 			}
 		case faultCrash:
-			m.checkOrphans(op)
+			m.checkOrphans(ctx, op)
 		default:
 			m.errorf("op %s (%s, fault %q): its process died during the commit", op.ID, op.Kind, op.Fault)
 		}
 	case outCrashed:
-		m.checkOrphans(op)
+		m.checkOrphans(ctx, op)
 	case outUnknown:
 		switch {
 		case op.Fault == faultFailCreateAll && inLog:
@@ -658,11 +658,15 @@ func (m *model) checkDeclared(op *opRecord, e *expectation) {
 	}
 }
 
-// checkOrphans: a crashed op's data files are in no version.
-func (m *model) checkOrphans(op *opRecord) {
+// checkOrphans: a crashed op's data files were written (the crash came
+// after them) and are in no version.
+func (m *model) checkOrphans(ctx context.Context, op *opRecord) {
 	for _, p := range op.Written {
 		if f := m.files[p]; f != nil {
 			m.errorf("op %s crashed before its commit, yet version %d adds its file %s", op.ID, f.added, p)
+		}
+		if _, err := m.store.Head(ctx, p); err != nil {
+			m.errorf("op %s crashed after writing %s, which is not there: %v", op.ID, p, err)
 		}
 	}
 }

@@ -155,6 +155,8 @@ type worker struct {
 	exit    func()
 	// checkpoints started by this worker's commits, waited for at the end.
 	pending []*deltalog.CommitResult
+	// txnOpts go to every transaction (a mutant checker).
+	txnOpts []deltalog.TxnOption
 }
 
 func newWorker(base objstore.Store, name string, index, inc int, seed uint64) *worker {
@@ -333,12 +335,17 @@ func (w *worker) genRows(n int, part string) []row {
 func (w *worker) writerOptions(rec *opRecord) []writer.Option {
 	opts := []writer.Option{
 		writer.WithOperationParameters(map[string]any{"modelOp": rec.ID}),
-		writer.WithTxnOptions(deltalog.WithIsolation(conflict.Isolation(rec.Isolation))),
+		writer.WithTxnOptions(w.txnOptions(rec)...),
 	}
 	if rec.AppID != "" {
 		opts = append(opts, writer.WithAppTransaction(rec.AppID, rec.AppVersion))
 	}
 	return opts
+}
+
+// txnOptions are the options of op's transaction.
+func (w *worker) txnOptions(rec *opRecord) []deltalog.TxnOption {
+	return append([]deltalog.TxnOption{deltalog.WithIsolation(conflict.Isolation(rec.Isolation))}, w.txnOpts...)
 }
 
 func (w *worker) append(ctx context.Context, rec *opRecord, draws [4]uint64) error {
@@ -443,7 +450,7 @@ func (w *worker) alter(ctx context.Context, rec *opRecord) error {
 	if rec.Fault == faultCrash {
 		return w.crash(ctx, rec)
 	}
-	tx := w.snap.NewTransaction(deltalog.WithIsolation(conflict.Isolation(rec.Isolation)))
+	tx := w.snap.NewTransaction(w.txnOptions(rec)...)
 	tx.SetMetadata(&md)
 	tx.SetOperation("SET TBLPROPERTIES", map[string]any{"properties": `{"model.alter":"` + rec.ID + `"}`, "modelOp": rec.ID}, nil)
 	if err := w.beforeCommit(rec); err != nil {
@@ -587,7 +594,7 @@ func (w *worker) rewrite(ctx context.Context, rec *opRecord, draws [4]uint64) er
 	}
 	rec.Written = nil
 
-	tx := w.snap.NewTransaction(deltalog.WithIsolation(conflict.Isolation(rec.Isolation)))
+	tx := w.snap.NewTransaction(w.txnOptions(rec)...)
 	tx.ReadPredicates(bound)
 	tx.ReadFiles(rec.ReadFiles...)
 	now := time.Now().UnixMilli()
