@@ -527,3 +527,31 @@ func TestTableUnderPrefix(t *testing.T) {
 		t.Fatalf("parent folder: %v", err)
 	}
 }
+
+// A writer that read an old version catches up in one step: it checks all
+// the commits that landed meanwhile and tries the version after the newest.
+func TestLoserCatchesUpInOneStep(t *testing.T) {
+	ctx := context.Background()
+	st := objstore.NewMem()
+	createTable(t, st, nil)
+	stale := open(t, st)
+	for i := 0; i < 20; i++ {
+		appendFiles(t, st, fmt.Sprintf("w%02d", i))
+	}
+	tx := stale.NewTransaction()
+	tx.Add(addFile("late", "nl"))
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Version != 21 || res.Attempts != 2 {
+		t.Fatalf("landed at %d after %d attempts; want 21 after 2", res.Version, res.Attempts)
+	}
+	s, err := res.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NumFiles() != 21 || open(t, st).NumFiles() != 21 {
+		t.Fatalf("post-commit snapshot has %d files", s.NumFiles())
+	}
+}
