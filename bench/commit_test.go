@@ -108,7 +108,8 @@ func BenchmarkCommitLocal(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			tx := snap.NewTransaction()
+			// Checkpoints are measured on their own (checkpoint_test.go).
+			tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
 			tx.Add(oneFileAppend(i))
 			tx.SetOperation("WRITE", map[string]any{"mode": "Append"}, nil)
 			res, err := tx.Commit(ctx)
