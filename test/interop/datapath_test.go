@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +64,31 @@ var layouts = []layout{
 	},
 }
 
+// expect returns the rows a table of the layout holds once recs are
+// written to it: their canonical lines, with empty strings as partition
+// values read as null (see emptyAsNull).
+func (l layout) expect(t testing.TB, recs ...arrow.RecordBatch) []string {
+	t.Helper()
+	return l.emptyAsNull(canonical(t, recs...))
+}
+
+// emptyAsNull returns sorted lines with the empty strings in partition
+// columns replaced by null. PROTOCOL.md: "An empty string for any type
+// translates to a null partition value". lakelog and Spark write "" as
+// null; delta-rs writes "" and its PyArrow reader reads it as null, but
+// its DataFusion reader returns "".
+func (l layout) emptyAsNull(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, line := range lines {
+		for _, c := range l.parts {
+			line = strings.ReplaceAll(line, `"`+c+`":""`, `"`+c+`":null`)
+		}
+		out[i] = line
+	}
+	slices.Sort(out)
+	return out
+}
+
 // TestLakelogWritesPeersRead writes each layout with lakelog (a create
 // with rows, then an append) and checks that delta-rs, through PyArrow and
 // through DataFusion, and Spark read exactly the rows lakelog wrote, at the
@@ -86,7 +112,7 @@ func TestLakelogWritesPeersRead(t *testing.T) {
 			if _, err := writer.Append(ctx, open(t, store, ""), seq(second), noCheckpoints, writer.WithAllocator(mem)); err != nil {
 				t.Fatalf("lakelog append: %v", err)
 			}
-			v0, latest := canonical(t, first), canonical(t, first, second)
+			v0, latest := l.expect(t, first), l.expect(t, first, second)
 			sameRows(t, "lakelog reads its own table", openLines(t, store, ""), latest)
 
 			for _, rd := range []string{"pyarrow", "datafusion"} {
@@ -138,9 +164,9 @@ func TestDeltaRSWritesLakelogReads(t *testing.T) {
 			store, dir := newLocal(t)
 			files := t.TempDir()
 			want := [][]string{
-				canonical(t, inputs[0]),
-				canonical(t, inputs[0], inputs[1]),
-				canonical(t, inputs[2]),
+				l.expect(t, inputs[0]),
+				l.expect(t, inputs[0], inputs[1]),
+				l.expect(t, inputs[2]),
 			}
 			for v, mode := range []string{"error", "append", "overwrite"} {
 				in := filepath.Join(files, fmt.Sprintf("in-%d.parquet", v))
@@ -153,8 +179,14 @@ func TestDeltaRSWritesLakelogReads(t *testing.T) {
 			for v := range int64(3) {
 				lines := openLines(t, store, "", deltalog.AtVersion(v))
 				sameRows(t, fmt.Sprintf("lakelog at version %d", v), lines, want[v])
-				got, _ := peerRead(t, rs, request{Path: dir, Version: &v, Reader: "datafusion"})
-				sameRows(t, fmt.Sprintf("lakelog vs delta-rs at version %d", v), lines, got)
+				got, _ := peerRead(t, rs, request{Path: dir, Version: &v, Reader: "pyarrow"})
+				sameRows(t, fmt.Sprintf("lakelog vs delta-rs pyarrow at version %d", v), lines, got)
+				got, _ = peerRead(t, rs, request{Path: dir, Version: &v, Reader: "datafusion"})
+				if fixed := l.emptyAsNull(got); !slices.Equal(fixed, got) {
+					t.Logf("delta-rs datafusion at version %d reads empty partition values as \"\", not null (a bug of its own)", v)
+					got = fixed
+				}
+				sameRows(t, fmt.Sprintf("lakelog vs delta-rs datafusion at version %d", v), lines, got)
 			}
 			snap := open(t, store, "")
 			if snap.Version() != 2 {

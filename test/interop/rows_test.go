@@ -43,11 +43,11 @@ const allTypesDDL = `id long not null,
 
 // Partition value pools. Strings hold the characters that paths escape
 // (space, '/', '=', '%', '#', '?', ':', '\\', quotes), unicode, and the
-// empty string; every pool has a null.
+// empty string (which reads as null); every pool has a null.
 var (
 	specialStrings = []any{
 		"plain", "a b", "a/b", "a=b", "100%", "50%25", "ü€😀", "#?&+", " lead", "trail ", "colon:semi;",
-		`back\slash`, `quote'"`, "{br}[ack]", "tab\tnewline", "null", nil,
+		`back\slash`, `quote'"`, "{br}[ack]", "tab\tnewline", "null", "", nil,
 	}
 	partitionInts = []any{int32(0), int32(-1), int32(math.MaxInt32), int32(math.MinInt32), nil}
 )

@@ -31,7 +31,7 @@ func TestSparkWritesLakelogReads(t *testing.T) {
 	g := newGen(600)
 	// Fewer partitions than the layout's: Spark takes a while per file.
 	g.pools = map[string][]any{
-		"p_str": {"a b", "a/b", "100%", "ü€😀", "#?&+", `back\slash`, nil},
+		"p_str": {"a b", "a/b", "100%", "ü€😀", "#?&+", `back\slash`, "", nil},
 		"p_int": {int32(0), int32(math.MinInt32), nil},
 	}
 	g.nestedNanos = true // Spark writes INT96; see TestSparkNestedInt96Timestamps
