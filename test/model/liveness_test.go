@@ -20,14 +20,12 @@ import (
 // with at most 50 attempts, more than twice the versions it is behind.
 //
 // Found by TestConcurrentWriters (seed 2: three appends gave up with
-// ErrTooManyAttempts after 1000 attempts). deltalog's commit loop tries
-// the versions after its read version one at a time (a create, then a
-// read of the winner) and, from the third attempt on, sleeps a jittered
-// backoff of up to 100 ms before each next version, even when that
-// version is long taken: a writer that is behind advances about 20
-// versions a second, less than the table grows under load, and never
-// reaches the head. Spark instead lists the commits after the version it
-// lost, checks them all and tries the version after the newest one.
+// ErrTooManyAttempts after 1000 attempts): the commit loop used to try
+// the versions after its read version one at a time, sleeping a backoff
+// of up to 100 ms before each next one from the third attempt on, so a
+// writer that was behind advanced about 20 versions a second and never
+// reached the head of a busy table. It now reads every commit that landed
+// meanwhile and aims past the newest.
 func TestCommitCatchesUpWhenBehind(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -373,6 +373,9 @@ func (w *worker) retryAppend(ctx context.Context, prev *opRecord) error {
 		Isolation: prev.Isolation, AppID: prev.AppID, AppVersion: prev.AppVersion,
 		RetryOf: prev.ID, Rows: prev.Rows,
 	}
+	// Half the time from the table as it is now, which holds the batch
+	// when the first try landed; else from the first try's own snapshot,
+	// so the commit loop meets the landed try as a winner.
 	if w.snap == nil || w.rng.IntN(2) == 0 {
 		if err := w.open(ctx, rec); err != nil {
 			return err
@@ -690,10 +693,10 @@ func (w *worker) crash(ctx context.Context, rec *opRecord) error {
 	if err := w.journal(rec); err != nil {
 		return err
 	}
-	w.snap = nil
 	if rec.AppID != "" {
 		return w.retryAppend(ctx, rec)
 	}
+	w.snap = nil
 	return nil
 }
 
@@ -724,7 +727,9 @@ func (w *worker) finish(ctx context.Context, rec *opRecord, res *deltalog.Commit
 		w.snap = nil
 	case errors.Is(err, deltalog.ErrCommitUnknown):
 		rec.Outcome, rec.Err = outUnknown, err.Error()
-		w.snap = nil
+		if rec.AppID == "" {
+			w.snap = nil
+		} // else retryAppend may go on from the snapshot the op read
 	default:
 		rec.Outcome, rec.Err = outError, err.Error()
 		w.snap = nil
