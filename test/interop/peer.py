@@ -160,6 +160,7 @@ class Spark:
         from pyspark.sql import SparkSession
 
         scratch = tempfile.mkdtemp(prefix="lakelog-spark-")
+        self.scratch = scratch
         builder = (
             SparkSession.builder.master("local[2]")
             .appName("lakelog-interop")
@@ -296,7 +297,10 @@ def main():
         except Exception as e:
             respond({"ok": False, "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()})
     if isinstance(engine, Spark):
+        import shutil
+
         engine.spark.stop()
+        shutil.rmtree(engine.scratch, ignore_errors=True)
     return 0
 
 
