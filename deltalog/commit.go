@@ -387,8 +387,8 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 	txnID := uuid.NewString()
 	if tx.snap != nil {
 		for _, id := range tx.readAppIDs {
-			if v, ok := tx.snap.TxnVersion(id); ok && v >= tx.ownTxnVersion(id) {
-				return &CommitResult{Version: tx.snap.version, AlreadyApplied: true, table: tx.table, base: tx.snap}, nil
+			if res, ok := tx.snap.AlreadyApplied(id, tx.ownTxnVersion(id)); ok {
+				return res, nil
 			}
 		}
 	}
@@ -756,4 +756,15 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// AlreadyApplied reports whether the snapshot already holds appID's
+// transaction version (or a newer one), and then returns the result an
+// idempotent commit of it reports: AlreadyApplied, at the snapshot's
+// version, whose Snapshot is s. Writers call it before doing any work.
+func (s *Snapshot) AlreadyApplied(appID string, version int64) (*CommitResult, bool) {
+	if v, ok := s.TxnVersion(appID); ok && v >= version {
+		return &CommitResult{Version: s.version, AlreadyApplied: true, table: s.table, base: s}, true
+	}
+	return nil, false
 }

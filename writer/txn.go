@@ -236,10 +236,7 @@ func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResul
 	if !cfg.hasAppTxn {
 		return nil, false
 	}
-	if v, ok := snap.TxnVersion(cfg.appID); ok && v >= cfg.appVersion {
-		return &deltalog.CommitResult{Version: snap.Version(), AlreadyApplied: true}, true
-	}
-	return nil, false
+	return snap.AlreadyApplied(cfg.appID, cfg.appVersion)
 }
 
 // commitWrite commits the written files, the removal of removed, the
