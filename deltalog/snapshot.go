@@ -1,7 +1,6 @@
 package deltalog
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -307,7 +306,7 @@ func (t *table) readCommit(ctx context.Context, f logFile) ([]actions.Action, er
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: read %s: %w", f.Key, err)
 	}
-	as, err := actions.ParseCommit(bytes.NewReader(b))
+	as, err := actions.ParseCommitBytes(b)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: %w: %s: %w", ErrLogCorrupt, f.Key, err)
 	}
