@@ -48,6 +48,10 @@
 // Timestamps are stored as INT64 TIMESTAMP(MICROS) with isAdjustedToUTC
 // true for timestamp and false for timestamp_ntz; decimals as
 // FIXED_LEN_BYTE_ARRAY; lists and maps in the standard three-level form.
+// Columns are dictionary-encoded unless a sample of the first rows a
+// write routes to a file shows more than half of a top-level column's
+// values distinct: such columns are written plain, which saves the
+// dictionary's hashing and memory and the readers' dictionary decoding.
 // A table whose every column is a partition column gets files without
 // columns whose footer records the row count, as Spark writes them.
 //

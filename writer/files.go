@@ -158,6 +158,10 @@ type fileSet struct {
 	dataIdx    []int // positions of the data columns
 	dataSchema *arrow.Schema
 	leaves     []*statsLeaf
+	// plainCols are the data columns written without a dictionary, once
+	// dictDecided (see dictionary.go).
+	plainCols   []string
+	dictDecided bool
 
 	open  map[string]*openFile // by partition folder
 	clock int64                // ticks on each write, for least-recently-used
@@ -200,6 +204,7 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 		return err
 	}
 	fs.leaves = leaves
+	fs.plainCols, fs.dictDecided = nil, false
 	return nil
 }
 
@@ -325,6 +330,9 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 		return err
 	}
 	defer data.Release()
+	if !fs.dictDecided {
+		fs.plainCols, fs.dictDecided = plainColumns(data)
+	}
 	f, err := fs.fileFor(folder, values)
 	if err != nil {
 		return err
@@ -524,12 +532,16 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		f.done <- err
 	}()
 	f.counter = &countingWriter{w: pw}
-	props := parquet.NewWriterProperties(
+	popts := []parquet.WriterProperty{
 		parquet.WithAllocator(fs.cfg.mem),
 		parquet.WithCompression(fs.cfg.codec),
 		parquet.WithCreatedBy(createdBy),
 		parquet.WithStats(true),
-	)
+	}
+	for _, c := range fs.plainCols {
+		popts = append(popts, parquet.WithDictionaryFor(c, false))
+	}
+	props := parquet.NewWriterProperties(popts...)
 	fw, err := pqarrow.NewFileWriter(fs.dataSchema, f.counter, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
 	if err != nil {
 		pw.CloseWithError(err)
