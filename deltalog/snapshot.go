@@ -240,13 +240,19 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 		s.files = append(s.files, a)
 	}
 	slices.SortFunc(s.files, func(a, b *actions.Add) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID()))
+		if c := cmp.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
 	})
 	for _, r := range st.removed {
 		s.tombstones = append(s.tombstones, r)
 	}
 	slices.SortFunc(s.tombstones, func(a, b *actions.Remove) int {
-		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID()))
+		if c := cmp.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
 	})
 	s.ict = ictState{
 		enabled:           tableFlag(st.metadata, "delta.enableInCommitTimestamps"),
