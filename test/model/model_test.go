@@ -556,7 +556,7 @@ func (m *model) judge(ctx context.Context, op *opRecord, latest int64) {
 	m.checkDeclared(op, e)
 	v, inLog := m.at[op.ID]
 	if op.CorruptOpens > 0 {
-		m.errorf("op %s: %d opens of the table failed with ErrLogCorrupt while others committed: %s", op.ID, op.CorruptOpens, op.Err)
+		m.errorf("op %s: %d opens of the table failed with ErrLogCorrupt while others committed (see TestOpenWithListingThatMissesACommit): %s", op.ID, op.CorruptOpens, op.CorruptErr)
 	}
 	switch op.Outcome {
 	case outCommitted:

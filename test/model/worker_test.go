@@ -103,6 +103,7 @@ type opRecord struct {
 	WinningVersion int64  `json:"winningVersion,omitempty"`
 	Err            string `json:"err,omitempty"`
 	CorruptOpens   int    `json:"corruptOpens,omitempty"` // opens that failed with ErrLogCorrupt
+	CorruptErr     string `json:"corruptErr,omitempty"`
 }
 
 // conflictKinds names the conflict sentinels.
@@ -263,7 +264,7 @@ func (w *worker) open(ctx context.Context, rec *opRecord) error {
 		s, err := deltalog.Open(ctx, w.store, "")
 		if errors.Is(err, deltalog.ErrLogCorrupt) && rec.CorruptOpens < 10 {
 			rec.CorruptOpens++
-			rec.Err = err.Error()
+			rec.CorruptErr = err.Error()
 			continue
 		}
 		if err != nil {
