@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/google/uuid"
 
@@ -537,6 +538,9 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		parquet.WithCompression(fs.cfg.codec),
 		parquet.WithCreatedBy(createdBy),
 		parquet.WithStats(true),
+	}
+	if fs.cfg.codec == compress.Codecs.Snappy {
+		popts = append(popts, parquet.WithCompressionLevel(fastSnappyLevel))
 	}
 	for _, c := range fs.plainCols {
 		popts = append(popts, parquet.WithDictionaryFor(c, false))
