@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -163,6 +164,7 @@ type fileSet struct {
 	// dictDecided (see dictionary.go).
 	plainCols   []string
 	dictDecided bool
+	rowGroup    []int32 // groupByPartition's scratch: each row's group
 
 	open  map[string]*openFile // by partition folder
 	clock int64                // ticks on each write, for least-recently-used
@@ -234,46 +236,104 @@ func (fs *fileSet) write(full arrow.RecordBatch) error {
 type partGroup struct {
 	folder string
 	values map[string]*string
-	rows   []int
+	rows   []int32
 }
 
 // groupByPartition splits the rows by partition value, in order of first
-// appearance. Rows are keyed by their raw values; the partition values'
-// text is computed once per distinct key.
+// appearance. Rows are keyed by their raw values (a row with the same
+// values as the one before it skips the lookup); the partition values'
+// text is computed once per distinct key. The row lists share one
+// buffer, filled by counting.
 func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error) {
 	n := int(full.NumRows())
 	var groups []*partGroup
-	byKey := map[string]*partGroup{}
-	var key []byte
-	for r := 0; r < n; r++ {
-		key = key[:0]
-		for _, ci := range fs.partIdx {
-			key = appendRawKey(key, full.Column(ci), r)
-		}
-		if g := byKey[string(key)]; g != nil {
-			g.rows = append(g.rows, r)
-			continue
-		}
+	if cap(fs.rowGroup) < n {
+		fs.rowGroup = make([]int32, n)
+	}
+	of := fs.rowGroup[:n] // the group of each row
+	newGroup := func(r int) (int32, error) {
 		// partitionValues are keyed by the metadata's spelling.
 		values := make(map[string]*string, len(fs.partIdx))
 		for k, ci := range fs.partIdx {
 			v, err := scalarAt(full.Column(ci), r)
 			if err != nil {
-				return nil, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
+				return 0, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
 			}
 			s, err := actions.FormatPartitionValue(fs.partCols[k].Type, v)
 			if err != nil {
-				return nil, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
+				return 0, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
 			}
 			values[fs.md.PartitionColumns[k]] = s
 		}
 		folder, err := actions.PartitionPath(fs.md.PartitionColumns, nil, values)
 		if err != nil {
-			return nil, fmt.Errorf("writer: %w", err)
+			return 0, fmt.Errorf("writer: %w", err)
 		}
-		g := &partGroup{folder: folder, values: values, rows: []int{r}}
-		byKey[string(key)] = g
-		groups = append(groups, g)
+		groups = append(groups, &partGroup{folder: folder, values: values})
+		return int32(len(groups) - 1), nil
+	}
+	if str, ok := full.Column(fs.partIdx[0]).(*array.String); ok && len(fs.partIdx) == 1 && str.NullN() == 0 {
+		// The common case, one string column without nulls: its values
+		// are the keys.
+		byValue := map[string]int32{}
+		prev, prevGroup := "", int32(-1)
+		for r := range n {
+			v := str.Value(r)
+			if prevGroup >= 0 && v == prev {
+				of[r] = prevGroup
+				continue
+			}
+			g, seen := byValue[v]
+			if !seen {
+				var err error
+				if g, err = newGroup(r); err != nil {
+					return nil, err
+				}
+				byValue[v] = g
+			}
+			of[r], prev, prevGroup = g, v, g
+		}
+	} else {
+		byKey := map[string]int32{}
+		var key, prevKey []byte
+		prevGroup := int32(-1)
+		for r := range n {
+			key = key[:0]
+			for _, ci := range fs.partIdx {
+				key = appendRawKey(key, full.Column(ci), r)
+			}
+			if prevGroup >= 0 && bytes.Equal(key, prevKey) {
+				of[r] = prevGroup
+				continue
+			}
+			g, seen := byKey[string(key)]
+			if !seen {
+				var err error
+				if g, err = newGroup(r); err != nil {
+					return nil, err
+				}
+				byKey[string(key)] = g
+			}
+			of[r], prevGroup = g, g
+			prevKey = append(prevKey[:0], key...)
+		}
+	}
+	if len(groups) == 1 {
+		return groups, nil // the whole batch; write needs no row lists
+	}
+	counts := make([]int, len(groups)+1)
+	for _, g := range of {
+		counts[g+1]++
+	}
+	for g := range groups {
+		counts[g+1] += counts[g]
+	}
+	rows := make([]int32, n)
+	for g, grp := range groups {
+		grp.rows = rows[counts[g]:counts[g]:counts[g+1]]
+	}
+	for r, g := range of {
+		groups[g].rows = append(groups[g].rows, int32(r))
 	}
 	return groups, nil
 }
@@ -325,7 +385,7 @@ func appendRawKey(key []byte, a arrow.Array, i int) []byte {
 }
 
 // writePart writes rows idx (nil: all) of full to the partition's file.
-func (fs *fileSet) writePart(folder string, values map[string]*string, full arrow.RecordBatch, idx []int) error {
+func (fs *fileSet) writePart(folder string, values map[string]*string, full arrow.RecordBatch, idx []int32) error {
 	data, err := fs.dataRecord(full, idx)
 	if err != nil {
 		return err
@@ -375,7 +435,7 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 
 // dataRecord projects the data columns (and rows idx, when not nil) of
 // full, labelled with the files' Parquet schema.
-func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int) (arrow.RecordBatch, error) {
+func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, len(fs.dataIdx))
 	defer func() {
 		for _, c := range cols {
@@ -386,12 +446,9 @@ func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int) (arrow.RecordBa
 	}()
 	var indices arrow.Array
 	if idx != nil {
-		b := array.NewInt32Builder(fs.cfg.mem)
-		for _, i := range idx {
-			b.Append(int32(i))
-		}
-		indices = b.NewArray()
-		b.Release()
+		// The indices borrow idx's memory: Take only reads them.
+		buf := memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))
+		indices = array.NewInt32Data(array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, buf}, nil, 0, 0))
 		defer indices.Release()
 	}
 	for k, ci := range fs.dataIdx {
