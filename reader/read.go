@@ -78,7 +78,10 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(s.cfg.batchSize)}, mem)
+	// pqarrow reserves a whole batch for every column up front, so a batch
+	// size above the file's rows only allocates memory that stays unused.
+	batchSize := max(1, min(int64(s.cfg.batchSize), pf.NumRows()))
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchSize, PreAllocBinaryData: true}, mem)
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
