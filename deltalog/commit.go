@@ -375,7 +375,8 @@ func (r *CommitResult) Snapshot() (*Snapshot, error) {
 // the checker's *conflict.Error. A lost response (the create happened but
 // the reply did not arrive) is detected by commitInfo.txnId and reported as
 // success. Errors: *conflict.Error (terminal), ErrTableExists,
-// ErrTooManyAttempts (nothing committed), ErrCommitUnknown (outcome not
+// ErrTooManyAttempts (nothing committed), *CommitUnknownError wrapping
+// ErrCommitUnknown (outcome not
 // known), ErrUnsupportedFeature.
 func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 	if tx.committed {
@@ -432,11 +433,11 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			// again: ErrExists then tells us, by txnId, whose it is.
 			ioFailures++
 			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil {
-				return nil, fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, displayRoot(tx.root), ErrCommitUnknown, err)
+				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, displayRoot(tx.root), ErrCommitUnknown, err)}
 			}
 			attempt--
 			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
-				return nil, fmt.Errorf("deltalog: commit version %d: %w: %w", version, ErrCommitUnknown, err)
+				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d: %w: %w", version, ErrCommitUnknown, err)}
 			}
 			continue
 		}
@@ -444,7 +445,16 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		f := logFile{LogPath: LogPath{Name: CommitName(version), Type: Commit, Version: version}, Key: key}
 		winActs, rerr := tx.readCommit(ctx, f)
 		if rerr != nil {
-			return nil, rerr
+			// Whose commit it is stays unknown until it can be read.
+			ioFailures++
+			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil || errors.Is(rerr, ErrLogCorrupt) {
+				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: read back: %w", version, displayRoot(tx.root), ErrCommitUnknown, rerr)}
+			}
+			attempt--
+			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
+				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d: %w: %w", version, ErrCommitUnknown, err)}
+			}
+			continue
 		}
 		if isOurs(winActs, txnID) {
 			return result(version, attempt, body, false)

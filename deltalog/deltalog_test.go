@@ -208,8 +208,35 @@ func TestStoreDownIsCommitUnknown(t *testing.T) {
 	st := objstore.Faulty(mem, objstore.FailMatching(objstore.OpPut, "_delta_log/*.json", errors.New("connection refused")))
 	tx := open(t, st).NewTransaction()
 	tx.Add(addFile("a.parquet", "nl"))
-	if _, err := tx.Commit(ctx); !errors.Is(err, deltalog.ErrCommitUnknown) {
+	_, err := tx.Commit(ctx)
+	var cu *deltalog.CommitUnknownError
+	if !errors.Is(err, deltalog.ErrCommitUnknown) || !errors.As(err, &cu) || cu.TxnID == "" || cu.Version != 1 {
 		t.Fatalf("got %v", err)
+	}
+	if v, err := deltalog.FindCommit(ctx, mem, "", cu.Version, cu.TxnID); err != nil || v != -1 {
+		t.Fatalf("FindCommit of a commit that never landed: %d %v", v, err)
+	}
+}
+
+// When the create's reply is lost and the commit cannot be read back, the
+// outcome is unknown: the error carries the txnId, and FindCommit tells
+// that the commit did land.
+func TestFindCommitAfterUnknownOutcome(t *testing.T) {
+	ctx := context.Background()
+	mem := objstore.NewMem()
+	createTable(t, mem, nil)
+	key := "_delta_log/" + deltalog.CommitName(1)
+	st := objstore.Faulty(mem, objstore.LoseResponse(objstore.OpPut, key), objstore.FailMatching(objstore.OpGet, key, errors.New("timeout")))
+	tx := open(t, st).NewTransaction()
+	tx.Add(addFile("a.parquet", "nl"))
+	_, err := tx.Commit(ctx)
+	var cu *deltalog.CommitUnknownError
+	if !errors.Is(err, deltalog.ErrCommitUnknown) || !errors.As(err, &cu) || cu.Version != 1 {
+		t.Fatalf("got %v", err)
+	}
+	v, err := deltalog.FindCommit(ctx, mem, "", cu.Version, cu.TxnID)
+	if err != nil || v != 1 {
+		t.Fatalf("FindCommit: %d %v", v, err)
 	}
 }
 

@@ -17,11 +17,22 @@ var (
 	ErrUnsupportedFeature = errors.New("unsupported table feature")
 	// ErrCommitUnknown: the store failed in a way that leaves it unknown
 	// whether the commit landed (every retry of the create failed without an
-	// answer). Re-open the table and look for the commit's txnId before
-	// writing again. This is the only error after which the outcome is not
-	// known.
+	// answer). The error is a *CommitUnknownError: re-open the table and
+	// look for its TxnID (FindCommit) before writing again. This is the only
+	// error after which the outcome is not known.
 	ErrCommitUnknown = errors.New("commit outcome unknown")
 	// ErrAlreadyApplied: an idempotent transaction's appId already has this
 	// version or a newer one; nothing was committed. See CommitResult.
 	ErrAlreadyApplied = errors.New("transaction already applied")
 )
+
+// CommitUnknownError is returned with ErrCommitUnknown: the version the
+// commit was being created at and the txnId its commitInfo carries.
+type CommitUnknownError struct {
+	Version int64
+	TxnID   string
+	Err     error
+}
+
+func (e *CommitUnknownError) Error() string { return e.Err.Error() }
+func (e *CommitUnknownError) Unwrap() error { return e.Err }

@@ -178,3 +178,29 @@ func (t *table) versionAt(ctx context.Context, ts time.Time) (int64, error) {
 }
 
 func withSkipGate() Option { return func(c *openConfig) { c.skipGate = true } }
+
+// FindCommit looks for the commit whose commitInfo.txnId is txnID among
+// the versions from version on, and returns its version, or -1 when no
+// commit carries it. After a CommitUnknownError it tells whether the
+// commit landed.
+func FindCommit(ctx context.Context, store objstore.Store, root string, version int64, txnID string) (int64, error) {
+	t := newTable(store, root)
+	l, err := t.list(ctx, version)
+	if err != nil {
+		return -1, err
+	}
+	for v := version; v <= l.maxVersion; v++ {
+		f, ok := l.commits[v]
+		if !ok {
+			continue
+		}
+		ci, err := t.readCommitInfo(ctx, f)
+		if err != nil {
+			return -1, err
+		}
+		if ci != nil && ci.TxnID == txnID {
+			return v, nil
+		}
+	}
+	return -1, nil
+}
