@@ -376,8 +376,8 @@ func (r *CommitResult) Snapshot() (*Snapshot, error) {
 // the reply did not arrive) is detected by commitInfo.txnId and reported as
 // success. Errors: *conflict.Error (terminal), ErrTableExists,
 // ErrTooManyAttempts (nothing committed), *CommitUnknownError wrapping
-// ErrCommitUnknown (outcome not
-// known), ErrUnsupportedFeature.
+// ErrCommitUnknown (outcome not known: see FindCommit),
+// ErrUnsupportedFeature.
 func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 	if tx.committed {
 		return nil, errors.New("deltalog: transaction already committed")
