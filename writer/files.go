@@ -168,9 +168,12 @@ type fileSet struct {
 
 	open  map[string]*openFile // by partition folder
 	clock int64                // ticks on each write, for least-recently-used
-	seq   int                  // files started
-	adds  []*actions.Add
-	rows  int64
+	// encoded totals the row groups flushed by all files, so that a new
+	// file estimates its size from what earlier ones compressed to.
+	encoded encodedRatio
+	seq     int // files started
+	adds    []*actions.Add
+	rows    int64
 }
 
 func (fs *fileSet) setSchema(s *actions.StructType) error {
@@ -401,17 +404,25 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 	fs.clock++
 	f.lastUse = fs.clock
 	// Write in slices so that row groups and files can be cut near their
-	// sizes even when batches are large.
+	// sizes even when batches are large: at most slice rows, and no more
+	// than the rows estimated to fill the file to its target.
 	const slice = 16 * 1024
 	n := data.NumRows()
 	dataBytes := recordBytes(data)
-	for off := int64(0); off < n; off += slice {
-		part := data
-		if off > 0 || n > slice {
-			part = data.NewSlice(off, min(off+slice, n))
+	for off := int64(0); off < n; {
+		rows := min(slice, n-off)
+		if left := fs.cfg.targetFileSize - f.size(); left > 0 && dataBytes > 0 {
+			// Encoded bytes per row, as this file's ratio predicts.
+			perRow := float64(dataBytes) / float64(n) * f.ratio()
+			rows = min(rows, max(1, int64(math.Ceil(float64(left)/perRow))))
 		}
-		err := f.write(part, dataBytes*part.NumRows()/n)
-		fs.rows += part.NumRows()
+		part := data
+		if rows < n {
+			part = data.NewSlice(off, off+rows)
+		}
+		err := f.write(part, dataBytes*rows/n)
+		fs.rows += rows
+		off += rows
 		if part != data {
 			part.Release()
 		}
@@ -422,7 +433,7 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 			if err := fs.finish(f); err != nil {
 				return err
 			}
-			if off+slice < n {
+			if off < n {
 				if f, err = fs.fileFor(folder, values); err != nil {
 					return err
 				}
@@ -570,6 +581,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		stats:   newStatsCollector(fs.leaves),
 		done:    make(chan error, 1),
 		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
+		shared:  &fs.encoded,
 	}
 	fs.seq++
 	if fs.dataSchema.NumFields() == 0 {
@@ -638,8 +650,28 @@ type openFile struct {
 	done    chan error // the upload's result
 	stats   *statsCollector
 	// For size estimates: Arrow bytes written since the last row group
-	// flush, and bytes in and out of the flushes so far.
-	pendingArrow, flushedArrow, flushedBytes int64
+	// flush, bytes in and out of this file's flushes so far, and those of
+	// every file of the write.
+	pendingArrow int64
+	flushed      encodedRatio
+	shared       *encodedRatio
+}
+
+// encodedRatio totals the Arrow bytes given to flushed row groups and the
+// bytes they were encoded to.
+type encodedRatio struct{ arrow, encoded int64 }
+
+func (r *encodedRatio) add(arrow, encoded int64) {
+	r.arrow += arrow
+	r.encoded += encoded
+}
+
+// ratio is the encoded bytes per Arrow byte, or 0 when nothing is known.
+func (r encodedRatio) ratio() float64 {
+	if r.arrow <= 0 {
+		return 0
+	}
+	return float64(r.encoded) / float64(r.arrow)
 }
 
 // write adds rec, whose Arrow buffers hold about arrowBytes, to the
@@ -663,18 +695,25 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 // buffered estimates the encoded size of the row group held in memory.
 // The Parquet writer counts only finished pages (a dictionary, for one,
 // is counted when the row group is flushed), so the Arrow bytes written
-// since the last flush are scaled by the ratio of encoded to Arrow bytes
-// seen in this file's earlier row groups (1 before the first flush), and
-// the larger of the two estimates is used.
+// since the last flush are scaled by ratio, and the larger of the two
+// estimates is used.
 func (f *openFile) buffered() int64 {
 	if f.noColumns {
 		return 0
 	}
-	ratio := 1.0
-	if f.flushedArrow > 0 {
-		ratio = float64(f.flushedBytes) / float64(f.flushedArrow)
+	return max(f.fw.RowGroupTotalCompressedBytes(), int64(float64(f.pendingArrow)*f.ratio()))
+}
+
+// ratio estimates encoded bytes per Arrow byte: as seen in this file's
+// flushed row groups, else in those of the write's earlier files, else 1.
+func (f *openFile) ratio() float64 {
+	if r := f.flushed.ratio(); r > 0 {
+		return r
 	}
-	return max(f.fw.RowGroupTotalCompressedBytes(), int64(float64(f.pendingArrow)*ratio))
+	if r := f.shared.ratio(); r > 0 {
+		return r
+	}
+	return 1
 }
 
 // size estimates the file's size so far.
@@ -696,8 +735,8 @@ func (f *openFile) flushRowGroup() error {
 	if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
-	f.flushedBytes += f.counter.n - before
-	f.flushedArrow += f.pendingArrow
+	f.flushed.add(f.pendingArrow, f.counter.n-before)
+	f.shared.add(f.pendingArrow, f.counter.n-before)
 	f.pendingArrow = 0
 	return nil
 }
