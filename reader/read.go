@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math/big"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -316,101 +314,11 @@ func constantArray(mem memory.Allocator, dt arrow.DataType, v any, n int) (arrow
 	defer b.Release()
 	b.Reserve(n)
 	for range n {
-		if err := appendValue(b, v); err != nil {
+		if err := actions.AppendArrowValue(b, v); err != nil {
 			return nil, err
 		}
 	}
 	return b.NewArray(), nil
-}
-
-// appendValue appends one typed scalar (actions/values.go types) to b.
-func appendValue(b array.Builder, v any) error {
-	if v == nil {
-		b.AppendNull()
-		return nil
-	}
-	switch b := b.(type) {
-	case *array.BooleanBuilder:
-		if x, ok := v.(bool); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.Int8Builder:
-		if x, ok := v.(int8); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.Int16Builder:
-		if x, ok := v.(int16); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.Int32Builder:
-		if x, ok := v.(int32); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.Int64Builder:
-		if x, ok := v.(int64); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.Float32Builder:
-		if x, ok := v.(float32); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.Float64Builder:
-		if x, ok := v.(float64); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.StringBuilder:
-		if x, ok := v.(string); ok {
-			b.Append(x)
-			return nil
-		}
-	case *array.BinaryBuilder:
-		switch x := v.(type) {
-		case []byte:
-			b.Append(x)
-			return nil
-		case string:
-			b.AppendString(x)
-			return nil
-		}
-	case *array.Date32Builder:
-		if x, ok := v.(actions.Date); ok {
-			b.Append(arrow.Date32(x))
-			return nil
-		}
-	case *array.TimestampBuilder:
-		switch x := v.(type) {
-		case actions.Timestamp:
-			b.Append(arrow.Timestamp(x))
-			return nil
-		case actions.TimestampNTZ:
-			b.Append(arrow.Timestamp(x))
-			return nil
-		}
-	case *array.Decimal128Builder:
-		if x, ok := v.(actions.Decimal); ok && x.Unscaled != nil {
-			want := int(b.Type().(*arrow.Decimal128Type).Scale)
-			u := new(big.Int).Set(x.Unscaled)
-			switch {
-			case x.Scale < want:
-				u.Mul(u, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(want-x.Scale)), nil))
-			case x.Scale > want:
-				return fmt.Errorf("decimal value has scale %d, column has %d", x.Scale, want)
-			}
-			if u.BitLen() > 127 {
-				return fmt.Errorf("decimal value out of range")
-			}
-			b.Append(decimal128.FromBigInt(u))
-			return nil
-		}
-	}
-	return fmt.Errorf("value %v (%T) does not fit Arrow type %s", v, v, b.Type())
 }
 
 // int96Column decodes a top-level INT96 column (Spark's legacy timestamp:
