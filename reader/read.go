@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -312,6 +314,14 @@ func constantArray(mem memory.Allocator, dt arrow.DataType, v any, n int) (arrow
 	}
 	b := array.NewBuilder(mem, dt)
 	defer b.Release()
+	if err := actions.AppendArrowValue(b, v); err != nil {
+		return nil, err
+	}
+	one := b.NewArray()
+	defer one.Release()
+	if rep := repeatValue(mem, one, n); rep != nil {
+		return rep, nil
+	}
 	b.Reserve(n)
 	for range n {
 		if err := actions.AppendArrowValue(b, v); err != nil {
@@ -319,6 +329,74 @@ func constantArray(mem memory.Allocator, dt arrow.DataType, v any, n int) (arrow
 		}
 	}
 	return b.NewArray(), nil
+}
+
+// repeatValue builds n copies of one's single non-null element by filling
+// buffers directly, for strings, binaries, booleans and fixed-width types;
+// it returns nil for other types (or a string too long to repeat n times).
+func repeatValue(mem memory.Allocator, one arrow.Array, n int) arrow.Array {
+	var buffers []*memory.Buffer
+	switch a := one.(type) {
+	case *array.String, *array.Binary:
+		var val []byte
+		if sa, ok := a.(*array.String); ok {
+			val = []byte(sa.Value(0))
+		} else {
+			val = a.(*array.Binary).Value(0)
+		}
+		if int64(len(val))*int64(n) > math.MaxInt32 {
+			return nil
+		}
+		offsets := memory.NewResizableBuffer(mem)
+		offsets.Resize(arrow.Int32Traits.BytesRequired(n + 1))
+		offs := arrow.Int32Traits.CastFromBytes(offsets.Bytes())[:n+1]
+		for i := range offs {
+			offs[i] = int32(i * len(val))
+		}
+		data := memory.NewResizableBuffer(mem)
+		data.Resize(len(val) * n)
+		fillRepeated(data.Bytes(), val)
+		buffers = []*memory.Buffer{nil, offsets, data}
+	case *array.Boolean:
+		bits := memory.NewResizableBuffer(mem)
+		bits.Resize(int(bitutil.BytesForBits(int64(n))))
+		if a.Value(0) {
+			fillRepeated(bits.Bytes(), []byte{0xff})
+		} else {
+			clear(bits.Bytes())
+		}
+		buffers = []*memory.Buffer{nil, bits}
+	default:
+		fw, ok := one.DataType().(arrow.FixedWidthDataType)
+		if !ok || fw.BitWidth()%8 != 0 || len(one.Data().Buffers()) != 2 {
+			return nil
+		}
+		w := fw.BitWidth() / 8
+		vals := memory.NewResizableBuffer(mem)
+		vals.Resize(w * n)
+		off := one.Data().Offset() * w
+		fillRepeated(vals.Bytes(), one.Data().Buffers()[1].Bytes()[off:off+w])
+		buffers = []*memory.Buffer{nil, vals}
+	}
+	d := array.NewData(one.DataType(), n, buffers, nil, 0, 0)
+	for _, b := range buffers {
+		if b != nil {
+			b.Release()
+		}
+	}
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+// fillRepeated fills dst with copies of val (len(dst) a multiple of len(val)).
+func fillRepeated(dst, val []byte) {
+	if len(dst) == 0 || len(val) == 0 {
+		return
+	}
+	done := copy(dst, val)
+	for done < len(dst) {
+		done += copy(dst[done:], dst[:done])
+	}
 }
 
 // int96Column decodes a top-level INT96 column (Spark's legacy timestamp:
