@@ -2,12 +2,15 @@ package deltalog
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -355,6 +358,9 @@ func (r *CommitResult) WaitCheckpoint() error {
 // rebased over plus its own actions. For an AlreadyApplied result it is the
 // read snapshot plus the winners seen.
 func (r *CommitResult) Snapshot() (*Snapshot, error) {
+	if s, ok := r.appendedSnapshot(); ok {
+		return s, nil
+	}
 	st := newState()
 	if r.base != nil {
 		st = stateOf(r.base)
@@ -367,6 +373,74 @@ func (r *CommitResult) Snapshot() (*Snapshot, error) {
 	}
 	version := r.Version
 	return st.finish(r.table, version, time.Time{})
+}
+
+// appendedSnapshot is Snapshot's fast path for the commonest case, commits
+// that only add new files: the read snapshot's sorted files merged with the
+// new ones, without rebuilding the whole state. ok is false when the
+// commits do anything else (remove, re-add a live path, change metadata or
+// protocol).
+func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
+	base := r.base
+	if base == nil {
+		return nil, false
+	}
+	var adds []*actions.Add
+	txns, copied := base.txns, false
+	lastICT := base.ict.lastICT
+	for _, as := range r.applied {
+		lastICT = 0
+		for _, a := range as {
+			switch {
+			case a.Add != nil:
+				if _, live := slices.BinarySearchFunc(base.files, a.Add.Path, func(f *actions.Add, p string) int { return cmp.Compare(f.Path, p) }); live {
+					return nil, false
+				}
+				adds = append(adds, a.Add)
+			case a.CommitInfo != nil:
+				if a.CommitInfo.InCommitTimestamp != nil {
+					lastICT = *a.CommitInfo.InCommitTimestamp
+				}
+			case a.Txn != nil:
+				if !copied { // snapshots are immutable: never write the base's map
+					txns, copied = maps.Clone(base.txns), true
+				}
+				txns[a.Txn.AppID] = *a.Txn
+			case a.DomainMetadata != nil:
+				return nil, false
+			case a.Remove != nil, a.Metadata != nil, a.Protocol != nil:
+				return nil, false
+			}
+		}
+	}
+	slices.SortFunc(adds, compareAdds)
+	for i := 1; i < len(adds); i++ {
+		if adds[i].Path == adds[i-1].Path {
+			return nil, false // one path added twice: let the full fold decide
+		}
+	}
+	s := *base
+	s.version = r.Version
+	s.timestamp = time.Time{}
+	s.segment = nil
+	s.txns = txns
+	s.files = make([]*actions.Add, 0, len(base.files)+len(adds))
+	i, j := 0, 0
+	for i < len(base.files) && j < len(adds) {
+		if compareAdds(base.files[i], adds[j]) <= 0 {
+			s.files = append(s.files, base.files[i])
+			i++
+		} else {
+			s.files = append(s.files, adds[j])
+			j++
+		}
+	}
+	s.files = append(append(s.files, base.files[i:]...), adds[j:]...)
+	s.ict.lastICT = lastICT
+	if s.ict.enabled && lastICT > 0 && s.version >= s.ict.enablementVersion {
+		s.timestamp = time.UnixMilli(lastICT)
+	}
+	return &s, true
 }
 
 // Commit writes the transaction as the next version with create-if-absent.

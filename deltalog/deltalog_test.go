@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -580,5 +581,51 @@ func TestLoserCatchesUpInOneStep(t *testing.T) {
 	}
 	if s.NumFiles() != 21 || open(t, st).NumFiles() != 21 {
 		t.Fatalf("post-commit snapshot has %d files", s.NumFiles())
+	}
+}
+
+// The post-commit snapshot of appends (its fast path) equals a snapshot
+// read from the log, and leaves the snapshot it started from unchanged.
+func TestPostCommitSnapshotEqualsReopen(t *testing.T) {
+	ctx := context.Background()
+	st := objstore.NewMem()
+	createTable(t, st, nil)
+	appendFiles(t, st, "m", "c")
+	base := open(t, st)
+	tx := base.NewTransaction()
+	tx.SetTransaction("app", 3)
+	tx.Add(addFile("z", "nl"), addFile("a", "nl"), addFile("n", "nl"))
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := res.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := open(t, st)
+	if !slices.Equal(paths(got), paths(want)) || got.Version() != want.Version() {
+		t.Fatalf("post-commit %d %v, reopened %d %v", got.Version(), paths(got), want.Version(), paths(want))
+	}
+	if v, ok := got.TxnVersion("app"); !ok || v != 3 {
+		t.Fatalf("txn %d %v", v, ok)
+	}
+	if _, ok := base.TxnVersion("app"); ok || base.NumFiles() != 2 {
+		t.Fatal("the base snapshot changed")
+	}
+	// A commit that removes takes the full fold and is right too.
+	tx = got.NewTransaction()
+	tx.ReadFiles("m")
+	tx.Add(actions.Action{Remove: &actions.Remove{Path: "m", DataChange: true}})
+	res, err = tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = res.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(paths(got), paths(open(t, st))) {
+		t.Fatalf("after remove: %v vs %v", paths(got), paths(open(t, st)))
 	}
 }

@@ -128,6 +128,14 @@ type fileKey struct {
 	dv   string
 }
 
+// compareAdds orders live files by path, then deletion vector id.
+func compareAdds(a, b *actions.Add) int {
+	if c := cmp.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
+}
+
 // CanonicalPath decodes a file action's path into the form two actions are
 // compared in: percent-decoded, with a "file:" scheme removed. Relative paths
 // stay relative to the table root.
@@ -136,6 +144,9 @@ func CanonicalPath(p string) string {
 		p = rest
 	} else if rest, ok := strings.CutPrefix(p, "file:"); ok {
 		p = rest
+	}
+	if !strings.Contains(p, "%") {
+		return p
 	}
 	if d, err := url.PathUnescape(p); err == nil {
 		return d
@@ -239,12 +250,7 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 	for _, a := range st.active {
 		s.files = append(s.files, a)
 	}
-	slices.SortFunc(s.files, func(a, b *actions.Add) int {
-		if c := cmp.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
-	})
+	slices.SortFunc(s.files, compareAdds)
 	for _, r := range st.removed {
 		s.tombstones = append(s.tombstones, r)
 	}
