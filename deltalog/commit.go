@@ -422,7 +422,6 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 	s := *base
 	s.version = r.Version
 	s.timestamp = time.Time{}
-	s.segment = nil
 	s.txns = txns
 	s.files = make([]*actions.Add, 0, len(base.files)+len(adds))
 	i, j := 0, 0

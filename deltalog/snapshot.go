@@ -46,7 +46,6 @@ type Snapshot struct {
 	txns       map[string]actions.Txn
 	domains    map[string]actions.DomainMetadata
 	ict        ictState
-	segment    *segment
 }
 
 // ictState records in-commit timestamp enablement, for time travel and for
@@ -308,7 +307,6 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.segment = seg
 	return s, nil
 }
 
