@@ -321,3 +321,35 @@ func TestOnlyCheckpointUnreadable(t *testing.T) {
 		t.Fatal("Open loops on an unreadable checkpoint")
 	}
 }
+
+// Commits after a checkpoint that remove and re-add its files are folded
+// over the checkpoint's files exactly as over commits.
+func TestCommitsAfterCheckpointRemoveItsFiles(t *testing.T) {
+	ctx := context.Background()
+	mem := objstore.NewMem()
+	createTable(t, mem, nil)
+	commitN(t, mem, 0, 10) // checkpoint at version 10
+	tx := open(t, mem).NewTransaction()
+	del := time.Now().UnixMilli()
+	tx.ReadFiles("f000003.parquet", "f000004.parquet")
+	tx.Add(
+		actions.Action{Remove: &actions.Remove{Path: "f000003.parquet", DeletionTimestamp: &del, DataChange: true}},
+		actions.Action{Remove: &actions.Remove{Path: "f000004.parquet", DeletionTimestamp: &del, DataChange: true}},
+		addFile("f000004.parquet", "nl"), // rewritten under the same name
+	)
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, mem)
+	got := paths(s)
+	if len(got) != 9 || slices.Contains(got, "f000003.parquet") || !slices.Contains(got, "f000004.parquet") {
+		t.Fatalf("files %v", got)
+	}
+	var tomb []string
+	for r := range s.Tombstones() {
+		tomb = append(tomb, r.Path)
+	}
+	if !slices.Equal(tomb, []string{"f000003.parquet"}) {
+		t.Fatalf("tombstones %v", tomb)
+	}
+}

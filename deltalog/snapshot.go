@@ -162,6 +162,38 @@ type state struct {
 	txns     map[string]actions.Txn
 	domains  map[string]actions.DomainMetadata
 	lastICT  int64
+	// A checkpoint's file actions are already reconciled (one per key), so
+	// they are kept as read and only put into the maps above when a later
+	// commit adds or removes a file: loading a snapshot from a checkpoint
+	// alone builds no map of a million entries.
+	cpAdds    []*actions.Add
+	cpRemoves []*actions.Remove
+}
+
+// applyCheckpoint folds in one action of a checkpoint. All of a
+// checkpoint's actions come before any commit's.
+func (st *state) applyCheckpoint(a *actions.Action) {
+	switch {
+	case a.Add != nil:
+		st.cpAdds = append(st.cpAdds, a.Add)
+	case a.Remove != nil:
+		st.cpRemoves = append(st.cpRemoves, a.Remove)
+	default:
+		st.apply(a)
+	}
+}
+
+// materialize moves the checkpoint's file actions into the maps.
+func (st *state) materialize() {
+	for _, r := range st.cpRemoves {
+		st.removed[fileKey{CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
+	}
+	for _, a := range st.cpAdds {
+		k := fileKey{CanonicalPath(a.Path), a.DeletionVector.UniqueID()}
+		st.active[k] = a
+		delete(st.removed, k)
+	}
+	st.cpAdds, st.cpRemoves = nil, nil
 }
 
 func newState() *state {
@@ -181,10 +213,16 @@ func (st *state) apply(a *actions.Action) {
 	case a.Metadata != nil:
 		st.metadata = a.Metadata
 	case a.Add != nil:
+		if st.cpAdds != nil || st.cpRemoves != nil {
+			st.materialize()
+		}
 		k := fileKey{CanonicalPath(a.Add.Path), a.Add.DeletionVector.UniqueID()}
 		st.active[k] = a.Add
 		delete(st.removed, k)
 	case a.Remove != nil:
+		if st.cpAdds != nil || st.cpRemoves != nil {
+			st.materialize()
+		}
 		k := fileKey{CanonicalPath(a.Remove.Path), a.Remove.DeletionVector.UniqueID()}
 		delete(st.active, k)
 		st.removed[k] = a.Remove
@@ -244,12 +282,15 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 		schema:   schema,
 		txns:     st.txns,
 		domains:  st.domains,
-		files:    make([]*actions.Add, 0, len(st.active)),
+		files:    make([]*actions.Add, 0, len(st.active)+len(st.cpAdds)),
 	}
+	// Whatever of a checkpoint no commit touched is taken as read.
+	s.files = append(s.files, st.cpAdds...)
 	for _, a := range st.active {
 		s.files = append(s.files, a)
 	}
 	slices.SortFunc(s.files, compareAdds)
+	s.tombstones = append(s.tombstones, st.cpRemoves...)
 	for _, r := range st.removed {
 		s.tombstones = append(s.tombstones, r)
 	}
@@ -281,7 +322,7 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("deltalog: read checkpoint %d: %w: %w", cp.Version, errCheckpointUnreadable, err)
 			}
-			st.apply(&a)
+			st.applyCheckpoint(&a)
 		}
 	}
 	var lastModTime time.Time
