@@ -62,7 +62,8 @@ func WithLimit(n int64) Option { return func(c *config) { c.limit = n } }
 func WithBatchSize(rows int) Option { return func(c *config) { c.batchSize = rows } }
 
 // WithAllocator sets the Arrow allocator for every buffer the scan makes
-// (default memory.DefaultAllocator).
+// (default: Go memory, with buffers the scan or the caller releases
+// pooled for reuse by later reads).
 func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
 
 // WithParallelism sets how many data files Records reads at once (default
@@ -130,7 +131,7 @@ type Scan struct {
 // not resolve against the table's schema, or when the table uses a feature
 // this reader cannot honour (ErrUnsupported).
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
-	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: memory.DefaultAllocator, parallelism: runtime.GOMAXPROCS(0)}
+	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
 		o(&cfg)
 	}
