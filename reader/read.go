@@ -109,6 +109,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			src.int96 = &int96Column{pf: pf, col: sf.ColIndex, maxDef: pf.MetaData().Schema.Column(sf.ColIndex).MaxDefinitionLevel()}
 			continue
 		}
+		plainDictionary(sf)
 		leaves = appendLeaves(leaves, sf)
 	}
 	fileRows := pf.NumRows()
@@ -193,6 +194,23 @@ func manifestField(m *pqarrow.SchemaManifest, name string) *pqarrow.SchemaField 
 		}
 	}
 	return nil
+}
+
+// plainDictionary makes pqarrow decode a top-level column that the file's
+// stored Arrow schema types as a dictionary (other writers store string
+// columns so) into plain values: decoding dictionary-encoded pages straight
+// into a string array is cheaper than building dictionary arrays batch by
+// batch and expanding them afterwards, which conformData would do. sf
+// belongs to this file's reader alone, so changing its type is safe.
+func plainDictionary(sf *pqarrow.SchemaField) {
+	if !sf.IsLeaf() {
+		return
+	}
+	if dt, ok := sf.Field.Type.(*arrow.DictionaryType); ok {
+		f := *sf.Field
+		f.Type = dt.ValueType
+		sf.Field = &f
+	}
 }
 
 func appendLeaves(dst []int, sf *pqarrow.SchemaField) []int {
