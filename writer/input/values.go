@@ -319,30 +319,7 @@ func (n *intNode) null() error {
 	return nil
 }
 
-func (n *intNode) json(s *scanner) error {
-	switch c := s.peek(); {
-	case c == '-' || (c >= '0' && c <= '9'):
-		t, _, err := s.number()
-		if err != nil {
-			return err
-		}
-		return n.parse(string(t), string(t))
-	case c == '"':
-		// Integers too large for JSON doubles are often written as strings.
-		start := s.i
-		t, err := s.str()
-		if err != nil {
-			return err
-		}
-		return n.parse(strings.TrimSpace(string(t)), showJSONString(s, start))
-	case c == 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
-	}
-	return n.wrongKind(s)
-}
+func (n *intNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.null, n.parse) }
 
 func (n *intNode) text(t string) error { return n.parse(strings.TrimSpace(t), showText(t)) }
 
@@ -400,30 +377,7 @@ func (n *floatNode) null() error {
 	return nil
 }
 
-func (n *floatNode) json(s *scanner) error {
-	switch c := s.peek(); {
-	case c == '-' || (c >= '0' && c <= '9'):
-		t, _, err := s.number()
-		if err != nil {
-			return err
-		}
-		return n.parse(string(t), string(t))
-	case c == '"':
-		// NaN and the infinities have no JSON number form.
-		start := s.i
-		t, err := s.str()
-		if err != nil {
-			return err
-		}
-		return n.parse(strings.TrimSpace(string(t)), showJSONString(s, start))
-	case c == 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
-	}
-	return n.wrongKind(s)
-}
+func (n *floatNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.null, n.parse) }
 
 func (n *floatNode) text(t string) error { return n.parse(strings.TrimSpace(t), showText(t)) }
 
@@ -515,30 +469,7 @@ func (n *decimalNode) null() error {
 	return nil
 }
 
-func (n *decimalNode) json(s *scanner) error {
-	switch c := s.peek(); {
-	case c == '-' || (c >= '0' && c <= '9'):
-		// The number's own text, so that no binary floating point rounds it.
-		t, _, err := s.number()
-		if err != nil {
-			return err
-		}
-		return n.parse(string(t), string(t))
-	case c == '"':
-		start := s.i
-		t, err := s.str()
-		if err != nil {
-			return err
-		}
-		return n.parse(strings.TrimSpace(string(t)), showJSONString(s, start))
-	case c == 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
-	}
-	return n.wrongKind(s)
-}
+func (n *decimalNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.null, n.parse) }
 
 func (n *decimalNode) text(t string) error { return n.parse(strings.TrimSpace(t), showText(t)) }
 
@@ -704,6 +635,21 @@ func (n *boolNode) text(t string) error {
 		return n.notA(showText(t))
 	}
 	return nil
+}
+
+// numberOrString decodes a JSON number by its own text (so that no binary
+// floating point rounds it), a string holding one (integers too large for
+// JSON doubles, NaN and the infinities), or null; other kinds are type
+// errors.
+func numberOrString(p *pos, s *scanner, null func() error, parse func(t string, shown string) error) error {
+	if c := s.peek(); c == '-' || (c >= '0' && c <= '9') {
+		t, _, err := s.number()
+		if err != nil {
+			return err
+		}
+		return parse(string(t), string(t))
+	}
+	return stringOnly(p, s, null, func(t, shown string) error { return parse(strings.TrimSpace(t), shown) })
 }
 
 // stringOnly decodes JSON strings (or null) with parse; other kinds are
