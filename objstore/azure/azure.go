@@ -24,6 +24,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/cloudio"
 	"github.com/lakelog/lakelog/objstore/internal/keyspace"
 )
 
@@ -218,7 +219,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, s.fail(objstore.OpGet, key, err)
 	}
 	defer resp.Body.Close()
-	data, err := readBody(resp.Body, derefInt64(resp.ContentLength))
+	data, err := cloudio.ReadBody(resp.Body, derefInt64(resp.ContentLength))
 	if err != nil {
 		return nil, s.fail(objstore.OpGet, key, err)
 	}
@@ -246,7 +247,7 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, s.fail(objstore.OpGetRange, key, err)
 	}
 	defer resp.Body.Close()
-	data, err := readBody(io.LimitReader(resp.Body, n), min(n, derefInt64(resp.ContentLength)))
+	data, err := cloudio.ReadBody(io.LimitReader(resp.Body, n), min(n, derefInt64(resp.ContentLength)))
 	if err != nil {
 		return nil, s.fail(objstore.OpGetRange, key, err)
 	}
@@ -260,10 +261,7 @@ func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	if off > info.Size {
-		return nil, fmt.Errorf("azure: getrange %q: offset %d beyond size %d: %w", key, off, info.Size, io.ErrUnexpectedEOF)
-	}
-	return []byte{}, nil
+	return cloudio.EmptyRange("azure", key, off, info.Size)
 }
 
 // Head implements objstore.Store.
@@ -304,7 +302,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		return err
 	}
 	if opts.IfAbsent {
-		data, err := readBody(body, opts.Size)
+		data, err := cloudio.ReadBody(body, opts.Size)
 		if err != nil {
 			return fmt.Errorf("azure: put %q: read body: %w", key, err)
 		}
@@ -323,7 +321,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		}
 		return nil
 	}
-	first, err := readBody(io.LimitReader(body, s.blockSize), min(opts.Size, s.blockSize))
+	first, err := cloudio.ReadBody(io.LimitReader(body, s.blockSize), min(opts.Size, s.blockSize))
 	if err != nil {
 		return fmt.Errorf("azure: put %q: read body: %w", key, err)
 	}
@@ -460,16 +458,6 @@ func orderSafePrefix(name string) string {
 		}
 	}
 	return name
-}
-
-// readBody reads r to the end, into a buffer sized for hint bytes.
-func readBody(r io.Reader, hint int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if hint > 0 && hint < 1<<30 {
-		buf.Grow(int(hint) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
 }
 
 // fail wraps a client error of op on key, mapping a missing blob to

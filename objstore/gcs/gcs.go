@@ -17,6 +17,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/cloudio"
 	"github.com/lakelog/lakelog/objstore/internal/keyspace"
 )
 
@@ -127,7 +128,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, s.fail(objstore.OpGet, key, err)
 	}
 	defer r.Close()
-	b, err := readBody(r, r.Attrs.Size)
+	b, err := cloudio.ReadBody(r, r.Attrs.Size)
 	if err != nil {
 		return nil, s.fail(objstore.OpGet, key, err)
 	}
@@ -155,7 +156,7 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, s.fail(objstore.OpGetRange, key, err)
 	}
 	defer r.Close()
-	b, err := readBody(io.LimitReader(r, n), min(n, r.Remain()))
+	b, err := cloudio.ReadBody(io.LimitReader(r, n), min(n, r.Remain()))
 	if err != nil {
 		return nil, s.fail(objstore.OpGetRange, key, err)
 	}
@@ -169,10 +170,7 @@ func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	if off > info.Size {
-		return nil, fmt.Errorf("gcs: getrange %q: offset %d beyond size %d: %w", key, off, info.Size, io.ErrUnexpectedEOF)
-	}
-	return []byte{}, nil
+	return cloudio.EmptyRange("gcs", key, off, info.Size)
 }
 
 // Head implements objstore.Store.
@@ -218,7 +216,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 	if opts.IfAbsent {
 		// Read the body first: a body that fails must not start an upload,
 		// and a commit is small.
-		data, err := readBody(body, opts.Size)
+		data, err := cloudio.ReadBody(body, opts.Size)
 		if err != nil {
 			return fmt.Errorf("gcs: put %q: read body: %w", key, err)
 		}
@@ -316,16 +314,6 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[o
 			}
 		}
 	}
-}
-
-// readBody reads r to the end, into a buffer sized for hint bytes.
-func readBody(r io.Reader, hint int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if hint > 0 && hint < 1<<30 {
-		buf.Grow(int(hint) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
 }
 
 // fail wraps a client error of op on key, mapping a missing object to

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/internal/cloudio"
 	"github.com/lakelog/lakelog/objstore/internal/keyspace"
 )
 
@@ -194,7 +195,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, s.fail(objstore.OpGet, key, err)
 	}
 	defer out.Body.Close()
-	b, err := readBody(out.Body, aws.ToInt64(out.ContentLength))
+	b, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
 	if err != nil {
 		return nil, fmt.Errorf("s3: get %q: %w", key, err)
 	}
@@ -226,7 +227,7 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, s.fail(objstore.OpGetRange, key, err)
 	}
 	defer out.Body.Close()
-	b, err := readBody(out.Body, aws.ToInt64(out.ContentLength))
+	b, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
 	if err != nil {
 		return nil, fmt.Errorf("s3: getrange %q: %w", key, err)
 	}
@@ -247,10 +248,7 @@ func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	if off > info.Size {
-		return nil, fmt.Errorf("s3: getrange %q: offset %d beyond size %d: %w", key, off, info.Size, io.ErrUnexpectedEOF)
-	}
-	return []byte{}, nil
+	return cloudio.EmptyRange("s3", key, off, info.Size)
 }
 
 // Head implements objstore.Store.
@@ -292,13 +290,13 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		return fmt.Errorf("s3: put: %w", err)
 	}
 	if opts.IfAbsent {
-		data, err := readBody(body, opts.Size)
+		data, err := cloudio.ReadBody(body, opts.Size)
 		if err != nil {
 			return fmt.Errorf("s3: put %q: read body: %w", key, err)
 		}
 		return s.putIfAbsent(ctx, key, name, data)
 	}
-	first, err := readBody(io.LimitReader(body, s.partSize), min(opts.Size, s.partSize))
+	first, err := cloudio.ReadBody(io.LimitReader(body, s.partSize), min(opts.Size, s.partSize))
 	if err != nil {
 		return fmt.Errorf("s3: put %q: read body: %w", key, err)
 	}
@@ -488,16 +486,6 @@ func unescapeKey(k string) (string, error) {
 		return "", fmt.Errorf("undecodable key %q in listing: %w", k, err)
 	}
 	return name, nil
-}
-
-// readBody reads r to the end, into a buffer sized for hint bytes.
-func readBody(r io.Reader, hint int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if hint > 0 && hint < 1<<30 {
-		buf.Grow(int(hint) + bytes.MinRead)
-	}
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
 }
 
 // fail wraps an SDK error of op on key, mapping a missing object to
