@@ -64,8 +64,8 @@ func checkKey(key string) error {
 // support hard links for IfAbsent puts.
 type Local struct {
 	root string
-	// readDir is os.ReadDir; tests replace it to see which folders List
-	// reads.
+	// readDir is readDirUnsorted; tests replace it to see which folders
+	// List reads.
 	readDir func(name string) ([]fs.DirEntry, error)
 }
 
@@ -88,7 +88,19 @@ func NewLocal(root string) (*Local, error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("objstore: local root: %w", err)
 	}
-	return &Local{root: abs, readDir: os.ReadDir}, nil
+	return &Local{root: abs, readDir: readDirUnsorted}, nil
+}
+
+// readDirUnsorted is os.ReadDir without its sort: List sorts only the
+// entries it keeps, and a log folder of 100,000 commits listed from a
+// recent checkpoint keeps a handful.
+func readDirUnsorted(name string) ([]fs.DirEntry, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // Root returns the absolute path of the store's folder.
