@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -72,12 +73,36 @@ func newStrCol(c col, path string) (strCol, error) {
 		return nil, &typeError{path, c.arr.DataType()}
 	}
 	arr := c.arr
+	if offs, data, ok := stringData(arr); ok {
+		// One copy of the batch's bytes; each value is a substring of it,
+		// so a million paths cost one allocation per batch, not one each.
+		blob := string(data)
+		base := offs[0]
+		return func(i int) (string, bool) {
+			if !arr.IsValid(i) {
+				return "", false
+			}
+			return blob[offs[i]-base : offs[i+1]-base], true
+		}, nil
+	}
 	return func(i int) (string, bool) {
 		if !arr.IsValid(i) {
 			return "", false
 		}
 		return strings.Clone(get(i)), true
 	}, nil
+}
+
+// stringData returns the value offsets and bytes of a string or binary
+// array with 32-bit offsets (value i is data[offs[i]-offs[0]:offs[i+1]-offs[0]]).
+func stringData(arr arrow.Array) (offs []int32, data []byte, ok bool) {
+	switch a := arr.(type) {
+	case *array.String:
+		return a.ValueOffsets(), a.ValueBytes(), true
+	case *array.Binary:
+		return a.ValueOffsets(), a.ValueBytes(), true
+	}
+	return nil, nil, false
 }
 
 // intCol reads an integer column of any width.
@@ -220,6 +245,57 @@ func newMapCol(c col, path string) (mapCol, error) {
 	}, nil
 }
 
+// maxInterned bounds the distinct maps an interned map column shares in
+// one batch; past it (a partition value per file) maps are built per row.
+const maxInterned = 1024
+
+// interned returns f with equal maps of one batch shared: a checkpoint's
+// partitionValues repeat across the files of each partition, and one map
+// per partition instead of per file saves a small map's allocation per
+// file. Callers must not modify the maps (actions read from a checkpoint
+// are shared).
+func (f mapCol) interned(c col) mapCol {
+	m, ok := c.arr.(*array.Map)
+	if !ok {
+		return f
+	}
+	keys, items := m.Keys(), m.Items()
+	kOffs, kData, ok1 := stringData(keys)
+	vOffs, vData, ok2 := stringData(items)
+	if !ok1 || !ok2 {
+		return f
+	}
+	seen := map[string]map[string]*string{}
+	var key []byte
+	return func(i int) (map[string]*string, bool) {
+		if !m.IsValid(i) {
+			return nil, false
+		}
+		beg, end := m.ValueOffsets(i)
+		// The key: each entry's key bytes, then a null or the value bytes.
+		key = key[:0]
+		for j := beg; j < end; j++ {
+			key = binary.AppendUvarint(key, uint64(kOffs[j+1]-kOffs[j]))
+			key = append(key, kData[kOffs[j]-kOffs[0]:kOffs[j+1]-kOffs[0]]...)
+			if !items.IsValid(int(j)) {
+				key = append(key, 0)
+				continue
+			}
+			key = append(key, 1)
+			key = binary.AppendUvarint(key, uint64(vOffs[j+1]-vOffs[j]))
+			key = append(key, vData[vOffs[j]-vOffs[0]:vOffs[j+1]-vOffs[0]]...)
+		}
+		if out, ok := seen[string(key)]; ok {
+			return out, true
+		}
+		out, ok := f(i)
+		if ok && len(seen) < maxInterned {
+			seen[string(key)] = out
+		}
+		return out, ok
+	}
+}
+
 // plain returns the map with null values read as "", for string maps whose
 // values the protocol does not let be null (tags, configuration, options).
 func (f mapCol) plain(i int) (map[string]string, bool) {
@@ -244,12 +320,17 @@ type decoder struct {
 	kind    string
 	present func(i int) bool
 	decode  func(i int) (actions.Action, error)
+	// pathStats, for adds, reads only the size and stats.
+	pathStats func(i int) AddStats
 }
 
 // newDecoders builds a decoder for each top-level action column of rec
 // whose kind is in kinds. Columns of other kinds (commitInfo and cdc in
 // old checkpoints, anything unknown) are ignored.
-func newDecoders(rec arrow.RecordBatch, kinds kindSet) ([]decoder, error) {
+//
+// statsOnly is for ReadAddStats: add rows are those with a size, as their
+// paths are not read.
+func newDecoders(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol, statsOnly bool) ([]decoder, error) {
 	var out []decoder
 	sc := rec.Schema()
 	for i, f := range sc.Fields() {
@@ -267,7 +348,7 @@ func newDecoders(rec arrow.RecordBatch, kinds kindSet) ([]decoder, error) {
 		var err error
 		switch f.Name {
 		case "add":
-			d, err = addDecoder(c)
+			d, err = addDecoder(c, raw, statsOnly)
 		case "remove":
 			d, err = removeDecoder(c)
 		case "metaData":
@@ -354,7 +435,10 @@ func dvDecoder(c col, path string) (func(i int) (*actions.DeletionVector, error)
 	}, nil
 }
 
-func addDecoder(c col) (decoder, error) {
+// addSlab is how many adds one allocation holds.
+const addSlab = 256
+
+func addDecoder(c col, raw map[string]strCol, statsOnly bool) (decoder, error) {
 	var err error
 	must := func(e error) {
 		if err == nil {
@@ -363,9 +447,22 @@ func addDecoder(c col) (decoder, error) {
 	}
 	path, e := newStrCol(c.child("path"), "add.path")
 	must(e)
+	present := presentBy(c, c.child("path"))
+	if statsOnly {
+		present = presentBy(c, c.child("size"))
+	}
+	if r, ok := raw["add.path"]; ok {
+		path = r
+		present = func(i int) bool {
+			_, ok := r(i)
+			return ok && c.valid(i)
+		}
+	}
 	stats, e := newStrCol(c.child("stats"), "add.stats")
 	must(e)
-	if c.child("stats").arr == nil {
+	if r, ok := raw["add.stats"]; ok {
+		stats = r
+	} else if c.child("stats").arr == nil {
 		if parsed := statsJSONCol(c.child("stats_parsed")); parsed != nil {
 			stats = parsed
 		}
@@ -384,6 +481,7 @@ func addDecoder(c col) (decoder, error) {
 	must(e)
 	pv, e := newMapCol(c.child("partitionValues"), "add.partitionValues")
 	must(e)
+	pv = pv.interned(c.child("partitionValues"))
 	tags, e := newMapCol(c.child("tags"), "add.tags")
 	must(e)
 	dv, e := dvDecoder(c.child("deletionVector"), "add.deletionVector")
@@ -391,10 +489,24 @@ func addDecoder(c col) (decoder, error) {
 	if err != nil {
 		return decoder{}, err
 	}
+	var slab []actions.Add
+	var noPartitions map[string]*string
 	return decoder{
-		present: presentBy(c, c.child("path")),
+		present: present,
+		pathStats: func(i int) AddStats {
+			n, _ := size(i)
+			s, _ := stats(i)
+			return AddStats{Size: n, Stats: s}
+		},
 		decode: func(i int) (actions.Action, error) {
-			a := &actions.Add{}
+			// Adds are allocated a slab at a time: a checkpoint of a
+			// million files is a million adds, and the garbage collector
+			// handles thousands of slabs faster than a million objects.
+			if len(slab) == 0 {
+				slab = make([]actions.Add, addSlab)
+			}
+			a := &slab[0]
+			slab = slab[1:]
 			a.Path, _ = path(i)
 			a.Stats, _ = stats(i)
 			if s, ok := clustering(i); ok {
@@ -407,7 +519,10 @@ func addDecoder(c col) (decoder, error) {
 			a.DefaultRowCommitVersion = defaultRowVers.ptr(i)
 			a.PartitionValues, _ = pv(i)
 			if a.PartitionValues == nil {
-				a.PartitionValues = map[string]*string{}
+				if noPartitions == nil {
+					noPartitions = map[string]*string{}
+				}
+				a.PartitionValues = noPartitions // shared, as interned maps are
 			}
 			a.Tags, _ = tags.plain(i)
 			d, err := dv(i)

@@ -189,6 +189,7 @@ func TestReadGolden(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			got := readAll(t, s, g.parts, WithAllocator(mem), WithConcurrency(3))
+			checkDeferredStats(t, s, g.parts, got)
 			counts := map[string]int{}
 			var protocol *actions.Protocol
 			var metadata *actions.Metadata
@@ -276,4 +277,47 @@ func sortedKeys[V any](m map[string]V) []string {
 	out := slices.Collect(maps.Keys(m))
 	sort.Strings(out)
 	return out
+}
+
+// checkDeferredStats: reading the checkpoint WithoutStats yields the same
+// adds as a full read, with empty stats, and ReadAddStats then yields each
+// add's size and stats in the same order: what a snapshot load followed by
+// Snapshot.LoadStats relies on.
+func checkDeferredStats(t *testing.T, s objstore.Store, parts []Part, full []actions.Action) {
+	t.Helper()
+	var want []AddStats
+	for _, a := range full {
+		if a.Add != nil {
+			want = append(want, AddStats{Size: a.Add.Size, Stats: a.Add.Stats})
+		}
+	}
+	i := 0
+	for a, err := range Read(context.Background(), s, parts, WithoutStats(), WithConcurrency(2)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Add == nil {
+			continue
+		}
+		if i >= len(want) {
+			t.Fatalf("WithoutStats yields more than the %d adds of a full read", len(want))
+		}
+		if a.Add.Stats != "" || a.Add.Size != want[i].Size {
+			t.Fatalf("WithoutStats add %d: size %d stats %q, want size %d and no stats", i, a.Add.Size, a.Add.Stats, want[i].Size)
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Fatalf("WithoutStats yields %d adds, a full read %d", i, len(want))
+	}
+	var got []AddStats
+	for p, err := range ReadAddStats(context.Background(), s, parts, WithConcurrency(3), WithBatchRows(7)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ReadAddStats yields %d pairs, not the %d adds' size and stats in order:\n got %.300v\nwant %.300v", len(got), len(want), got, want)
+	}
 }

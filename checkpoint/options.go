@@ -57,12 +57,14 @@ type writeOptionFunc func(*writeConfig)
 func (f writeOptionFunc) applyWrite(c *writeConfig) { f(c) }
 
 type readConfig struct {
-	kinds       kindSet
-	badKinds    []string
-	stats       bool
-	concurrency int
-	batchRows   int
-	mem         memory.Allocator
+	kinds    kindSet
+	badKinds []string
+	stats    bool
+	// addStatsOnly: of the add columns, read only path and stats.
+	addStatsOnly bool
+	concurrency  int
+	batchRows    int
+	mem          memory.Allocator
 	// wholeFileLimit is the size up to which a file from a store without
 	// random access is fetched with one Get; tests lower it.
 	wholeFileLimit int64

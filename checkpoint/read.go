@@ -74,62 +74,95 @@ func Read(ctx context.Context, store objstore.Store, parts []Part, opts ...ReadO
 			yield(actions.Action{}, err)
 			return
 		}
-		srcs, err := planParts(parts)
-		if err != nil {
-			yield(actions.Action{}, err)
-			return
-		}
-		r := &reader{store: store, cfg: cfg}
-		_, randomAccess := store.(objstore.RandomAccess)
-		r.randomAccess = randomAccess
+		readParts(ctx, store, parts, cfg, func(a actions.Action, _ *AddStats) bool { return yield(a, nil) },
+			func(err error) { yield(actions.Action{}, err) })
+	}
+}
 
-		follow := cfg.kinds.has(KindAdd) || cfg.kinds.has(KindRemove)
-		topKinds := cfg.kinds
-		if follow {
-			topKinds |= kindBit(KindSidecar)
-		}
-		var sidecars []source
-		stopped := false
-		err = r.run(ctx, srcs, topKinds, func(src source, a actions.Action) error {
-			if a.Sidecar != nil {
-				if follow {
-					key, err := sidecarKey(src.key, a.Sidecar.Path)
-					if err != nil {
-						return corrupt(src.key, err)
-					}
-					sidecars = append(sidecars, source{key: key, size: a.Sidecar.SizeInBytes, sidecar: true})
-				}
-				if !cfg.kinds.has(KindSidecar) {
-					return nil
-				}
-			}
-			if !yield(a, nil) {
-				stopped = true
-				return errStop
-			}
-			return nil
-		})
-		if stopped {
-			return
-		}
+// AddStats is the stats of one add action, and its size.
+type AddStats struct {
+	Size  int64
+	Stats string // "" when the add has none
+}
+
+// ReadAddStats yields the stats of every add of a checkpoint, in the order
+// Read yields the adds, reading only the stats and size columns. It is for
+// a reader that read the checkpoint WithoutStats and fills the stats in
+// when it needs them; the size lets it check that the two reads line up.
+// (Paths are not read: they would double the bytes read.) Only the
+// ReadOptions WithConcurrency, WithBatchRows and WithAllocator apply.
+func ReadAddStats(ctx context.Context, store objstore.Store, parts []Part, opts ...ReadOption) iter.Seq2[AddStats, error] {
+	return func(yield func(AddStats, error) bool) {
+		cfg, err := newReadConfig(opts)
 		if err != nil {
-			yield(actions.Action{}, err)
+			yield(AddStats{}, err)
 			return
 		}
-		if len(sidecars) == 0 {
-			return
-		}
-		sideKinds := cfg.kinds & (kindBit(KindAdd) | kindBit(KindRemove))
-		err = r.run(ctx, sidecars, sideKinds, func(_ source, a actions.Action) error {
-			if !yield(a, nil) {
-				stopped = true
-				return errStop
+		cfg.kinds, cfg.stats, cfg.addStatsOnly = kindBit(KindAdd), true, true
+		readParts(ctx, store, parts, cfg, func(_ actions.Action, p *AddStats) bool { return p == nil || yield(*p, nil) },
+			func(err error) { yield(AddStats{}, err) })
+	}
+}
+
+// readParts is Read and ReadAddStats: it passes each action (or, reading
+// only add stats, each add's path and stats) to out until out returns
+// false, and an error to fail.
+func readParts(ctx context.Context, store objstore.Store, parts []Part, cfg readConfig, out func(actions.Action, *AddStats) bool, fail func(error)) {
+	srcs, err := planParts(parts)
+	if err != nil {
+		fail(err)
+		return
+	}
+	r := &reader{store: store, cfg: cfg}
+	_, randomAccess := store.(objstore.RandomAccess)
+	r.randomAccess = randomAccess
+
+	follow := cfg.kinds.has(KindAdd) || cfg.kinds.has(KindRemove)
+	topKinds := cfg.kinds
+	if follow {
+		topKinds |= kindBit(KindSidecar)
+	}
+	var sidecars []source
+	stopped := false
+	err = r.run(ctx, srcs, topKinds, func(src source, a actions.Action, p *AddStats) error {
+		if a.Sidecar != nil {
+			if follow {
+				key, err := sidecarKey(src.key, a.Sidecar.Path)
+				if err != nil {
+					return corrupt(src.key, err)
+				}
+				sidecars = append(sidecars, source{key: key, size: a.Sidecar.SizeInBytes, sidecar: true})
 			}
-			return nil
-		})
-		if err != nil && !stopped {
-			yield(actions.Action{}, err)
+			if !cfg.kinds.has(KindSidecar) {
+				return nil
+			}
 		}
+		if !out(a, p) {
+			stopped = true
+			return errStop
+		}
+		return nil
+	})
+	if stopped {
+		return
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	if len(sidecars) == 0 {
+		return
+	}
+	sideKinds := cfg.kinds & (kindBit(KindAdd) | kindBit(KindRemove))
+	err = r.run(ctx, sidecars, sideKinds, func(_ source, a actions.Action, p *AddStats) error {
+		if !out(a, p) {
+			stopped = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !stopped {
+		fail(err)
 	}
 }
 
@@ -204,9 +237,33 @@ type reader struct {
 }
 
 // batch is a run of decoded actions of one unit, or the unit's error.
+// Reading only add stats, the adds are in pairs instead (acts then holds
+// only sidecar actions).
 type batch struct {
-	acts []actions.Action
-	err  error
+	acts  []decoded
+	pairs []AddStats
+	err   error
+}
+
+// decoded is one action of a batch: an add by pointer (most rows of a
+// checkpoint, and an Action is a dozen words), anything else whole.
+type decoded struct {
+	add   *actions.Add
+	other *actions.Action
+}
+
+func newDecoded(a actions.Action) decoded {
+	if a.Add != nil {
+		return decoded{add: a.Add}
+	}
+	return decoded{other: &a}
+}
+
+func (d decoded) action() actions.Action {
+	if d.add != nil {
+		return actions.Action{Add: d.add}
+	}
+	return *d.other
 }
 
 // unit is one row group (or one JSON file) being decoded. Its batches
@@ -220,7 +277,7 @@ type unit struct {
 // groups) are started in order, at most cfg.concurrency at a time, and
 // consumed in order; each buffers at most one batch ahead, so memory is
 // bounded by the concurrency and the batch size.
-func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit func(source, actions.Action) error) error {
+func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit func(source, actions.Action, *AddStats) error) error {
 	if kinds == 0 {
 		return nil
 	}
@@ -283,7 +340,13 @@ consume:
 				break consume
 			}
 			for _, a := range b.acts {
-				if e := emit(u.src, a); e != nil {
+				if e := emit(u.src, a.action(), nil); e != nil {
+					err = e
+					break consume
+				}
+			}
+			for k := range b.pairs {
+				if e := emit(u.src, actions.Action{}, &b.pairs[k]); e != nil {
 					err = e
 					break consume
 				}
@@ -341,13 +404,81 @@ func (r *reader) plan(ctx context.Context, src source, kinds kindSet, start func
 		if md.RowGroup(rg).NumRows() == 0 {
 			continue
 		}
+		live := liveLeaves(md, rg, leaves)
+		if len(live) == 0 {
+			continue
+		}
 		if !start(src, func(ctx context.Context, out chan<- batch) error {
-			return r.readRowGroup(ctx, f, rg, leaves, kinds, out)
+			return r.readRowGroup(ctx, f, rg, live, kinds, out)
 		}) {
 			return false
 		}
 	}
 	return true
+}
+
+// liveLeaves drops from leaves the columns that row group rg of md holds
+// no value of, by the chunk statistics' null count. A checkpoint row is one
+// action, so in a row group of adds every remove, metaData, protocol, txn
+// and deletion vector column is null; decoding those nulls row by row was
+// most of the Arrow buffers a snapshot load allocated. A dropped column
+// reads as missing, which the decoders treat as null. Only leaves outside
+// lists and maps are dropped: there a null count also counts empty
+// collections, which are not null.
+//
+// A kind whose identifying field (keyFields) is all null has no action in
+// the row group, and all its columns are dropped, those in lists and maps
+// too.
+func liveLeaves(md *metadata.FileMetaData, rg int, leaves []int) []int {
+	rgmd := md.RowGroup(rg)
+	rows := rgmd.NumRows()
+	dead := map[string]bool{}
+	for _, leaf := range leaves {
+		p := md.Schema.Column(leaf).ColumnPath()
+		if len(p) == 2 && keyFields[p[0]] == p[1] && allNull(rgmd, leaf, rows) {
+			dead[p[0]] = true
+		}
+	}
+	live := make([]int, 0, len(leaves))
+	for _, leaf := range leaves {
+		c := md.Schema.Column(leaf)
+		if dead[c.ColumnPath()[0]] || c.MaxRepetitionLevel() == 0 && allNull(rgmd, leaf, rows) {
+			continue
+		}
+		live = append(live, leaf)
+	}
+	return live
+}
+
+// keyFields name, per action kind, the field whose presence makes a row
+// an action of that kind (the decoders' presentBy).
+var keyFields = map[string]string{
+	KindAdd:                "path",
+	KindRemove:             "path",
+	KindMetadata:           "id",
+	KindProtocol:           "minReaderVersion",
+	KindTxn:                "appId",
+	KindDomainMetadata:     "domain",
+	KindCheckpointMetadata: "version",
+	KindSidecar:            "path",
+}
+
+// allNull says whether the chunk statistics prove that column leaf of the
+// row group holds only nulls. Missing or untrusted statistics prove
+// nothing.
+func allNull(rgmd *metadata.RowGroupMetaData, leaf int, rows int64) bool {
+	cc, err := rgmd.ColumnChunk(leaf)
+	if err != nil || cc.NumValues() != rows {
+		return false
+	}
+	if ok, err := cc.StatsSet(); !ok || err != nil {
+		return false
+	}
+	st, err := cc.Statistics()
+	if err != nil || st == nil || !st.HasNullCount() {
+		return false
+	}
+	return st.NullCount() == rows
 }
 
 // openFile is a Parquet file whose footer has been read.
@@ -464,6 +595,15 @@ func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
 		if len(p) == 0 || !kinds.has(p[0]) {
 			continue
 		}
+		if len(p) > 1 && p[0] == KindAdd && r.cfg.addStatsOnly {
+			// size also tells adds from other rows: a valid add
+			// always has one.
+			switch p[1] {
+			case "stats", "stats_parsed", "size":
+			default:
+				continue
+			}
+		}
 		if len(p) > 1 && (p[0] == KindAdd || p[0] == KindRemove) {
 			switch p[1] {
 			case "partitionValues_parsed":
@@ -474,7 +614,7 @@ func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
 					continue
 				}
 			case "stats":
-				if !r.cfg.stats {
+				if !r.cfg.stats && p[0] == KindAdd {
 					continue
 				}
 			}
@@ -501,21 +641,46 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 	if err != nil {
 		return t.orFormat(err)
 	}
-	rr, err := fr.GetRecordReader(ctx, leaves, []int{rg})
+	arrowLeaves, rawLeaves := splitRawLeaves(f.md, leaves)
+	raws := make([]*rawStrings, len(rawLeaves))
+	for i, leaf := range rawLeaves {
+		if raws[i], err = newRawStrings(pf.RowGroup(rg), f.md.RowGroup(rg), leaf); err != nil {
+			return t.orFormat(err)
+		}
+		defer raws[i].cr.Close()
+	}
+	rr, err := fr.GetRecordReader(ctx, arrowLeaves, []int{rg})
 	if err != nil {
 		return t.orFormat(err)
 	}
 	defer rr.Release()
 	for rr.Next() {
-		acts, err := decodeRecord(rr.RecordBatch(), kinds)
+		rec := rr.RecordBatch()
+		var raw map[string]strCol
+		if len(raws) > 0 {
+			raw = make(map[string]strCol, len(raws))
+			for _, rs := range raws {
+				c, err := rs.next(int(rec.NumRows()))
+				if err != nil {
+					return t.orFormat(err)
+				}
+				raw[rs.path] = c
+			}
+		}
+		var b batch
+		if r.cfg.addStatsOnly {
+			b.acts, b.pairs, err = decodeAddStats(rec, kinds, raw)
+		} else {
+			b.acts, err = decodeRecord(rec, kinds, raw)
+		}
 		if err != nil {
 			return &formatError{err}
 		}
-		if len(acts) == 0 {
+		if len(b.acts) == 0 && len(b.pairs) == 0 {
 			continue
 		}
 		select {
-		case out <- batch{acts: acts}:
+		case out <- b:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -678,7 +843,8 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
-	var acts []actions.Action
+	var acts []decoded
+	var pairs []AddStats
 	line := 0
 	for sc.Scan() {
 		line++
@@ -693,22 +859,26 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 		if k := a.Kind(); k == "" || !kinds.has(k) {
 			continue
 		}
-		acts = append(acts, a)
-		if len(acts) == r.cfg.batchRows {
+		if r.cfg.addStatsOnly && a.Add != nil {
+			pairs = append(pairs, AddStats{Size: a.Add.Size, Stats: a.Add.Stats})
+		} else {
+			acts = append(acts, newDecoded(a))
+		}
+		if len(acts)+len(pairs) == r.cfg.batchRows {
 			select {
-			case out <- batch{acts: acts}:
+			case out <- batch{acts: acts, pairs: pairs}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			acts = nil
+			acts, pairs = nil, nil
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return &formatError{err}
 	}
-	if len(acts) > 0 {
+	if len(acts)+len(pairs) > 0 {
 		select {
-		case out <- batch{acts: acts}:
+		case out <- batch{acts: acts, pairs: pairs}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -717,14 +887,15 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 }
 
 // decodeRecord turns one record batch into actions of the given kinds, in
-// row order.
-func decodeRecord(rec arrow.RecordBatch, kinds kindSet) ([]actions.Action, error) {
-	decs, err := newDecoders(rec, kinds)
+// row order. raw holds the columns read beside the batch by rawStrings,
+// by dotted path.
+func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) ([]decoded, error) {
+	decs, err := newDecoders(rec, kinds, raw, false)
 	if err != nil {
 		return nil, err
 	}
 	n := int(rec.NumRows())
-	out := make([]actions.Action, 0, n)
+	out := make([]decoded, 0, n)
 	for i := 0; i < n; i++ {
 		for _, d := range decs {
 			if !d.present(i) {
@@ -734,8 +905,37 @@ func decodeRecord(rec arrow.RecordBatch, kinds kindSet) ([]actions.Action, error
 			if err != nil {
 				return nil, fmt.Errorf("row %d: %w", i, err)
 			}
-			out = append(out, a)
+			out = append(out, newDecoded(a))
 		}
 	}
 	return out, nil
+}
+
+// decodeAddStats is decodeRecord reading only add stats: the adds' paths
+// and stats as pairs, and any other action (sidecars) as actions.
+func decodeAddStats(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) ([]decoded, []AddStats, error) {
+	decs, err := newDecoders(rec, kinds, raw, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	n := int(rec.NumRows())
+	var acts []decoded
+	pairs := make([]AddStats, 0, n)
+	for i := 0; i < n; i++ {
+		for _, d := range decs {
+			if !d.present(i) {
+				continue
+			}
+			if d.pathStats != nil {
+				pairs = append(pairs, d.pathStats(i))
+				continue
+			}
+			a, err := d.decode(i)
+			if err != nil {
+				return nil, nil, fmt.Errorf("row %d: %w", i, err)
+			}
+			acts = append(acts, newDecoded(a))
+		}
+	}
+	return acts, pairs, nil
 }

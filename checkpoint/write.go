@@ -490,7 +490,16 @@ func (w *writer) startFile(key string, sc schemaConfig) (*fileWriter, error) {
 		parquet.WithAllocator(w.cfg.mem),
 		parquet.WithCompression(codec),
 		parquet.WithMaxRowGroupLength(int64(w.cfg.batchRows)),
-		parquet.WithStats(false),
+		// Chunk statistics carry the null counts with which readers skip
+		// the columns a row group has no value of (liveLeaves); the JSON
+		// stats string's min and max are of no use to anyone.
+		parquet.WithStats(true),
+		parquet.WithStatsFor("add.stats", false),
+		// Paths and stats are unique per file: a dictionary of them only
+		// costs the writer a failed attempt and the reader a conversion.
+		parquet.WithDictionaryFor("add.path", false),
+		parquet.WithDictionaryFor("add.stats", false),
+		parquet.WithDictionaryFor("remove.path", false),
 		parquet.WithCreatedBy("lakelog"),
 	)
 	pr, pw := io.Pipe()

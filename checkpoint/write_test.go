@@ -74,36 +74,49 @@ func seq(acts []actions.Action) iter.Seq2[actions.Action, error] {
 	}
 }
 
+// TestWriteReadRoundTrip also writes row groups of one and of three rows:
+// a reader skips the columns whose chunk statistics show only nulls, and
+// in such row groups most are.
 func TestWriteReadRoundTrip(t *testing.T) {
 	for _, c := range []Compression{Snappy, Zstd, Uncompressed} {
-		t.Run(fmt.Sprint(c), func(t *testing.T) {
-			ctx := context.Background()
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
-			store := objstore.NewMem()
-			want := sampleState()
-			// commitInfo, cdc and domain tombstones never reach a checkpoint.
-			in := append(want[:len(want):len(want)],
-				actions.Action{CommitInfo: &actions.CommitInfo{Operation: "WRITE"}},
-				actions.Action{CDC: &actions.AddCDCFile{Path: "_change_data/x.parquet"}},
-				actions.Action{DomainMetadata: &actions.DomainMetadata{Domain: "gone", Removed: true}},
-			)
-			lc, err := Write(ctx, store, "t/_delta_log", 12, seq(in), WithCompression(c), WithAllocator(mem))
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := store.Head(ctx, "t/_delta_log/00000000000000000012.checkpoint.parquet")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if lc.Version != 12 || lc.Size != int64(len(want)) || *lc.NumOfAddFiles != 2 || *lc.SizeInBytes != info.Size {
-				t.Errorf("LastCheckpoint %+v, file size %d", lc, info.Size)
-			}
-			got := readAll(t, store, []Part{{Key: info.Key}}, WithAllocator(mem))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("round trip:\n got %s\nwant %s", dump(got), dump(want))
-			}
-		})
+		for _, rows := range []int{0, 1, 3} {
+			t.Run(fmt.Sprintf("%v/rowgroup=%d", c, rows), func(t *testing.T) {
+				roundTrip(t, c, rows)
+			})
+		}
+	}
+}
+
+func roundTrip(t *testing.T, c Compression, rowGroup int) {
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	store := objstore.NewMem()
+	want := sampleState()
+	// commitInfo, cdc and domain tombstones never reach a checkpoint.
+	in := append(want[:len(want):len(want)],
+		actions.Action{CommitInfo: &actions.CommitInfo{Operation: "WRITE"}},
+		actions.Action{CDC: &actions.AddCDCFile{Path: "_change_data/x.parquet"}},
+		actions.Action{DomainMetadata: &actions.DomainMetadata{Domain: "gone", Removed: true}},
+	)
+	opts := []WriteOption{WithCompression(c), WithAllocator(mem)}
+	if rowGroup > 0 {
+		opts = append(opts, WithRowGroupSize(rowGroup))
+	}
+	lc, err := Write(ctx, store, "t/_delta_log", 12, seq(in), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := store.Head(ctx, "t/_delta_log/00000000000000000012.checkpoint.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lc.Version != 12 || lc.Size != int64(len(want)) || *lc.NumOfAddFiles != 2 || *lc.SizeInBytes != info.Size {
+		t.Errorf("LastCheckpoint %+v, file size %d", lc, info.Size)
+	}
+	got := readAll(t, store, []Part{{Key: info.Key}}, WithAllocator(mem))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip:\n got %s\nwant %s", dump(got), dump(want))
 	}
 }
 
