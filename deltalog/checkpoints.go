@@ -17,10 +17,16 @@ func readLastCheckpoint(ctx context.Context, st objstore.Store, logDir string) (
 
 // readCheckpoint yields the actions of one complete checkpoint. Snapshot
 // replay needs no commitInfo or cdc columns, which the reader skips.
+// The adds' stats are left out (see lazyStats).
 func readCheckpoint(ctx context.Context, st objstore.Store, cp *checkpointCandidate) iter.Seq2[actions.Action, error] {
+	return checkpoint.Read(ctx, st, checkpointParts(cp), checkpoint.WithoutStats())
+}
+
+// checkpointParts are the files of cp for checkpoint.Read.
+func checkpointParts(cp *checkpointCandidate) []checkpoint.Part {
 	parts := make([]checkpoint.Part, len(cp.Files))
 	for i, f := range cp.Files {
 		parts[i] = checkpoint.Part{Key: f.Key, Size: f.Size}
 	}
-	return checkpoint.Read(ctx, st, parts)
+	return parts
 }

@@ -101,6 +101,9 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	if s.protocol.HasWriterFeature(actions.FeatureV2Checkpoint) {
 		return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint of %s: %w: writing V2 checkpoints", displayRoot(s.root), ErrUnsupportedFeature)
 	}
+	if err := s.LoadStats(ctx); err != nil {
+		return checkpoint.LastCheckpoint{}, err
+	}
 	var opts []checkpoint.WriteOption
 	if tableFlag(s.metadata, propCheckpointWriteStatsStruct) {
 		opts = append(opts, checkpoint.WithStatsAsStruct(s.metadata))

@@ -46,6 +46,7 @@ type Snapshot struct {
 	txns       map[string]actions.Txn
 	domains    map[string]actions.DomainMetadata
 	ict        ictState
+	lazy       *lazyStats // the stats of files from a checkpoint; nil when none are missing
 }
 
 // ictState records in-commit timestamp enablement, for time travel and for
@@ -168,6 +169,7 @@ type state struct {
 	// alone builds no map of a million entries.
 	cpAdds    []*actions.Add
 	cpRemoves []*actions.Remove
+	lazy      *lazyStats
 }
 
 // applyCheckpoint folds in one action of a checkpoint. All of a
@@ -258,6 +260,7 @@ func stateOf(s *Snapshot) *state {
 		st.domains[k] = v
 	}
 	st.lastICT = s.ict.lastICT
+	st.lazy = s.lazy
 	return st
 }
 
@@ -282,12 +285,18 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 		schema:   schema,
 		txns:     st.txns,
 		domains:  st.domains,
-		files:    make([]*actions.Add, 0, len(st.active)+len(st.cpAdds)),
+		lazy:     st.lazy,
 	}
-	// Whatever of a checkpoint no commit touched is taken as read.
-	s.files = append(s.files, st.cpAdds...)
-	for _, a := range st.active {
-		s.files = append(s.files, a)
+	// Whatever of a checkpoint no commit touched is taken as read (as the
+	// slice itself when no commit touched the checkpoint at all).
+	if len(st.active) == 0 {
+		s.files = slices.Clip(st.cpAdds)
+	} else {
+		s.files = make([]*actions.Add, 0, len(st.active)+len(st.cpAdds))
+		s.files = append(s.files, st.cpAdds...)
+		for _, a := range st.active {
+			s.files = append(s.files, a)
+		}
 	}
 	slices.SortFunc(s.files, compareAdds)
 	s.tombstones = append(s.tombstones, st.cpRemoves...)
@@ -323,6 +332,9 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 				return nil, fmt.Errorf("deltalog: read checkpoint %d: %w: %w", cp.Version, errCheckpointUnreadable, err)
 			}
 			st.applyCheckpoint(&a)
+		}
+		if len(st.cpAdds) > 0 {
+			st.lazy = &lazyStats{store: t.store, version: cp.Version, parts: checkpointParts(cp), adds: slices.Clone(st.cpAdds)}
 		}
 	}
 	var lastModTime time.Time
@@ -403,7 +415,8 @@ func (s *Snapshot) SizeInBytes() int64 {
 }
 
 // Files yields the active files in path order. The actions are shared:
-// callers must not modify them.
+// callers must not modify them. Files from a checkpoint have an empty
+// Stats until LoadStats.
 func (s *Snapshot) Files() iter.Seq[*actions.Add] { return slices.Values(s.files) }
 
 // Tombstones yields the remove actions of files not re-added, in path order.

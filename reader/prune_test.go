@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -89,6 +90,9 @@ func TestPartitionPruningOpensOnlyMatchingFiles(t *testing.T) {
 
 // TestStatsSkipping checks that a range query on a column sorted across
 // files reads only the files whose min/max overlap the range.
+// statsFiles is the number of files of TestStatsSkipping's table.
+const statsFiles = 50
+
 func TestStatsSkipping(t *testing.T) {
 	ctx := context.Background()
 	mem := checkedMem(t)
@@ -98,7 +102,7 @@ func TestStatsSkipping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const files, perFile = 50, 100
+	const files, perFile = statsFiles, 100
 	for f := range files {
 		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 		for i := range perFile {
@@ -113,8 +117,24 @@ func TestStatsSkipping(t *testing.T) {
 		}
 		rec.Release()
 	}
+	// Stats skipping works on a snapshot replayed from commits, and on
+	// one loaded from a checkpoint, whose stats Open defers.
+	for _, fromCheckpoint := range []bool{false, true} {
+		if fromCheckpoint {
+			if _, err := open(t, base).Checkpoint(ctx, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run(fmt.Sprintf("checkpoint=%v", fromCheckpoint), func(t *testing.T) {
+			statsSkipping(t, base, mem)
+		})
+	}
+}
+
+func statsSkipping(t *testing.T, base objstore.Store, mem memory.Allocator) {
+	const files = statsFiles
 	counting := objstore.Counting(base)
-	snap = open(t, counting)
+	snap := open(t, counting)
 	for _, tc := range []struct {
 		pred  string
 		files int

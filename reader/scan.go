@@ -304,9 +304,14 @@ func (s *Scan) Metrics() ScanMetrics {
 // hold matching rows. A file is dropped when its partition values or its
 // statistics prove that no row satisfies the filter; files without stats
 // are kept. A file with a deletion vector is an ErrUnsupported error. Files
-// reads nothing but the snapshot.
+// reads nothing but the snapshot (and, once per snapshot, the stats its
+// checkpoint holds: Snapshot.LoadStats).
 func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
 	return func(yield func(*ScanFile, error) bool) {
+		if err := s.snap.LoadStats(ctx); err != nil {
+			yield(nil, fmt.Errorf("reader: plan: %w", err))
+			return
+		}
 		for add := range s.snap.Files() {
 			if err := ctx.Err(); err != nil {
 				yield(nil, fmt.Errorf("reader: plan: %w", err))

@@ -61,6 +61,9 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	}
 	tx := snap.NewTransaction(cfg.txnOpts...)
 	tx.ReadWholeTable()
+	if err := snap.LoadStats(ctx); err != nil { // the removes carry them, as Spark's do
+		return nil, err
+	}
 	var removed []*actions.Add
 	for f := range snap.Files() {
 		removed = append(removed, f)
@@ -118,6 +121,9 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	}
 
 	// Which files hold rows to replace.
+	if err := snap.LoadStats(ctx); err != nil {
+		return nil, err
+	}
 	var removed, rewrite []*actions.Add
 	if expr.IsPartitionOnly(bound, snap.PartitionColumns()) {
 		removed, err = filesMatchingPartitions(snap, bound)

@@ -442,6 +442,9 @@ func runCount(ctx context.Context, e *env, args []string) error {
 func countAll(ctx context.Context, snap *deltalog.Snapshot) (int64, error) {
 	var n int64
 	var unknown []*actions.Add
+	if err := snap.LoadStats(ctx); err != nil {
+		return 0, err
+	}
 	for f := range snap.Files() {
 		if k, ok := numRecords(f.Stats); ok {
 			if dv := f.DeletionVector; dv != nil {
