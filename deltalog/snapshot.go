@@ -3,6 +3,7 @@ package deltalog
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -170,6 +171,52 @@ type state struct {
 	cpAdds    []*actions.Add
 	cpRemoves []*actions.Remove
 	lazy      *lazyStats
+	// pv shares equal partitionValues maps among the adds of a replay:
+	// a million adds over a few partitions hold a few maps, not a million.
+	pv    map[string]map[string]*string
+	pvKey []byte
+}
+
+// maxSharedPartitions bounds the distinct partitionValues maps a replay
+// shares; tables with more partitions than this keep a map per add past it.
+const maxSharedPartitions = 4096
+
+// sharedPartitionValues returns a map equal to m that earlier adds of the
+// replay may already hold. Actions are shared and never modified, so
+// equal maps can be one.
+func (st *state) sharedPartitionValues(m map[string]*string) map[string]*string {
+	if len(m) > 8 {
+		return m
+	}
+	var keys [8]string
+	ks := keys[:0]
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	b := st.pvKey[:0]
+	for _, k := range ks {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+		if v := m[k]; v != nil {
+			b = append(b, 1)
+			b = binary.AppendUvarint(b, uint64(len(*v)))
+			b = append(b, *v...)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	st.pvKey = b
+	if shared, ok := st.pv[string(b)]; ok {
+		return shared
+	}
+	if st.pv == nil {
+		st.pv = map[string]map[string]*string{}
+	}
+	if len(st.pv) < maxSharedPartitions {
+		st.pv[string(b)] = m
+	}
+	return m
 }
 
 // applyCheckpoint folds in one action of a checkpoint. All of a
@@ -352,6 +399,9 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 			slices.Reverse(as)
 		}
 		for i := range as {
+			if add := as[i].Add; add != nil { // read here, so ours to share
+				add.PartitionValues = st.sharedPartitionValues(add.PartitionValues)
+			}
 			st.apply(&as[i])
 		}
 		lastModTime = f.ModTime

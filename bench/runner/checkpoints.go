@@ -103,7 +103,18 @@ func checkpoints(ctx context.Context, cfg *config, rep *report) error {
 		}
 	}
 	err = both("open latest snapshot from its own checkpoint", "files",
-		func(e *Engine) (Spec, func() error) { return Spec{Op: "open", Table: table(e)}, nil }, nil)
+		func(e *Engine) (Spec, func() error) { return Spec{Op: "open", Table: table(e)}, nil },
+		func(l, d *Outcome) (string, string) {
+			return "deltalog.Open: the files' stats are deferred to Snapshot.LoadStats (next row)", "DeltaTable(): stats loaded with the files"
+		})
+	if err != nil {
+		return err
+	}
+	err = both("open latest snapshot from its own checkpoint, with the files' stats", "files",
+		func(e *Engine) (Spec, func() error) { return Spec{Op: "open", Table: table(e), Method: "stats"}, nil },
+		func(l, d *Outcome) (string, string) {
+			return "deltalog.Open, then Snapshot.LoadStats (what a filtered scan does first)", "DeltaTable(), as above"
+		})
 	if err != nil {
 		return err
 	}
