@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -460,6 +461,7 @@ func actionPath(a *actions.Action) *string {
 type fileWriter struct {
 	key     string
 	pw      *io.PipeWriter
+	buf     *bufio.Writer // between cw and pw
 	cw      *countingWriter
 	putDone chan error
 	fw      *pqarrow.FileWriter
@@ -503,7 +505,10 @@ func (w *writer) startFile(key string, sc schemaConfig) (*fileWriter, error) {
 		parquet.WithCreatedBy("lakelog"),
 	)
 	pr, pw := io.Pipe()
-	f := &fileWriter{key: key, pw: pw, cw: &countingWriter{w: pw}, putDone: make(chan error, 1), batch: w.cfg.batchRows}
+	// Buffered: the Parquet writer's many small writes would each be a
+	// hand-over through the pipe.
+	buf := bufio.NewWriterSize(pw, 1<<20)
+	f := &fileWriter{key: key, pw: pw, buf: buf, cw: &countingWriter{w: buf}, putDone: make(chan error, 1), batch: w.cfg.batchRows}
 	ctx := w.ctx
 	go func() {
 		err := w.store.Put(ctx, key, pr, objstore.PutOptions{})
@@ -557,6 +562,9 @@ func (f *fileWriter) finish() error {
 	f.rb.Release()
 	if cerr := f.fw.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = f.buf.Flush()
 	}
 	if err != nil {
 		f.pw.CloseWithError(err)

@@ -1,16 +1,22 @@
 package writer
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"math"
 	"math/big"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -78,58 +84,58 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if err != nil {
 		return nil, err
 	}
-	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, open: map[string]*openFile{}}
+	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0)}
 	if err := fs.setSchema(schema); err != nil {
 		return nil, err
 	}
-	var rows int64
-	for rec, err := range batches {
-		if err != nil {
-			fs.abort(err)
-			return nil, fmt.Errorf("writer: input: %w", err)
+	// The input is read and conformed on its own goroutine, one batch
+	// ahead of the writing: generating or decoding the next rows overlaps
+	// encoding these.
+	items := make(chan conformed, 1)
+	stop := make(chan struct{})
+	go conformAll(ctx, batches, conf, check, items, stop)
+	var failed error
+	for c := range items {
+		if c.err != nil {
+			failed = c.err
+			break
 		}
-		if rec == nil || rec.NumRows() == 0 {
-			continue
-		}
-		full, err := conf.conform(ctx, rec, rows)
-		if err != nil {
-			fs.abort(err)
-			return nil, err
-		}
-		if check != nil {
-			if err := check(full, rows); err != nil {
-				full.Release()
-				fs.abort(err)
-				return nil, err
-			}
-		}
-		if conf.schema != fs.schema {
+		if c.schema != fs.schema {
 			// Merge-schema widened the table: finish the files written
 			// with the old columns and go on with the new ones.
 			if err := fs.closeAll(); err != nil {
-				full.Release()
-				fs.abort(err)
-				return nil, err
+				c.full.Release()
+				failed = err
+				break
 			}
-			if err := fs.setSchema(conf.schema); err != nil {
-				full.Release()
-				fs.abort(err)
-				return nil, err
+			if err := fs.setSchema(c.schema); err != nil {
+				c.full.Release()
+				failed = err
+				break
 			}
 		}
-		rows += full.NumRows()
-		err = fs.write(full)
-		full.Release()
+		err := fs.write(c.full)
+		c.full.Release()
 		if err != nil {
-			fs.abort(err)
-			return nil, err
+			failed = err
+			break
 		}
+	}
+	close(stop)
+	for c := range items { // what the reader had ready; until it has stopped
+		if c.full != nil {
+			c.full.Release()
+		}
+	}
+	if failed != nil {
+		fs.abort(failed)
+		return nil, failed
 	}
 	if err := fs.closeAll(); err != nil {
 		fs.abort(err)
 		return nil, err
 	}
-	res := &WriteResult{Adds: fs.adds, Metadata: md}
+	res := &WriteResult{Adds: fs.sortedAdds(), Metadata: md}
 	for _, a := range fs.adds {
 		res.NumBytes += a.Size
 	}
@@ -144,6 +150,54 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 		res.Metadata, res.SchemaChanged = &nmd, true
 	}
 	return res, nil
+}
+
+// conformed is one input batch in the table's schema (schema: the
+// conformer's after it), or the error that ends the input.
+type conformed struct {
+	full   arrow.RecordBatch
+	schema *actions.StructType
+	err    error
+}
+
+// conformAll reads batches, conforms each to the table and checks it, and
+// sends the results to items, which it closes at the end of the input,
+// after the first error, or when stop is closed.
+func conformAll(ctx context.Context, batches iter.Seq2[arrow.RecordBatch, error], conf *conformer, check rowCheck, items chan<- conformed, stop <-chan struct{}) {
+	defer close(items)
+	var rows int64
+	for rec, err := range batches {
+		var c conformed
+		switch {
+		case err != nil:
+			c.err = fmt.Errorf("writer: input: %w", err)
+		case rec == nil || rec.NumRows() == 0:
+			continue
+		default:
+			c.full, c.err = conf.conform(ctx, rec, rows)
+			if c.err == nil && check != nil {
+				if c.err = check(c.full, rows); c.err != nil {
+					c.full.Release()
+					c.full = nil
+				}
+			}
+			if c.err == nil {
+				c.schema = conf.schema
+				rows += c.full.NumRows()
+			}
+		}
+		select {
+		case items <- c:
+		case <-stop:
+			if c.full != nil {
+				c.full.Release()
+			}
+			return
+		}
+		if c.err != nil {
+			return
+		}
+	}
 }
 
 // fileSet is the set of open data files of one write, by partition.
@@ -166,13 +220,19 @@ type fileSet struct {
 	dictDecided bool
 	rowGroup    []int32 // groupByPartition's scratch: each row's group
 
+	// workers is how many partitions' rows one batch writes at once.
+	workers int
+	// mu guards what the workers of one batch share: open, clock, seq,
+	// adds and rows. Each worker has its partition's file to itself.
+	mu    sync.Mutex
 	open  map[string]*openFile // by partition folder
 	clock int64                // ticks on each write, for least-recently-used
 	// encoded totals the row groups flushed by all files, so that a new
 	// file estimates its size from what earlier ones compressed to.
-	encoded encodedRatio
+	encoded sharedRatio
 	seq     int // files started
 	adds    []*actions.Add
+	addSeq  []int // the seq of each add's file
 	rows    int64
 }
 
@@ -217,21 +277,90 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 // write routes the rows of full (the whole table schema) to the files of
 // their partitions.
 func (fs *fileSet) write(full arrow.RecordBatch) error {
+	if !fs.dictDecided {
+		data, err := fs.dataRecord(full, nil)
+		if err != nil {
+			return err
+		}
+		fs.plainCols, fs.dictDecided = plainColumns(data)
+		data.Release()
+	}
 	if len(fs.partIdx) == 0 {
-		return fs.writePart("", map[string]*string{}, full, nil)
+		if err := fs.writePart("", map[string]*string{}, full, nil); err != nil {
+			return err
+		}
+		return fs.limitBuffers()
 	}
 	groups, err := fs.groupByPartition(full)
 	if err != nil {
 		return err
 	}
-	for _, g := range groups {
-		idx := g.rows
-		if len(groups) == 1 {
-			idx = nil // the whole batch
+	if len(groups) == 1 {
+		groups[0].rows = nil // the whole batch
+	}
+	if fs.workers > 1 && len(groups) > 1 && fs.fitsOpen(groups) {
+		err = fs.writeGroupsParallel(full, groups)
+	} else {
+		for _, g := range groups {
+			if err = fs.writePart(g.folder, g.values, full, g.rows); err != nil {
+				break
+			}
 		}
-		if err := fs.writePart(g.folder, g.values, full, idx); err != nil {
+	}
+	if err != nil {
+		return err
+	}
+	return fs.limitBuffers()
+}
+
+// fitsOpen reports whether the files of groups can all be open at once
+// without finishing one for lack of room (which could take a file another
+// worker is writing).
+func (fs *fileSet) fitsOpen(groups []*partGroup) bool {
+	n := len(fs.open)
+	for _, g := range groups {
+		if fs.open[g.folder] == nil {
+			n++
+		}
+	}
+	return n <= fs.cfg.maxOpenFiles
+}
+
+// writeGroupsParallel writes the partitions of one batch on up to
+// fs.workers goroutines: each partition's Take, encoding, statistics and
+// compression are independent of the others'. The files are opened first,
+// in order, so that file numbering follows first appearance as in the
+// sequential path.
+func (fs *fileSet) writeGroupsParallel(full arrow.RecordBatch, groups []*partGroup) error {
+	for _, g := range groups {
+		if _, err := fs.fileFor(g.folder, g.values); err != nil {
 			return err
 		}
+	}
+	work := make(chan *partGroup)
+	errs := make(chan error, len(groups))
+	var wg sync.WaitGroup
+	for range min(fs.workers, len(groups)) {
+		wg.Go(func() {
+			for g := range work {
+				errs <- fs.writePart(g.folder, g.values, full, g.rows)
+			}
+		})
+	}
+	for _, g := range groups {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		if err != nil {
+			all = append(all, err)
+		}
+	}
+	if len(all) > 0 {
+		return all[0]
 	}
 	return nil
 }
@@ -394,15 +523,10 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 		return err
 	}
 	defer data.Release()
-	if !fs.dictDecided {
-		fs.plainCols, fs.dictDecided = plainColumns(data)
-	}
 	f, err := fs.fileFor(folder, values)
 	if err != nil {
 		return err
 	}
-	fs.clock++
-	f.lastUse = fs.clock
 	// Write in slices so that row groups and files can be cut near their
 	// sizes even when batches are large: at most slice rows, and no more
 	// than the rows estimated to fill the file to its target.
@@ -421,7 +545,9 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 			part = data.NewSlice(off, off+rows)
 		}
 		err := f.write(part, dataBytes*rows/n)
+		fs.mu.Lock()
 		fs.rows += rows
+		fs.mu.Unlock()
 		off += rows
 		if part != data {
 			part.Release()
@@ -437,11 +563,10 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 				if f, err = fs.fileFor(folder, values); err != nil {
 					return err
 				}
-				f.lastUse = fs.clock
 			}
 		}
 	}
-	return fs.limitBuffers()
+	return nil
 }
 
 // dataRecord projects the data columns (and rows idx, when not nil) of
@@ -484,17 +609,28 @@ func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int32) (arrow.Record
 
 // fileFor returns the open file of a partition, starting one (and
 // finishing the least recently used when too many are open).
+//
+// In a parallel batch every partition's file is opened beforehand, and a
+// worker only asks again for its own partition after finishing its file,
+// which leaves room: no other worker's file is ever finished here.
 func (fs *fileSet) fileFor(folder string, values map[string]*string) (*openFile, error) {
+	fs.mu.Lock()
+	fs.clock++
 	if f := fs.open[folder]; f != nil {
+		f.lastUse = fs.clock
+		fs.mu.Unlock()
 		return f, nil
 	}
+	var lru *openFile
 	if len(fs.open) >= fs.cfg.maxOpenFiles {
-		var lru *openFile
 		for _, f := range fs.open {
 			if lru == nil || f.lastUse < lru.lastUse {
 				lru = f
 			}
 		}
+	}
+	fs.mu.Unlock()
+	if lru != nil {
 		if err := fs.finish(lru); err != nil {
 			return nil, err
 		}
@@ -503,7 +639,10 @@ func (fs *fileSet) fileFor(folder string, values map[string]*string) (*openFile,
 	if err != nil {
 		return nil, err
 	}
+	fs.mu.Lock()
 	fs.open[folder] = f
+	f.lastUse = fs.clock
+	fs.mu.Unlock()
 	return f, nil
 }
 
@@ -531,25 +670,54 @@ func (fs *fileSet) limitBuffers() error {
 
 // finish closes f and records its add action.
 func (fs *fileSet) finish(f *openFile) error {
+	fs.mu.Lock()
 	delete(fs.open, f.folder)
+	fs.mu.Unlock()
 	add, err := f.close(fs.cfg.dataChange)
 	if err != nil {
 		return err
 	}
+	fs.mu.Lock()
 	fs.adds = append(fs.adds, add)
+	fs.addSeq = append(fs.addSeq, f.seq)
+	fs.mu.Unlock()
 	return nil
 }
 
+// sortedAdds returns the adds in the order their files were started.
+func (fs *fileSet) sortedAdds() []*actions.Add {
+	order := make([]int, len(fs.adds))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(fs.addSeq[a], fs.addSeq[b]) })
+	out := make([]*actions.Add, len(order))
+	for i, k := range order {
+		out[i] = fs.adds[k]
+	}
+	return out
+}
+
 func (fs *fileSet) closeAll() error {
-	for len(fs.open) > 0 {
-		// Finish in order of first use, so that results are stable.
-		var first *openFile
-		for _, f := range fs.open {
-			if first == nil || f.seq < first.seq {
-				first = f
+	files := slices.Collect(maps.Values(fs.open))
+	work := make(chan *openFile)
+	errs := make(chan error, len(files))
+	var wg sync.WaitGroup
+	for range min(max(fs.workers, 1), len(files)) {
+		wg.Go(func() {
+			for f := range work {
+				errs <- fs.finish(f)
 			}
-		}
-		if err := fs.finish(first); err != nil {
+		})
+	}
+	for _, f := range files {
+		work <- f
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
 			return err
 		}
 	}
@@ -566,7 +734,11 @@ func (fs *fileSet) abort(cause error) {
 
 // startFile opens a new data file in folder.
 func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFile, error) {
-	name := fmt.Sprintf("part-%05d-%s-c000", fs.seq, uuid.NewString())
+	fs.mu.Lock()
+	seq := fs.seq
+	fs.seq++
+	fs.mu.Unlock()
+	name := fmt.Sprintf("part-%05d-%s-c000", seq, uuid.NewString())
 	if fs.cfg.codecName != "" {
 		name += "." + fs.cfg.codecName
 	}
@@ -577,13 +749,12 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		values:  values,
 		key:     fs.root + rel,
 		path:    escapeURIPath(rel),
-		seq:     fs.seq,
+		seq:     seq,
 		stats:   newStatsCollector(fs.leaves),
 		done:    make(chan error, 1),
 		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
 		shared:  &fs.encoded,
 	}
-	fs.seq++
 	if fs.dataSchema.NumFields() == 0 {
 		// Every column is a partition column: the file only counts rows.
 		f.noColumns, f.store, f.ctx = true, fs.store, fs.ctx
@@ -601,7 +772,11 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		}
 		f.done <- err
 	}()
-	f.counter = &countingWriter{w: pw}
+	// The Parquet writer writes page headers and pages separately; each
+	// write through the pipe is a hand-over to the upload goroutine and,
+	// on a local store, a system call. Buffering makes them a few per file.
+	f.buf = bufio.NewWriterSize(pw, uploadBuffer)
+	f.counter = &countingWriter{w: f.buf}
 	popts := []parquet.WriterProperty{
 		parquet.WithAllocator(fs.cfg.mem),
 		parquet.WithCompression(fs.cfg.codec),
@@ -625,6 +800,10 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	return f, nil
 }
 
+// uploadBuffer is the write buffer between a data file's Parquet writer
+// and its upload.
+const uploadBuffer = 256 << 10
+
 // createdBy is the data files' Parquet created_by.
 const createdBy = "lakelog (arrow-go parquet)"
 
@@ -647,14 +826,34 @@ type openFile struct {
 	fw      *pqarrow.FileWriter
 	pw      *io.PipeWriter
 	counter *countingWriter
-	done    chan error // the upload's result
+	buf     *bufio.Writer // between counter and pw
+	done    chan error    // the upload's result
 	stats   *statsCollector
 	// For size estimates: Arrow bytes written since the last row group
 	// flush, bytes in and out of this file's flushes so far, and those of
 	// every file of the write.
 	pendingArrow int64
 	flushed      encodedRatio
-	shared       *encodedRatio
+	shared       *sharedRatio
+}
+
+// sharedRatio is the encodedRatio of all files of a write, which workers
+// update and read at once.
+type sharedRatio struct {
+	mu sync.Mutex
+	r  encodedRatio
+}
+
+func (s *sharedRatio) add(arrow, encoded int64) {
+	s.mu.Lock()
+	s.r.add(arrow, encoded)
+	s.mu.Unlock()
+}
+
+func (s *sharedRatio) ratio() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.r.ratio()
 }
 
 // encodedRatio totals the Arrow bytes given to flushed row groups and the
@@ -773,7 +972,11 @@ func (f *openFile) finishUpload() (int64, error) {
 		}
 		return int64(len(body)), nil
 	}
-	if err := f.fw.Close(); err != nil {
+	err := f.fw.Close()
+	if err == nil {
+		err = f.buf.Flush()
+	}
+	if err != nil {
 		f.pw.CloseWithError(err)
 		<-f.done
 		return 0, fmt.Errorf("writer: finish %s: %w", f.key, err)

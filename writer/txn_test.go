@@ -408,3 +408,81 @@ func TestMergeSchemaNeedsFeature(t *testing.T) {
 		t.Errorf("version %d, want 0", v)
 	}
 }
+
+// TestParallelPartitions writes batches that each hold rows of eight
+// partitions, which the writer encodes on several goroutines, with a
+// target size small enough that files roll over inside a batch: every row
+// arrives once, in its partition, and the files are listed in the order
+// they were started (their part- numbers), whatever order they finished
+// in.
+func TestParallelPartitions(t *testing.T) {
+	ctx := context.Background()
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long, p int, s string", nil, "p")
+	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
+	const parts, perBatch, numBatches = 8, 2000, 12
+	var recs []arrow.RecordBatch
+	for k := range numBatches {
+		b := array.NewRecordBuilder(mem, sc)
+		for i := range perBatch {
+			id := int64(k*perBatch + i)
+			b.Field(0).(*array.Int64Builder).Append(id)
+			b.Field(1).(*array.Int32Builder).Append(int32(id % parts))
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("row %d with text that takes room %x", id, uint64(id)*0x9e3779b97f4a7c15))
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	res, err := writer.WriteFiles(ctx, snap, batches(t, recs...), writer.WithAllocator(mem), writer.WithTargetFileSize(8<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Adds) < 3*parts {
+		t.Fatalf("%d files, want several per partition", len(res.Adds))
+	}
+	rows := map[string]int64{}
+	prev := -1
+	for _, a := range res.Adds {
+		name := a.Path[strings.LastIndex(a.Path, "/")+1:]
+		var seq int
+		if _, err := fmt.Sscanf(name, "part-%05d-", &seq); err != nil {
+			t.Fatalf("%s: %v", a.Path, err)
+		}
+		if seq <= prev {
+			t.Errorf("file %s listed after part %d", name, prev)
+		}
+		prev = seq
+		st, err := actions.ParseStats(a.Stats)
+		if err != nil || st == nil {
+			t.Fatalf("%s: stats %v", a.Path, err)
+		}
+		rows[*a.PartitionValues["p"]] += st.NumRecords
+	}
+	for p := range parts {
+		if got := rows[fmt.Sprint(p)]; got != perBatch*numBatches/parts {
+			t.Errorf("partition %d: %d rows, want %d", p, got, perBatch*numBatches/parts)
+		}
+	}
+	if res.NumRows != perBatch*numBatches {
+		t.Errorf("NumRows %d, want %d", res.NumRows, perBatch*numBatches)
+	}
+	tx := snap.NewTransaction()
+	for _, a := range res.Adds {
+		tx.Add(actions.Action{Add: a})
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lines := scanLines(t, openTable(t, store), reader.WithAllocator(mem))
+	if len(lines) != perBatch*numBatches {
+		t.Errorf("scanned %d rows, want %d", len(lines), perBatch*numBatches)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if seen[l] {
+			t.Fatalf("row %s twice", l)
+		}
+		seen[l] = true
+	}
+}
