@@ -34,7 +34,7 @@ func TestSharedPartitionValues(t *testing.T) {
 		}
 	}
 	for i := len(st.pv); i < maxSharedPartitions+10; i++ {
-		st.sharedPartitionValues(map[string]*string{"n": str(string(rune('a' + i%26)) + string(rune(i)))})
+		st.sharedPartitionValues(map[string]*string{"n": str(string(rune('a'+i%26)) + string(rune(i)))})
 	}
 	if len(st.pv) != maxSharedPartitions {
 		t.Errorf("%d maps shared, want at most %d", len(st.pv), maxSharedPartitions)
