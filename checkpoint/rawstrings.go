@@ -92,7 +92,7 @@ func (r *rawStrings) next(n int) (strCol, error) {
 	}
 	row := 0
 	for row < n {
-		levels, nvals, err := r.cr.ReadBatch(int64(n-row), r.vals[:n-row], r.defs[:n-row], nil)
+		levels, nvals, err := r.cr.ReadBatchInPage(int64(n-row), r.vals[:n-row], r.defs[:n-row], nil)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", r.path, err)
 		}

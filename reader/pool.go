@@ -59,6 +59,28 @@ func (p *poolAllocator) Allocate(size int) []byte {
 	return alignedBytes(size, poolMinSize<<c)
 }
 
+// allocateUninit is Allocate without zeroing a reused buffer, for callers
+// that write every byte they later read.
+func (p *poolAllocator) allocateUninit(size int) []byte {
+	c := poolClass(size)
+	if c < 0 {
+		return alignedBytes(size, size)
+	}
+	if v, ok := p.classes[c].Get().(*[]byte); ok {
+		return (*v)[:size]
+	}
+	return alignedBytes(size, poolMinSize<<c)
+}
+
+// allocUninit allocates size bytes from mem whose contents the caller
+// will overwrite: from the scans' pool without zeroing them.
+func allocUninit(mem memory.Allocator, size int) []byte {
+	if p, ok := mem.(*poolAllocator); ok {
+		return p.allocateUninit(size)
+	}
+	return mem.Allocate(size)
+}
+
 func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
 	if cap(b) >= size {
 		old := len(b)

@@ -52,7 +52,8 @@ type columnSource struct {
 	value    any  // the partition value (nil for null)
 	fileName string
 	inFile   bool
-	int96    *int96Column // a top-level INT96 column, decoded here
+	int96    *int96Column     // a top-level INT96 column, decoded here
+	bytes    *byteArrayColumn // a top-level string or binary column, decoded here
 }
 
 // readFile decodes f and calls emit with each non-empty batch, which emit
@@ -90,6 +91,9 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			if src.int96 != nil {
 				src.int96.close()
 			}
+			if src.bytes != nil {
+				src.bytes.close()
+			}
 		}
 	}()
 	var leaves []int
@@ -107,6 +111,10 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			// Legacy INT96 timestamps: decoded here, because pqarrow goes
 			// through nanoseconds and fails outside 1677..2262.
 			src.int96 = &int96Column{pf: pf, col: sf.ColIndex, maxDef: pf.MetaData().Schema.Column(sf.ColIndex).MaxDefinitionLevel()}
+			continue
+		}
+		if sf.IsLeaf() && directByteArray(pf, sf.ColIndex, src.arrow.Type) {
+			src.bytes = newByteArrayColumn(pf, sf.ColIndex, src.arrow.Type)
 			continue
 		}
 		plainDictionary(sf)
@@ -266,6 +274,8 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 				cols[i], err = ConformArray(ctx, mem, ts, src.arrow.Type)
 				ts.Release()
 			}
+		case src.bytes != nil:
+			cols[i], err = src.bytes.next(mem, int(n))
 		case src.inFile:
 			idx := batch.Schema().FieldIndices(src.fileName)
 			if len(idx) == 0 {
