@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -255,27 +256,65 @@ func (l *Local) Put(ctx context.Context, key string, body io.Reader, opts PutOpt
 	if err := l.mkdirs(dir); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(ctx, dir, body)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp) // after a link, or after a failure; a rename leaves nothing
 	if opts.IfAbsent {
-		err = os.Link(tmp, p)
+		err = createExclusive(ctx, dir, p, body)
 		if errors.Is(err, fs.ErrExist) {
 			if fi, serr := os.Lstat(p); serr == nil && fi.IsDir() {
 				return errors.New("the key names a folder holding other objects")
 			}
 			return fmt.Errorf("objstore: put %q: %w", key, ErrExists)
 		}
-	} else {
-		err = os.Rename(tmp, p)
+		if err != nil {
+			return err
+		}
+		return syncDir(dir)
 	}
+	tmp, err := writeTemp(ctx, dir, body)
 	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // after a failure; a rename leaves nothing
+	if err := os.Rename(tmp, p); err != nil {
 		return err
 	}
 	return syncDir(dir)
 }
+
+// unnamedCreates lets createExclusive use unnamed temporary files where the
+// system has them; tests turn it off to run the named route.
+var unnamedCreates = true
+
+// linkNamed creates p from body unless it exists: body goes to a named
+// temporary file, synced, which is then hard-linked as p (failing with
+// fs.ErrExist when p exists) and removed. The caller syncs dir.
+func linkNamed(ctx context.Context, dir, p string, body io.Reader) error {
+	tmp, err := writeTemp(ctx, dir, body)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	return os.Link(tmp, p)
+}
+
+// copySync copies body to f through a pooled buffer and syncs f.
+func copySync(ctx context.Context, f *os.File, body io.Reader) error {
+	// A large buffer, and f without its ReadFrom (which would copy in
+	// 32 KiB steps through the context check): fewer write calls. The
+	// buffers are pooled: a commit should not pay for zeroing one.
+	buf := copyBuffers.Get().(*[]byte)
+	_, err := io.CopyBuffer(struct{ io.Writer }{f}, contextReader{ctx, body}, *buf)
+	copyBuffers.Put(buf)
+	if err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// copyBuffers hold writeTemp's copy buffers.
+var copyBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 256<<10)
+	return &b
+}}
 
 // writeTemp copies body to a new temporary file in dir, syncs and closes
 // it, and returns its path. On failure it leaves no file behind.
@@ -295,12 +334,7 @@ func writeTemp(ctx context.Context, dir string, body io.Reader) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	// A large buffer, and f without its ReadFrom (which would copy in
-	// 32 KiB steps through the context check): fewer write calls.
-	_, err = io.CopyBuffer(struct{ io.Writer }{f}, contextReader{ctx, body}, make([]byte, 256<<10))
-	if err == nil {
-		err = f.Sync()
-	}
+	err = copySync(ctx, f, body)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
