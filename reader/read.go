@@ -54,6 +54,7 @@ type columnSource struct {
 	inFile   bool
 	int96    *int96Column     // a top-level INT96 column, decoded here
 	bytes    *byteArrayColumn // a top-level string or binary column, decoded here
+	pages    *pageColumn      // a flat column decoded here page by page
 }
 
 // readFile decodes f and calls emit with each non-empty batch, which emit
@@ -94,6 +95,9 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			if src.bytes != nil {
 				src.bytes.close()
 			}
+			if src.pages != nil {
+				src.pages.close()
+			}
 		}
 	}()
 	var leaves []int
@@ -112,6 +116,13 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			// through nanoseconds and fails outside 1677..2262.
 			src.int96 = &int96Column{pf: pf, col: sf.ColIndex, maxDef: pf.MetaData().Schema.Column(sf.ColIndex).MaxDefinitionLevel()}
 			continue
+		}
+		if sf.IsLeaf() && !disablePageColumns {
+			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type); pc != nil {
+				src.pages = pc
+				pageColumnsUsed.Add(1)
+				continue
+			}
 		}
 		if sf.IsLeaf() && directByteArray(pf, sf.ColIndex, src.arrow.Type) {
 			src.bytes = newByteArrayColumn(pf, sf.ColIndex, src.arrow.Type)
@@ -274,6 +285,8 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 				cols[i], err = ConformArray(ctx, mem, ts, src.arrow.Type)
 				ts.Release()
 			}
+		case src.pages != nil:
+			cols[i], err = src.pages.next(mem, int(n))
 		case src.bytes != nil:
 			cols[i], err = src.bytes.next(mem, int(n))
 		case src.inFile:

@@ -1,0 +1,8 @@
+package reader
+
+// PageColumns turns the page-by-page decoding of flat columns on or off
+// until restore is called, and reports how many columns it has decoded.
+func PageColumns(on bool) (used func() int64, restore func()) {
+	disablePageColumns = !on
+	return pageColumnsUsed.Load, func() { disablePageColumns = false }
+}
