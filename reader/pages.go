@@ -224,6 +224,12 @@ func (c *pageColumn) readDense(out *columnOut, row, k int) error {
 		if err := c.idx.decode(idx); err != nil {
 			return err
 		}
+		switch c.width {
+		case 8:
+			return gather(arrow.Uint64Traits.CastFromBytes(out.data)[row:row+k], arrow.Uint64Traits.CastFromBytes(c.dictData[:c.dictLen*8]), idx)
+		case 4:
+			return gather(arrow.Uint32Traits.CastFromBytes(out.data)[row:row+k], arrow.Uint32Traits.CastFromBytes(c.dictData[:c.dictLen*4]), idx)
+		}
 		for i, j := range idx {
 			if err := c.putDict(out, row+i, j); err != nil {
 				return err
@@ -285,6 +291,17 @@ func (c *pageColumn) readSpaced(out *columnOut, row int, defs []uint32, nonNull 
 			out.putBytes(r, b)
 		}
 		v++
+	}
+	return nil
+}
+
+// gather sets out[i] to dict[idx[i]].
+func gather[T uint32 | uint64](out, dict []T, idx []uint32) error {
+	for i, j := range idx {
+		if int(j) >= len(dict) {
+			return fmt.Errorf("dictionary index %d out of range (%d entries)", j, len(dict))
+		}
+		out[i] = dict[j]
 	}
 	return nil
 }
