@@ -1,11 +1,13 @@
 package reader
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
@@ -35,6 +38,8 @@ type pageColumn struct {
 	maxDef int16
 	rg     int // next row group to open
 	pages  file.PageReader
+	pos    int64   // file row index of the next row next or skipTo reads
+	rgEnd  int64   // file row index after the open row group
 	avg    float64 // bytes per value in the current chunk, an estimate
 
 	// The current chunk's dictionary: fixed-width values, or byte arrays
@@ -213,6 +218,7 @@ func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		}
 		row += k
 		c.left -= k
+		c.pos += int64(k)
 	}
 	return out.array(c.dtype)
 }
@@ -346,6 +352,7 @@ func (c *pageColumn) nextPage() error {
 			if err != nil {
 				return err
 			}
+			c.rgEnd = c.pos + c.pf.MetaData().RowGroup(c.rg).NumRows()
 			c.rg++
 			c.pages, c.hasDict, c.dictLen = pr, false, 0
 			c.avg = 0
@@ -361,23 +368,153 @@ func (c *pageColumn) nextPage() error {
 			c.pages = nil
 			continue
 		}
-		switch p := c.pages.Page().(type) {
-		case *file.DictionaryPage:
-			if err := c.readDictionary(p); err != nil {
-				return err
-			}
-		case *file.DataPageV1:
-			return c.startData(p.Data(), int(p.NumValues()), parquet.Encoding(p.Encoding()), 4, 0, p.DefinitionLevelEncoding())
-		case *file.DataPageV2:
-			data := p.Data()
-			rep, def := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
-			if rep < 0 || def < 0 || rep+def > len(data) {
-				return errors.New("data page too small for its levels")
-			}
-			return c.startData(data[rep:], int(p.NumValues()), parquet.Encoding(p.Encoding()), 0, def, parquet.Encodings.RLE)
-		default: // an index page: nothing to decode
+		if data, err := c.startPage(c.pages.Page()); data || err != nil {
+			return err
 		}
 	}
+}
+
+// startPage takes in page, the page reader's current one: a dictionary is
+// kept, a data page becomes the page being read (data is true).
+func (c *pageColumn) startPage(page file.Page) (data bool, err error) {
+	switch p := page.(type) {
+	case *file.DictionaryPage:
+		return false, c.readDictionary(p)
+	case *file.DataPageV1:
+		return true, c.startData(p.Data(), int(p.NumValues()), parquet.Encoding(p.Encoding()), 4, 0, p.DefinitionLevelEncoding())
+	case *file.DataPageV2:
+		data := p.Data()
+		rep, def := int(p.RepetitionLevelByteLen()), int(p.DefinitionLevelByteLen())
+		if rep < 0 || def < 0 || rep+def > len(data) {
+			return true, errors.New("data page too small for its levels")
+		}
+		return true, c.startData(data[rep:], int(p.NumValues()), parquet.Encoding(p.Encoding()), 0, def, parquet.Encodings.RLE)
+	}
+	return false, nil // an index page: nothing to decode
+}
+
+// skipTo moves the column to file row target (at or after where it is):
+// row groups before target's are not opened, pages before target's are
+// not read when the row group has an offset index, and the rows of
+// target's page before it are decoded and dropped.
+func (c *pageColumn) skipTo(target int64) error {
+	for c.pos < target {
+		if c.left > 0 {
+			k := int(min(int64(c.left), target-c.pos))
+			if err := c.discard(k); err != nil {
+				return fmt.Errorf("column %d: %w", c.col, err)
+			}
+			c.left -= k
+			c.pos += int64(k)
+			continue
+		}
+		md := c.pf.MetaData()
+		// A later row group: jump to it.
+		if c.pages == nil || target >= c.rgEnd {
+			rgStart := c.rgEnd
+			if c.pages == nil {
+				rgStart = c.pos
+			}
+			for c.rg < md.NumRowGroups() && rgStart+md.RowGroup(c.rg).NumRows() <= target {
+				rgStart += md.RowGroup(c.rg).NumRows()
+				c.rg++
+			}
+			if c.pages != nil {
+				c.pages.Close()
+				c.pages = nil
+			}
+			c.pos = rgStart
+			if c.pos >= target {
+				return nil
+			}
+		}
+		if err := c.nextPage(); err != nil {
+			return fmt.Errorf("column %d: %w", c.col, err)
+		}
+		// Past the page just started: seek by the offset index.
+		if c.pos+int64(c.left) <= target {
+			if err := c.seek(target); err != nil {
+				return fmt.Errorf("column %d: %w", c.col, err)
+			}
+		}
+	}
+	return nil
+}
+
+// seek moves the page reader to the page holding file row target, in the
+// current row group, when its offset index says where that is; else the
+// pages are read in turn by skipTo.
+func (c *pageColumn) seek(target int64) error {
+	pir := c.pf.GetPageIndexReader()
+	if pir == nil {
+		return nil
+	}
+	rgIdx, err := pir.RowGroup(c.rg - 1)
+	if err != nil || rgIdx == nil {
+		return nil
+	}
+	oi, err := rgIdx.GetOffsetIndex(c.col)
+	if err != nil || oi == nil {
+		return nil
+	}
+	rgStart := c.rgEnd - c.pf.MetaData().RowGroup(c.rg-1).NumRows()
+	locs := oi.GetPageLocations()
+	i, _ := slices.BinarySearchFunc(locs, target-rgStart, func(l *metadata.PageLocation, r int64) int { return cmp.Compare(l.FirstRowIndex, r) })
+	if i == len(locs) || locs[i].FirstRowIndex > target-rgStart {
+		i--
+	}
+	if i < 0 || rgStart+locs[i].FirstRowIndex <= c.pos {
+		return nil // target is in the page under way, or the index is no help
+	}
+	if err := c.pages.SeekToPageWithRow(target - rgStart); err != nil {
+		return err
+	}
+	c.releasePage()
+	data, err := c.startPage(c.pages.Page())
+	if err != nil {
+		return err
+	}
+	if !data {
+		return errors.New("offset index points at a page that holds no data")
+	}
+	c.pos = rgStart + locs[i].FirstRowIndex
+	return nil
+}
+
+// discard decodes the next k rows of the current page and drops them.
+func (c *pageColumn) discard(k int) error {
+	if cap(c.defBuf) < k {
+		c.defBuf, c.idxBuf = make([]uint32, k), make([]uint32, k)
+	}
+	nonNull := k
+	if c.maxDef > 0 {
+		defs := c.defBuf[:k]
+		if err := c.defs.decode(defs); err != nil {
+			return err
+		}
+		nonNull = 0
+		for _, d := range defs {
+			if d == uint32(c.maxDef) {
+				nonNull++
+			}
+		}
+	}
+	switch {
+	case c.dict:
+		return c.idx.decode(c.idxBuf[:nonNull])
+	case c.width > 0:
+		if len(c.plain) < nonNull*c.width {
+			return errors.New("page holds fewer values than its header says")
+		}
+		c.plain = c.plain[nonNull*c.width:]
+	default:
+		for range nonNull {
+			if _, err := c.plainBytes(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // startData sets up a data page of levels levels whose definition levels

@@ -133,16 +133,30 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	}
 	fileRows := pf.NumRows()
 	if len(leaves) == 0 {
-		// Nothing for pqarrow to decode: cut the file's rows into batches.
-		for start := int64(0); start < fileRows; start += int64(s.cfg.batchSize) {
-			n := min(int64(s.cfg.batchSize), fileRows-start)
-			s.m.rowsRead.Add(n)
-			rec, err := s.assemble(ctx, f, sources, nil, start, n, sel)
-			if err != nil {
-				return err
+		// Nothing for pqarrow to decode: cut the file's rows into
+		// batches, only those the page index leaves when it is of use.
+		ranges := []rowRange{{0, fileRows}}
+		if r := s.pageSelection(pf, sources, f.Add.PartitionValues); r != nil {
+			ranges = r
+		}
+		for _, r := range ranges {
+			for i := range sources {
+				if sources[i].pages != nil {
+					if err := sources[i].pages.skipTo(r.start); err != nil {
+						return fmt.Errorf("reader: %s: %w", f.Key, err)
+					}
+				}
 			}
-			if rec != nil && !emit(rec) {
-				return nil
+			for start := r.start; start < r.end; start += int64(s.cfg.batchSize) {
+				n := min(int64(s.cfg.batchSize), r.end-start)
+				s.m.rowsRead.Add(n)
+				rec, err := s.assemble(ctx, f, sources, nil, start, n, sel)
+				if err != nil {
+					return err
+				}
+				if rec != nil && !emit(rec) {
+					return nil
+				}
 			}
 		}
 		return nil

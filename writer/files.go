@@ -782,6 +782,12 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		parquet.WithCompression(fs.cfg.codec),
 		parquet.WithCreatedBy(createdBy),
 		parquet.WithStats(true),
+		// A page index, and pages of about 20k rows of a long column (as
+		// arrow-rs cuts them), let readers with a selective filter decode
+		// only the pages whose bounds may match: lakelog's reader, Spark
+		// and DataFusion use it.
+		parquet.WithPageIndexEnabled(true),
+		parquet.WithDataPageSize(dataPageSize),
 	}
 	if fs.cfg.codec == compress.Codecs.Snappy {
 		popts = append(popts, parquet.WithCompressionLevel(fastSnappyLevel))
@@ -799,6 +805,9 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	f.fw = fw
 	return f, nil
 }
+
+// dataPageSize is the size at which the data files' pages are cut.
+const dataPageSize = 160 << 10
 
 // uploadBuffer is the write buffer between a data file's Parquet writer
 // and its upload.
