@@ -75,7 +75,16 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	}
 	defer obj.Close()
 	s.m.filesRead.Add(1)
-	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(parquet.NewReaderProperties(mem)))
+	props := parquet.NewReaderProperties(mem)
+	if _, local := s.snap.Store().(objstore.RandomAccess); local && s.filter != nil {
+		// Column chunks are read as their pages are needed, rather than
+		// whole, so that pages the page index skips are not read at all.
+		// Only where reads are cheap: on a remote store each would be a
+		// request.
+		props.BufferedStreamEnabled = true
+		props.BufferSize = 64 << 10
+	}
+	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(props))
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
