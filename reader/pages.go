@@ -45,6 +45,9 @@ type pageColumn struct {
 	// The current chunk's dictionary: fixed-width values, or byte arrays
 	// as offsets into dictData.
 	hasDict  bool
+	dictMem  []byte // dictData's buffer, as allocated from mem
+	offMem   []byte // dictOffs's buffer
+	mem      memory.Allocator
 	dictLen  int
 	dictData []byte
 	dictOffs []int32
@@ -81,7 +84,7 @@ var supportedEncodings = map[parquet.Encoding]bool{
 
 // pageColumnFor returns a pageColumn for column col of pf read as the
 // table type dt, or nil when pageColumn cannot decode it.
-func pageColumnFor(pf *file.Reader, col int, dt arrow.DataType) *pageColumn {
+func pageColumnFor(pf *file.Reader, col int, dt arrow.DataType, mem memory.Allocator) *pageColumn {
 	md := pf.MetaData()
 	c := md.Schema.Column(col)
 	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
@@ -109,7 +112,7 @@ func pageColumnFor(pf *file.Reader, col int, dt arrow.DataType) *pageColumn {
 			}
 		}
 	}
-	return &pageColumn{pf: pf, col: col, dtype: dt, width: width, maxDef: c.MaxDefinitionLevel()}
+	return &pageColumn{pf: pf, col: col, dtype: dt, width: width, maxDef: c.MaxDefinitionLevel(), mem: mem}
 }
 
 // flatWidth says whether the Parquet column c holds the values of the
@@ -575,13 +578,19 @@ func (c *pageColumn) readDictionary(p *file.DictionaryPage) error {
 		if len(data) < n*c.width {
 			return errors.New("dictionary page holds fewer values than its header says")
 		}
-		c.dictData = append(c.dictData[:0], data[:n*c.width]...)
+		c.dictData = c.dictBuf(&c.dictMem, n*c.width)
+		copy(c.dictData, data)
 		c.dictLen, c.hasDict = n, true
 		return nil
 	}
-	c.dictOffs = append(c.dictOffs[:0], 0)
-	c.dictData = c.dictData[:0]
-	for range n {
+	if len(data) > math.MaxInt32 || n > len(data)/4 {
+		return errors.New("dictionary page holds fewer values than its header says")
+	}
+	c.dictOffs = arrow.Int32Traits.CastFromBytes(c.dictBuf(&c.offMem, (n+1)*arrow.Int32SizeBytes))
+	c.dictOffs[0] = 0
+	buf := c.dictBuf(&c.dictMem, len(data)) // the values without their lengths fit
+	pos := 0
+	for i := range n {
 		if len(data) < 4 {
 			return errors.New("dictionary page holds fewer values than its header says")
 		}
@@ -589,15 +598,26 @@ func (c *pageColumn) readDictionary(p *file.DictionaryPage) error {
 		if uint64(l) > uint64(len(data)-4) {
 			return errors.New("dictionary byte array longer than its page")
 		}
-		c.dictData = append(c.dictData, data[4:4+l]...)
-		if len(c.dictData) > math.MaxInt32 {
-			return errors.New("dictionary over 2 GiB")
-		}
-		c.dictOffs = append(c.dictOffs, int32(len(c.dictData)))
+		pos += copy(buf[pos:], data[4:4+l])
+		c.dictOffs[i+1] = int32(pos)
 		data = data[4+l:]
 	}
+	c.dictData = buf[:pos]
 	c.dictLen, c.hasDict = n, true
 	return nil
+}
+
+// dictBuf returns size bytes of *mem, which it first grows when needed:
+// the dictionaries of a file's chunks share one buffer from the scan's
+// pool, unzeroed (they are written before they are read).
+func (c *pageColumn) dictBuf(mem *[]byte, size int) []byte {
+	if len(*mem) < size {
+		if *mem != nil {
+			c.mem.Free(*mem)
+		}
+		*mem = allocUninit(c.mem, size)
+	}
+	return (*mem)[:size]
 }
 
 // releasePage forgets the current page (the page reader owns and reuses
@@ -606,8 +626,15 @@ func (c *pageColumn) releasePage() {
 	c.left, c.plain = 0, nil
 }
 
-// close releases the current page and page reader.
+// close releases the current page and page reader, and the dictionary.
 func (c *pageColumn) close() {
+	for _, b := range []*[]byte{&c.dictMem, &c.offMem} {
+		if *b != nil {
+			c.mem.Free(*b)
+			*b = nil
+		}
+	}
+	c.dictData, c.dictOffs, c.hasDict = nil, nil, false
 	c.releasePage()
 	if c.pages != nil {
 		c.pages.Close()

@@ -127,7 +127,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 			continue
 		}
 		if sf.IsLeaf() && !disablePageColumns {
-			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type); pc != nil {
+			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type, mem); pc != nil {
 				src.pages = pc
 				pageColumnsUsed.Add(1)
 				continue
