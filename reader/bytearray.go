@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // byteArrayColumn decodes a top-level string or binary column straight
@@ -35,22 +34,12 @@ type byteArrayColumn struct {
 // type dt, can be decoded by byteArrayColumn: a top-level byte array leaf
 // holding strings or bytes (not decimals, not JSON or BSON documents).
 func directByteArray(pf *file.Reader, col int, dt arrow.DataType) bool {
-	if dt.ID() != arrow.STRING && dt.ID() != arrow.BINARY {
-		return false
-	}
 	c := pf.MetaData().Schema.Column(col)
-	if c.PhysicalType() != parquet.Types.ByteArray || c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
+	if c.MaxRepetitionLevel() != 0 || c.MaxDefinitionLevel() > 1 {
 		return false
 	}
-	switch lt := c.LogicalType().(type) {
-	case schema.StringLogicalType, schema.EnumLogicalType, schema.NoLogicalType, *schema.StringLogicalType, *schema.EnumLogicalType, *schema.NoLogicalType:
-		return true
-	case nil:
-		return true
-	default:
-		_ = lt
-		return false
-	}
+	width, ok := flatWidth(c, dt)
+	return ok && width == 0
 }
 
 func newByteArrayColumn(pf *file.Reader, col int, dt arrow.DataType) *byteArrayColumn {
