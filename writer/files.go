@@ -337,30 +337,33 @@ func (fs *fileSet) writeGroupsParallel(full arrow.RecordBatch, groups []*partGro
 			return err
 		}
 	}
-	work := make(chan *partGroup)
-	errs := make(chan error, len(groups))
+	return onWorkers(fs.workers, groups, func(g *partGroup) error {
+		return fs.writePart(g.folder, g.values, full, g.rows)
+	})
+}
+
+// onWorkers calls fn for every item on up to n goroutines, waits for all,
+// and returns the first error (by item order).
+func onWorkers[T any](n int, items []T, fn func(T) error) error {
+	errs := make([]error, len(items))
+	work := make(chan int)
 	var wg sync.WaitGroup
-	for range min(fs.workers, len(groups)) {
+	for range min(max(n, 1), len(items)) {
 		wg.Go(func() {
-			for g := range work {
-				errs <- fs.writePart(g.folder, g.values, full, g.rows)
+			for i := range work {
+				errs[i] = fn(items[i])
 			}
 		})
 	}
-	for _, g := range groups {
-		work <- g
+	for i := range items {
+		work <- i
 	}
 	close(work)
 	wg.Wait()
-	close(errs)
-	var all []error
-	for err := range errs {
+	for _, err := range errs {
 		if err != nil {
-			all = append(all, err)
+			return err
 		}
-	}
-	if len(all) > 0 {
-		return all[0]
 	}
 	return nil
 }
@@ -699,29 +702,7 @@ func (fs *fileSet) sortedAdds() []*actions.Add {
 }
 
 func (fs *fileSet) closeAll() error {
-	files := slices.Collect(maps.Values(fs.open))
-	work := make(chan *openFile)
-	errs := make(chan error, len(files))
-	var wg sync.WaitGroup
-	for range min(max(fs.workers, 1), len(files)) {
-		wg.Go(func() {
-			for f := range work {
-				errs <- fs.finish(f)
-			}
-		})
-	}
-	for _, f := range files {
-		work <- f
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return onWorkers(fs.workers, slices.Collect(maps.Values(fs.open)), fs.finish)
 }
 
 // abort stops every open file; what was uploaded stays an orphan.
