@@ -320,8 +320,8 @@ type decoder struct {
 	kind    string
 	present func(i int) bool
 	decode  func(i int) (actions.Action, error)
-	// pathStats, for adds, reads only the size and stats.
-	pathStats func(i int) AddStats
+	// addStats, for adds, reads only the size and stats.
+	addStats func(i int) AddStats
 }
 
 // newDecoders builds a decoder for each top-level action column of rec
@@ -493,7 +493,7 @@ func addDecoder(c col, raw map[string]strCol, statsOnly bool) (decoder, error) {
 	var noPartitions map[string]*string
 	return decoder{
 		present: present,
-		pathStats: func(i int) AddStats {
+		addStats: func(i int) AddStats {
 			n, _ := size(i)
 			s, _ := stats(i)
 			return AddStats{Size: n, Stats: s}

@@ -668,11 +668,7 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 			}
 		}
 		var b batch
-		if r.cfg.addStatsOnly {
-			b.acts, b.pairs, err = decodeAddStats(rec, kinds, raw)
-		} else {
-			b.acts, err = decodeRecord(rec, kinds, raw)
-		}
+		b.acts, b.pairs, err = decodeRecord(rec, kinds, raw, r.cfg.addStatsOnly)
 		if err != nil {
 			return &formatError{err}
 		}
@@ -888,46 +884,26 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 
 // decodeRecord turns one record batch into actions of the given kinds, in
 // row order. raw holds the columns read beside the batch by rawStrings,
-// by dotted path.
-func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) ([]decoded, error) {
-	decs, err := newDecoders(rec, kinds, raw, false)
-	if err != nil {
-		return nil, err
-	}
-	n := int(rec.NumRows())
-	out := make([]decoded, 0, n)
-	for i := 0; i < n; i++ {
-		for _, d := range decs {
-			if !d.present(i) {
-				continue
-			}
-			a, err := d.decode(i)
-			if err != nil {
-				return nil, fmt.Errorf("row %d: %w", i, err)
-			}
-			out = append(out, newDecoded(a))
-		}
-	}
-	return out, nil
-}
-
-// decodeAddStats is decodeRecord reading only add stats: the adds' paths
-// and stats as pairs, and any other action (sidecars) as actions.
-func decodeAddStats(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) ([]decoded, []AddStats, error) {
-	decs, err := newDecoders(rec, kinds, raw, true)
+// by dotted path. Reading only add stats (statsOnly), adds come as pairs
+// and any other action (sidecars) as actions.
+func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol, statsOnly bool) (acts []decoded, pairs []AddStats, err error) {
+	decs, err := newDecoders(rec, kinds, raw, statsOnly)
 	if err != nil {
 		return nil, nil, err
 	}
 	n := int(rec.NumRows())
-	var acts []decoded
-	pairs := make([]AddStats, 0, n)
+	if statsOnly {
+		pairs = make([]AddStats, 0, n)
+	} else {
+		acts = make([]decoded, 0, n)
+	}
 	for i := 0; i < n; i++ {
 		for _, d := range decs {
 			if !d.present(i) {
 				continue
 			}
-			if d.pathStats != nil {
-				pairs = append(pairs, d.pathStats(i))
+			if statsOnly && d.addStats != nil {
+				pairs = append(pairs, d.addStats(i))
 				continue
 			}
 			a, err := d.decode(i)
