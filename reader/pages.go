@@ -197,20 +197,10 @@ func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 			continue
 		}
 		k := min(n-row, c.left)
-		nonNull := k
-		defs := c.defBuf[:k]
-		if c.maxDef > 0 {
-			if err := c.defs.decode(defs); err != nil {
-				return nil, fmt.Errorf("column %d: definition levels: %w", c.col, err)
-			}
-			nonNull = 0
-			for _, d := range defs {
-				if d == uint32(c.maxDef) {
-					nonNull++
-				}
-			}
+		defs, nonNull, err := c.levels(k)
+		if err != nil {
+			return nil, fmt.Errorf("column %d: definition levels: %w", c.col, err)
 		}
-		var err error
 		if nonNull < k {
 			err = c.readSpaced(out, row, defs, nonNull)
 		} else {
@@ -224,6 +214,24 @@ func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		c.pos += int64(k)
 	}
 	return out.array(c.dtype)
+}
+
+// levels decodes the definition levels of the next k rows of the page
+// (all valid when the column has none) and counts the non-null ones.
+func (c *pageColumn) levels(k int) (defs []uint32, nonNull int, err error) {
+	defs = c.defBuf[:k]
+	if c.maxDef == 0 {
+		return defs, k, nil
+	}
+	if err := c.defs.decode(defs); err != nil {
+		return nil, 0, err
+	}
+	for _, d := range defs {
+		if d == uint32(c.maxDef) {
+			nonNull++
+		}
+	}
+	return defs, nonNull, nil
 }
 
 // readDense reads k non-null values into rows [row, row+k).
@@ -489,18 +497,9 @@ func (c *pageColumn) discard(k int) error {
 	if cap(c.defBuf) < k {
 		c.defBuf, c.idxBuf = make([]uint32, k), make([]uint32, k)
 	}
-	nonNull := k
-	if c.maxDef > 0 {
-		defs := c.defBuf[:k]
-		if err := c.defs.decode(defs); err != nil {
-			return err
-		}
-		nonNull = 0
-		for _, d := range defs {
-			if d == uint32(c.maxDef) {
-				nonNull++
-			}
-		}
+	_, nonNull, err := c.levels(k)
+	if err != nil {
+		return err
 	}
 	switch {
 	case c.dict:
