@@ -12,3 +12,14 @@ func PageIndex(on bool) (restore func()) {
 	disablePageIndex = !on
 	return func() { disablePageIndex = false }
 }
+
+// CheckedPool is the scans' pooled allocator in checked mode.
+type CheckedPool struct{ *poolAllocator }
+
+// NewCheckedPool returns an empty pool in checked mode: it verifies on
+// every Free that nothing wrote past a buffer's length, poisons what is
+// freed, and counts the bytes outstanding.
+func NewCheckedPool() CheckedPool { return CheckedPool{newPoolAllocator(true)} }
+
+// Check reports writes past a buffer's length and bytes not freed.
+func (p CheckedPool) Check() error { return p.check() }

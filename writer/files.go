@@ -776,6 +776,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	for _, c := range fs.plainCols {
 		popts = append(popts, parquet.WithDictionaryFor(c, false))
 	}
+	popts = append(popts, fs.cfg.parquetProps...)
 	props := parquet.NewWriterProperties(popts...)
 	fw, err := pqarrow.NewFileWriter(fs.dataSchema, f.counter, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
 	"github.com/lakelog/lakelog/deltalog"
@@ -41,6 +42,7 @@ type config struct {
 	hasAppTxn      bool
 	opParams       map[string]any
 	txnOpts        []deltalog.TxnOption
+	parquetProps   []parquet.WriterProperty
 	err            error
 }
 
@@ -124,6 +126,14 @@ func WithBufferSize(bytes int64) Option {
 // WithAllocator sets the Arrow allocator used for conversions and
 // encoding (default memory.DefaultAllocator).
 func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
+
+// WithParquetProperties adds Parquet writer properties, applied after
+// lakelog's own (codec, statistics, page index, page size, dictionaries):
+// data page size and version, dictionary use and limits, rows per row
+// group. Statistics must stay on for the add actions' stats to be right.
+func WithParquetProperties(props ...parquet.WriterProperty) Option {
+	return func(c *config) { c.parquetProps = append(c.parquetProps, props...) }
+}
 
 // WithMergeSchema lets the input add columns, as Spark's mergeSchema
 // option: input columns (and struct fields) the table lacks are appended
