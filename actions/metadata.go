@@ -121,3 +121,69 @@ func ParseInterval(s string) (time.Duration, error) {
 }
 
 const maxDuration = time.Duration(1<<63 - 1)
+
+// tableProperties are the delta.* table properties Delta's writers know
+// (Spark's DeltaConfigs); a table property under delta. that is not here,
+// nor under one of tablePropertyPrefixes, is refused at create, as Spark
+// refuses it.
+var tableProperties = map[string]bool{
+	"delta.appendOnly":                                    true,
+	"delta.autoOptimize.autoCompact":                      true,
+	"delta.autoOptimize.optimizeWrite":                    true,
+	"delta.checkpointInterval":                            true,
+	"delta.checkpointPolicy":                              true,
+	"delta.checkpointRetentionDuration":                   true,
+	"delta.checkpoint.writeStatsAsJson":                   true,
+	"delta.checkpoint.writeStatsAsStruct":                 true,
+	"delta.columnMapping.maxColumnId":                     true,
+	"delta.columnMapping.mode":                            true,
+	"delta.compatibility.symlinkFormatManifest.enabled":   true,
+	"delta.dataSkippingNumIndexedCols":                    true,
+	"delta.dataSkippingStatsColumns":                      true,
+	"delta.deletedFileRetentionDuration":                  true,
+	"delta.enableChangeDataFeed":                          true,
+	"delta.enableDeletionVectors":                         true,
+	"delta.enableExpiredLogCleanup":                       true,
+	"delta.enableFullRetentionRollback":                   true,
+	"delta.enableIcebergCompatV1":                         true,
+	"delta.enableIcebergCompatV2":                         true,
+	"delta.enableInCommitTimestamps":                      true,
+	"delta.enableRowTracking":                             true,
+	"delta.enableTypeWidening":                            true,
+	"delta.inCommitTimestampEnablementTimestamp":          true,
+	"delta.inCommitTimestampEnablementVersion":            true,
+	"delta.isolationLevel":                                true,
+	"delta.logRetentionDuration":                          true,
+	"delta.minReaderVersion":                              true,
+	"delta.minWriterVersion":                              true,
+	"delta.randomPrefixLength":                            true,
+	"delta.randomizeFilePrefixes":                         true,
+	"delta.rowTracking.materializedRowCommitVersionColumnName": true,
+	"delta.rowTracking.materializedRowIdColumnName":       true,
+	"delta.setTransactionRetentionDuration":               true,
+	"delta.targetFileSize":                                true,
+	"delta.tuneFileSizesForRewrites":                      true,
+	"delta.universalFormat.enabledFormats":                true,
+}
+
+// tablePropertyPrefixes name families of delta.* properties: CHECK
+// constraints and table features (delta.feature.NAME = supported).
+var tablePropertyPrefixes = []string{"delta.constraints.", "delta.feature."}
+
+// KnownTableProperty reports whether key is a table property Delta knows:
+// any key outside the delta. namespace (user properties), or one of
+// Delta's own.
+func KnownTableProperty(key string) bool {
+	if !strings.HasPrefix(strings.ToLower(key), "delta.") {
+		return true
+	}
+	if tableProperties[key] {
+		return true
+	}
+	for _, p := range tablePropertyPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -10,7 +10,8 @@ import (
 // physical column name. Nested columns nest as JSON objects. Min and max
 // values are as JSON decodes them (json.Number for numbers, string for
 // strings, dates and timestamps, map[string]any for structs); use
-// ParseStatValue to turn one into a typed value.
+// ParseStatValue to turn one into a typed value. NumRecords is -1 when
+// the stats do not give it.
 type Stats struct {
 	NumRecords  int64          `json:"numRecords"`
 	MinValues   map[string]any `json:"minValues,omitempty"`
@@ -27,7 +28,7 @@ func ParseStats(s string) (*Stats, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
 	dec.UseNumber()
-	var st Stats
+	st := Stats{NumRecords: -1} // kept when the JSON has no numRecords
 	if err := dec.Decode(&st); err != nil {
 		return nil, fmt.Errorf("actions: parse stats: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -180,6 +181,12 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
+	if err := checkCreateProperties(&m); err != nil {
+		return nil, err
+	}
+	if len(schema.Fields) > 0 && len(m.PartitionColumns) >= len(schema.Fields) {
+		return nil, fmt.Errorf("deltalog: create: every column is a partition column (%s); a table needs at least one data column", strings.Join(m.PartitionColumns, ", "))
+	}
 	for _, c := range m.PartitionColumns {
 		f := schema.Field(c)
 		if f == nil {
@@ -208,34 +215,62 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	return tx, nil
 }
 
+// checkCreateProperties refuses, at create, table properties Spark would
+// refuse (an unknown delta.* key) and those lakelog cannot honour yet
+// (column mapping, features named by delta.feature.*).
+func checkCreateProperties(md *actions.Metadata) error {
+	keys := slices.Sorted(maps.Keys(md.Configuration))
+	for _, k := range keys {
+		switch {
+		case !actions.KnownTableProperty(k):
+			return fmt.Errorf("deltalog: create: unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
+		case strings.HasPrefix(k, "delta.feature."):
+			return fmt.Errorf("deltalog: create: %w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
+		}
+	}
+	if mode := actions.ColumnMappingMode(md); mode != "" && mode != "none" {
+		return fmt.Errorf("deltalog: create: %w: delta.columnMapping.mode=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, mode)
+	}
+	return checkProperties(md)
+}
+
 // MinimalProtocol is the smallest protocol that the table's schema and
-// properties need: (1, 2) unless a feature requires table features.
+// properties need, as Spark chooses it: a legacy protocol when every
+// feature needed has a legacy version ((1, 2) at least, (1, 4) for the
+// change data feed); otherwise reader version 3 and writer version 7
+// listing exactly the features needed, each once.
 func MinimalProtocol(md *actions.Metadata, schema *actions.StructType) *actions.Protocol {
 	var reader, writer []string
+	legacyWriter := 2
+	if tableFlag(md, "delta.appendOnly") {
+		writer = append(writer, actions.FeatureAppendOnly)
+	}
+	if tableFlag(md, "delta.enableChangeDataFeed") {
+		writer = append(writer, "changeDataFeed")
+		legacyWriter = 4
+	}
+	legacyOnly := true
 	if usesType(schema, actions.TypeTimestampNTZ) {
 		reader = append(reader, "timestampNtz")
 		writer = append(writer, "timestampNtz")
-	}
-	if tableFlag(md, "delta.enableInCommitTimestamps") {
-		writer = append(writer, "inCommitTimestamp")
+		legacyOnly = false
 	}
 	if tableFlag(md, "delta.enableDeletionVectors") {
 		reader = append(reader, "deletionVectors")
 		writer = append(writer, "deletionVectors")
+		legacyOnly = false
 	}
-	if tableFlag(md, "delta.enableChangeDataFeed") {
-		writer = append(writer, "changeDataFeed")
-	}
-	if tableFlag(md, "delta.appendOnly") {
-		writer = append(writer, "appendOnly")
+	if tableFlag(md, "delta.enableInCommitTimestamps") {
+		writer = append(writer, "inCommitTimestamp")
+		legacyOnly = false
 	}
 	switch {
+	case legacyOnly:
+		return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: legacyWriter}
 	case len(reader) > 0:
-		return &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: append([]string{"appendOnly", "invariants"}, writer...)}
-	case len(writer) > 0:
-		return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: append([]string{"appendOnly", "invariants"}, dedupe(writer)...)}
+		return &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: writer}
 	}
-	return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
+	return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: writer}
 }
 
 // ReadVersion is the version the transaction read (-1 when creating).

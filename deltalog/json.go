@@ -35,17 +35,6 @@ func usesType(t actions.DataType, want actions.PrimitiveType) bool {
 	return false
 }
 
-func dedupe(s []string) []string {
-	seen := map[string]bool{}
-	out := s[:0]
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
-}
 
 // tableFlag reads a boolean table property. A malformed value reads as the
 // default here; writers validate properties before committing them

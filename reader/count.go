@@ -12,26 +12,17 @@ import (
 )
 
 // Count returns the number of rows the scan would yield, reading as
-// little as it can: without a filter, each planned file's numRecords
-// statistic (or, for a file without statistics, its Parquet footer);
-// with a filter, only the columns the filter reads. The limit applies.
+// little as it can. Without a filter it reads no data: each planned
+// file's numRecords statistic less the rows its deletion vector deletes
+// (the vector's cardinality, as Spark's metadata-only count does), or,
+// for a file without statistics, its Parquet footer; so it counts tables
+// whose rows Records cannot read yet. With a filter it reads only the
+// filter's columns of the files planning keeps (a scan Narrowed to no
+// columns). The limit applies.
 func (s *Scan) Count(ctx context.Context) (int64, error) {
 	if s.filter != nil {
-		// Read only the filter's columns.
-		sub := &Scan{snap: s.snap, cfg: s.cfg, schema: s.schema, partCols: s.partCols, filter: s.filter, pruner: s.pruner}
-		sub.cfg.columns, sub.cfg.columnsSet = nil, true
-		for _, f := range s.readFields {
-			for _, c := range s.filterColumns {
-				if f.Name == c {
-					sub.readFields = append(sub.readFields, f)
-				}
-			}
-		}
-		var err error
-		if sub.outSchema, err = arrowSchemaOf(nil); err != nil {
-			return 0, err
-		}
-		if sub.readSchema, err = arrowSchemaOf(sub.readFields); err != nil {
+		sub, err := s.Narrow(WithColumns())
+		if err != nil {
 			return 0, err
 		}
 		var n int64
@@ -49,21 +40,39 @@ func (s *Scan) Count(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		if f.Stats != nil {
-			n += f.Stats.NumRecords
-		} else {
-			rows, err := s.footerRows(ctx, f)
-			if err != nil {
-				return 0, err
-			}
-			n += rows
+		rows, err := s.liveRows(ctx, f)
+		if err != nil {
+			return 0, err
 		}
+		n += rows
 		if s.cfg.limit >= 0 && n >= s.cfg.limit {
 			n = s.cfg.limit
 			break
 		}
 	}
 	s.m.rowsReturned.Add(n)
+	return n, nil
+}
+
+// liveRows is the number of rows of f that its deletion vector (if any)
+// leaves: from its statistics, else from its footer.
+func (s *Scan) liveRows(ctx context.Context, f *ScanFile) (int64, error) {
+	dv := f.Add.DeletionVector
+	if f.Stats == nil || f.Stats.NumRecords < 0 {
+		if dv != nil {
+			// The footer counts deleted rows too, and the vector's
+			// cardinality is only meaningful against numRecords.
+			return 0, fmt.Errorf("%w: file %s has a deletion vector and no row count in its statistics", ErrUnsupported, f.Add.Path)
+		}
+		return s.footerRows(ctx, f)
+	}
+	n := f.Stats.NumRecords
+	if dv != nil {
+		if dv.Cardinality < 0 || dv.Cardinality > n {
+			return 0, fmt.Errorf("reader: %s: deletion vector deletes %d of %d rows", f.Add.Path, dv.Cardinality, n)
+		}
+		n -= dv.Cardinality
+	}
 	return n, nil
 }
 

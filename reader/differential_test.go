@@ -32,7 +32,7 @@ import (
 var (
 	diffSeed   = flag.Uint64("diff.seed", 0, "run the differential scan test on the one table of this seed")
 	diffBase   = flag.Uint64("diff.base", 0, "run the differential scan test's tables of this base seed (printed by every run)")
-	diffTables = flag.Int("diff.tables", 0, "tables in the differential scan test (default 14; 150 with -diff.long)")
+	diffTables = flag.Int("diff.tables", 0, "tables in the differential scan test (default 12, 6 under -race; 150 with -diff.long)")
 	diffLong   = flag.Bool("diff.long", false, "differential scan test at its long size: more tables, rows, scans and larger values")
 )
 
@@ -60,7 +60,10 @@ var (
 //
 // and run the long size with -diff.long (or -diff.tables N).
 func TestDifferentialScans(t *testing.T) {
-	tables := 14
+	tables := 12
+	if raceEnabled {
+		tables = 6
+	}
 	if *diffLong {
 		tables = 150
 	}
@@ -130,14 +133,20 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 	}
 
 	appends := 1 + g.r.IntN(4)
+	maxRows := 2500
+	if raceEnabled {
+		maxRows = 1200
+	}
 	var shapes []string
+	total := 0
 	for range appends {
-		rows := 1 + g.r.IntN(2500)
+		rows := 1 + g.r.IntN(maxRows)
 		if long {
 			rows = 1 + g.r.IntN(20000)
 		}
 		g.nullRate = []float64{0, 0.05, 0.3, 0.9}[g.r.IntN(4)]
 		g.bigRate = []float64{0, 0, 0.002, 0.02}[g.r.IntN(4)]
+		total += rows
 		props, shape := g.parquetShape()
 		shapes = append(shapes, shape)
 		var recs []arrow.RecordBatch
@@ -172,6 +181,9 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 			cols = g.projection()
 		}
 		batch := []int{1, 3, 17, 100, 1000, 4096, reader.DefaultBatchSize}[g.r.IntN(7)]
+		if batch < 17 && total > 1500 && !long {
+			batch = 17 // batches of one row or three cost seconds on larger tables
+		}
 		par := 1 + g.r.IntN(4)
 		what := fmt.Sprintf("scan %d: --where %q --columns %v, batch %d, parallelism %d", k, filter.text, cols, batch, par)
 

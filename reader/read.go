@@ -29,6 +29,10 @@ import (
 // Each batch is released when the loop body returns; Retain it to keep it.
 func (s *Scan) ReadFile(ctx context.Context, f *ScanFile) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
+		if err := checkReadSupported(s.snap); err != nil {
+			yield(nil, err)
+			return
+		}
 		stopped := false
 		err := s.readFile(ctx, f, func(rec arrow.RecordBatch) bool {
 			ok := yield(rec, nil)
@@ -273,8 +277,8 @@ type rowSelector interface {
 }
 
 // rowSelection returns the row selector of f. Files with a deletion vector
-// are refused at planning for now, so every row of a file is selected;
-// this is where a deletion vector will be loaded.
+// are refused here for now, so every row of a file is selected; this is
+// where a deletion vector will be loaded.
 func (s *Scan) rowSelection(f *ScanFile) (rowSelector, error) {
 	if f.Add.DeletionVector != nil {
 		return nil, fmt.Errorf("%w: table uses deletion vectors (file %s), which this reader does not support yet", ErrUnsupported, f.Add.Path)

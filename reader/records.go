@@ -25,6 +25,10 @@ import (
 // decoded. An error ends the sequence.
 func (s *Scan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
+		if err := checkReadSupported(s.snap); err != nil {
+			yield(nil, err)
+			return
+		}
 		if s.cfg.limit == 0 {
 			return
 		}

@@ -128,21 +128,47 @@ type Scan struct {
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
-// not resolve against the table's schema, or when the table uses a feature
-// this reader cannot honour (ErrUnsupported).
+// not resolve against the table's schema. A table whose data this reader
+// cannot read yet (ErrUnsupported: column mapping, deletion vectors) can
+// still be planned and counted from its log; Records and ReadFile refuse
+// it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
 	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return newScan(snap, cfg)
+}
+
+// Narrow derives a scan of the same snapshot under every planning rule of
+// s (partition pruning, stats skipping, the widened columns' bounds, the
+// filter's columns read along): a filter among opts is ANDed with s's, and
+// the other options (projection, limit, batch size, allocator,
+// parallelism) replace s's.
+func (s *Scan) Narrow(opts ...Option) (*Scan, error) {
+	cfg := s.cfg
+	cfg.columns = slices.Clone(cfg.columns)
+	prior := cfg.filter
+	cfg.filter = nil
+	for _, o := range opts {
+		o(&cfg)
+	}
+	switch {
+	case cfg.filter == nil:
+		cfg.filter = prior
+	case prior != nil:
+		cfg.filter = expr.And(prior, cfg.filter)
+	}
+	return newScan(s.snap, cfg)
+}
+
+// newScan is the one place a scan is planned.
+func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	if cfg.batchSize <= 0 {
 		cfg.batchSize = DefaultBatchSize
 	}
 	if cfg.parallelism <= 0 {
 		cfg.parallelism = 1
-	}
-	if err := checkTableSupported(snap); err != nil {
-		return nil, err
 	}
 	s := &Scan{snap: snap, cfg: cfg, schema: snap.Schema(), partCols: map[string]bool{}}
 	for _, c := range snap.PartitionColumns() {
@@ -232,9 +258,9 @@ func fieldFold(s *actions.StructType, name string) *actions.StructField {
 	return nil
 }
 
-// checkTableSupported refuses tables whose data this reader would read
-// wrongly.
-func checkTableSupported(snap *deltalog.Snapshot) error {
+// checkReadSupported refuses tables whose data this reader would read
+// wrongly (files with deletion vectors are refused one by one, when read).
+func checkReadSupported(snap *deltalog.Snapshot) error {
 	if m := actions.ColumnMappingMode(snap.Metadata()); m != "" && m != "none" {
 		return fmt.Errorf("%w: table uses column mapping (mode %q), which this reader does not support yet", ErrUnsupported, m)
 	}
@@ -303,7 +329,8 @@ func (s *Scan) Metrics() ScanMetrics {
 // Files plans the scan: it yields, in path order, the active files that may
 // hold matching rows. A file is dropped when its partition values or its
 // statistics prove that no row satisfies the filter; files without stats
-// are kept. A file with a deletion vector is an ErrUnsupported error. Files
+// are kept. A file with a deletion vector is planned like any other (its
+// statistics still bound its live rows); reading it is refused. Files
 // reads nothing but the snapshot (and, once per snapshot, the stats its
 // checkpoint holds: Snapshot.LoadStats).
 func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
@@ -347,9 +374,6 @@ func (s *Scan) planFile(add *actions.Add) (*ScanFile, bool, error) {
 	if s.pruner != nil && stats != nil && !s.pruner.MayMatch(add.PartitionValues, stats) {
 		s.m.skippedStats.Add(1)
 		return nil, false, nil
-	}
-	if add.DeletionVector != nil {
-		return nil, false, fmt.Errorf("%w: table uses deletion vectors (file %s), which this reader does not support yet", ErrUnsupported, add.Path)
 	}
 	return &ScanFile{Add: add, Key: s.snap.TablePath(add.Path), Stats: stats}, true, nil
 }

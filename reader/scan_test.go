@@ -325,3 +325,92 @@ func TestCount(t *testing.T) {
 	}
 	_ = snap
 }
+
+// TestNarrow derives scans from a planned one: a filter is ANDed with the
+// scan's, a projection replaces it, and the filter's columns are still
+// read (and its files still pruned) when the projection leaves them out.
+func TestNarrow(t *testing.T) {
+	ctx := context.Background()
+	_, snap := fourFiles(t)
+	base := mustScan(t, snap, reader.WithFilter(mustParse(t, "id >= 3")))
+	sub, err := base.Narrow(reader.WithFilter(mustParse(t, "p = 'y'")), reader.WithColumns("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalLines(t, sorted(collect(t, sub)), []string{`{"id":4}`, `{"id":5}`})
+	if m := sub.Metrics(); m.FilesPrunedByPartition != 3 {
+		t.Errorf("narrowed scan pruned %d files by partition, want 3", m.FilesPrunedByPartition)
+	}
+	// No columns: row counts only, under both filters.
+	count, err := base.Narrow(reader.WithColumns(), reader.WithFilter(mustParse(t, "name IS NOT NULL")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := count.Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 7 { // ids 3..10 less id 5, whose name is null
+		t.Errorf("count of the narrowed scan: %d, want 7", n)
+	}
+	// The base scan is unchanged.
+	if got := len(collect(t, base)); got != 8 {
+		t.Errorf("base scan after Narrow: %d rows, want 8", got)
+	}
+	if _, err := base.Narrow(reader.WithColumns("nope")); err == nil {
+		t.Error("Narrow to an unknown column: no error")
+	}
+}
+
+// TestDeletionVectorFilesArePlannedNotRead: a file with a deletion vector
+// is planned like any other and counted from its stats less the vector's
+// cardinality, while reading its rows is refused (ErrUnsupported) until
+// the reader applies deletion vectors.
+func TestDeletionVectorFilesArePlannedNotRead(t *testing.T) {
+	ctx := context.Background()
+	store, snap := fourFiles(t)
+	var target *actions.Add
+	for f := range snap.Files() {
+		if f.PartitionValues["p"] != nil && *f.PartitionValues["p"] == "z" {
+			target = f
+		}
+	}
+	withDV := *target
+	withDV.DeletionVector = &actions.DeletionVector{StorageType: "i", PathOrInlineDv: "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", Cardinality: 2}
+	tx := snap.NewTransaction()
+	ts := int64(1)
+	tx.Add(actions.Action{Remove: &actions.Remove{Path: target.Path, DataChange: true, DeletionTimestamp: &ts}})
+	tx.Add(actions.Action{Add: &withDV})
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap = open(t, store)
+	sc := mustScan(t, snap)
+	files := 0
+	for _, err := range sc.Files(ctx) {
+		if err != nil {
+			t.Fatalf("planning a table with a deletion vector: %v", err)
+		}
+		files++
+	}
+	if files != 4 {
+		t.Errorf("planned %d files, want 4", files)
+	}
+	n, err := sc.Count(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 8 { // 10 rows, 2 of them deleted
+		t.Errorf("count: %d, want 8", n)
+	}
+	var readErr error
+	for _, err := range sc.Records(ctx) {
+		if err != nil {
+			readErr = err
+			break
+		}
+	}
+	if !errors.Is(readErr, reader.ErrUnsupported) {
+		t.Errorf("reading a file with a deletion vector: %v, want ErrUnsupported", readErr)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
@@ -142,11 +143,22 @@ func keys[V any](m map[string]V) []string {
 
 // TestAllColumnsPartitioned writes a table whose every column is a
 // partition column: the data files hold no columns, only row counts.
+// Create refuses such a table, as Spark does, but other engines' tables
+// can be so; this one is made by writing its first commit directly.
 func TestAllColumnsPartitioned(t *testing.T) {
 	ctx := context.Background()
 	mem := checkedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "p string, q int", nil, "p", "q")
+	if _, err := deltalog.Create(store, "tbl", &actions.Metadata{SchemaString: `{"type":"struct","fields":[{"name":"p","type":"string","nullable":true,"metadata":{}}]}`, PartitionColumns: []string{"p"}}); err == nil {
+		t.Fatal("Create of a table whose every column is a partition column: no error")
+	}
+	first := `{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}
+{"metaData":{"id":"a1","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"p\",\"type\":\"string\",\"nullable\":true,\"metadata\":{}},{\"name\":\"q\",\"type\":\"integer\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":["p","q"],"configuration":{},"createdTime":1}}
+`
+	if err := store.Put(ctx, "tbl/_delta_log/00000000000000000000.json", strings.NewReader(first), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	snap := openTable(t, store)
 	rec := tableBatch(t, mem, snap, `[{"p": "a", "q": 1}, {"p": "a", "q": 1}, {"p": "b", "q": null}]`)
 	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)

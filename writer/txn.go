@@ -120,30 +120,32 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		return nil
 	}
 
-	// Which files hold rows to replace.
-	if err := snap.LoadStats(ctx); err != nil {
-		return nil, err
+	// Which files hold rows to replace: planned as a scan of the
+	// predicate, under every rule a scan keeps (a widened column's stats
+	// bounds are not trusted, for one). Where the predicate reads only
+	// partition columns, a file whose partition values satisfy it is
+	// replaced whole, without being read.
+	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(cfg.mem))
+	if err != nil {
+		return nil, fmt.Errorf("writer: replaceWhere: %w", err)
 	}
+	partitionOnly := expr.IsPartitionOnly(bound, snap.PartitionColumns())
 	var removed, rewrite []*actions.Add
-	if expr.IsPartitionOnly(bound, snap.PartitionColumns()) {
-		removed, err = filesMatchingPartitions(snap, bound)
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		pruner, err := expr.NewPruner(bound, snap.Schema(), snap.PartitionColumns(), actions.ColumnMappingMode(snap.Metadata()))
+	for f, err := range plan.Files(ctx) {
 		if err != nil {
 			return nil, fmt.Errorf("writer: replaceWhere: %w", err)
 		}
-		for f := range snap.Files() {
-			stats, err := actions.ParseStats(f.Stats)
-			if err != nil {
-				stats = nil
-			}
-			if pruner.MayMatch(f.PartitionValues, stats) {
-				removed = append(removed, f)
-				rewrite = append(rewrite, f)
-			}
+		if !partitionOnly {
+			removed = append(removed, f.Add)
+			rewrite = append(rewrite, f.Add)
+			continue
+		}
+		match, err := partitionsMatch(snap.Schema(), bound, f.Add)
+		if err != nil {
+			return nil, err
+		}
+		if match {
+			removed = append(removed, f.Add)
 		}
 	}
 
@@ -192,39 +194,33 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, extra)
 }
 
-// filesMatchingPartitions returns the files whose partition values
-// satisfy a predicate over partition columns only (TRUE, not NULL).
-func filesMatchingPartitions(snap *deltalog.Snapshot, pred expr.Expr) ([]*actions.Add, error) {
-	schema := snap.Schema()
-	var out []*actions.Add
-	for f := range snap.Files() {
-		var perr error
-		v, err := expr.EvalRow(pred, func(col string) (any, bool) {
-			field := schema.Field(col)
-			if field == nil {
-				return nil, false
-			}
-			raw, ok := f.PartitionValues[col]
-			if !ok {
-				raw = partitionValueFold(f.PartitionValues, col)
-			}
-			v, err := actions.ParsePartitionValue(field.Type, raw)
-			if err != nil && perr == nil {
-				perr = fmt.Errorf("writer: %s: partition column %q: %w", f.Path, col, err)
-			}
-			return v, err == nil
-		})
-		if perr != nil {
-			return nil, perr
+// partitionsMatch reports whether f's partition values satisfy pred, a
+// predicate over partition columns only (TRUE, not NULL).
+func partitionsMatch(schema *actions.StructType, pred expr.Expr, f *actions.Add) (bool, error) {
+	var perr error
+	v, err := expr.EvalRow(pred, func(col string) (any, bool) {
+		field := schema.Field(col)
+		if field == nil {
+			return nil, false
 		}
-		if err != nil {
-			return nil, fmt.Errorf("writer: replaceWhere: %s: %w", f.Path, err)
+		raw, ok := f.PartitionValues[col]
+		if !ok {
+			raw = partitionValueFold(f.PartitionValues, col)
 		}
-		if b, ok := v.(bool); ok && b {
-			out = append(out, f)
+		v, err := actions.ParsePartitionValue(field.Type, raw)
+		if err != nil && perr == nil {
+			perr = fmt.Errorf("writer: %s: partition column %q: %w", f.Path, col, err)
 		}
+		return v, err == nil
+	})
+	if perr != nil {
+		return false, perr
 	}
-	return out, nil
+	if err != nil {
+		return false, fmt.Errorf("writer: replaceWhere: %s: %w", f.Path, err)
+	}
+	b, ok := v.(bool)
+	return ok && b, nil
 }
 
 func partitionValueFold(pv map[string]*string, col string) *string {

@@ -124,6 +124,8 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"create", dir + "/t", "--schema", "id lnog"}, exitError, "lnog"},
 		{[]string{"create", dir + "/t"}, exitUsage, "--schema is required"},
 		{[]string{"describe", dir, "--version", "1", "--timestamp", "2026-01-01"}, exitUsage, "not both"},
+		{[]string{"scan", dir, "--version", "-5"}, exitUsage, "a version is 0 or more"},
+		{[]string{"count", dir, "--version", "-1", "--timestamp", "2026-01-01"}, exitUsage, "not both"},
 		{[]string{"history", dir, "--format", "xml"}, exitUsage, "--format"},
 	} {
 		code, _, errOut := lakelog(t, c.args...)

@@ -417,90 +417,24 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var n int64
-	if *where == "" {
-		n, err = countAll(ctx, snap)
-	} else {
-		var pred expr.Expr
-		if pred, err = parseWhere(*where, snap.Schema()); err == nil {
-			n, err = countMatching(ctx, snap, pred)
+	var sopts []reader.Option
+	if *where != "" {
+		pred, err := parseWhere(*where, snap.Schema())
+		if err != nil {
+			return err
 		}
+		sopts = append(sopts, reader.WithFilter(pred))
 	}
+	sc, err := reader.NewScan(snap, sopts...)
+	if err != nil {
+		return err
+	}
+	n, err := sc.Count(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout, n)
 	return nil
-}
-
-// countAll counts a snapshot's rows from the log: each file's numRecords
-// statistic, less the rows its deletion vector deletes (the vector's
-// cardinality, as Spark's metadata-only count does). Only the footers of
-// files without numRecords are read. Unlike reader.Scan.Count it needs no
-// data, so it counts tables whose rows the reader cannot read yet
-// (deletion vectors, column mapping).
-func countAll(ctx context.Context, snap *deltalog.Snapshot) (int64, error) {
-	var n int64
-	var unknown []*actions.Add
-	if err := snap.LoadStats(ctx); err != nil {
-		return 0, err
-	}
-	for f := range snap.Files() {
-		if k, ok := numRecords(f.Stats); ok {
-			if dv := f.DeletionVector; dv != nil {
-				if dv.Cardinality < 0 || dv.Cardinality > k {
-					return 0, fmt.Errorf("%s: deletion vector deletes %d of %d rows", f.Path, dv.Cardinality, k)
-				}
-				k -= dv.Cardinality
-			}
-			n += k
-			continue
-		}
-		if f.DeletionVector != nil {
-			return 0, fmt.Errorf("%w: file %s has a deletion vector and no row count in its statistics", reader.ErrUnsupported, f.Path)
-		}
-		unknown = append(unknown, f)
-	}
-	if len(unknown) == 0 {
-		return n, nil
-	}
-	sc, err := reader.NewScan(snap, reader.WithColumns())
-	if err != nil {
-		return 0, err
-	}
-	for _, f := range unknown {
-		for rec, err := range sc.ReadFile(ctx, &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)}) {
-			if err != nil {
-				return 0, err
-			}
-			n += rec.NumRows()
-		}
-	}
-	return n, nil
-}
-
-// numRecords is add.stats' numRecords, when the stats have it.
-func numRecords(stats string) (int64, bool) {
-	if stats == "" {
-		return 0, false
-	}
-	var s struct {
-		NumRecords *int64 `json:"numRecords"`
-	}
-	if err := json.Unmarshal([]byte(stats), &s); err != nil || s.NumRecords == nil || *s.NumRecords < 0 {
-		return 0, false
-	}
-	return *s.NumRecords, true
-}
-
-// countMatching counts the rows for which pred is true, reading only the
-// predicate's columns of the files that may hold a match.
-func countMatching(ctx context.Context, snap *deltalog.Snapshot, pred expr.Expr) (int64, error) {
-	sc, err := reader.NewScan(snap, reader.WithFilter(pred))
-	if err != nil {
-		return 0, err
-	}
-	return sc.Count(ctx)
 }
 
 // ---- output formats ----

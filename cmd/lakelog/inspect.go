@@ -86,13 +86,18 @@ func parseSchemaArg(s string) (*actions.StructType, error) {
 
 // timeTravelFlags adds --version and --timestamp to fs.
 func timeTravelFlags(fs *flag.FlagSet) func() ([]deltalog.Option, error) {
-	version := fs.Int64("version", -1, "read this version")
-	ts := fs.String("timestamp", "", "read the version current at this time (RFC 3339 or 'YYYY-MM-DD[ HH:MM:SS]', UTC)")
+	version := fs.Int64("version", -1, "read this version (0 or more) instead of the latest")
+	ts := fs.String("timestamp", "", "read the version current at this time (RFC 3339 or 'YYYY-MM-DD[ HH:MM:SS]', UTC) instead of the latest")
 	return func() ([]deltalog.Option, error) {
-		if *version >= 0 && *ts != "" {
+		versionSet := false
+		fs.Visit(func(f *flag.Flag) { versionSet = versionSet || f.Name == "version" })
+		if versionSet && *ts != "" {
 			return nil, usagef("give --version or --timestamp, not both")
 		}
-		if *version >= 0 {
+		if versionSet {
+			if *version < 0 {
+				return nil, usagef("--version %d: a version is 0 or more", *version)
+			}
 			return []deltalog.Option{deltalog.AtVersion(*version)}, nil
 		}
 		if *ts != "" {

@@ -1,0 +1,84 @@
+package deltalog_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// TestMinimalProtocol: a new table gets the protocol Spark would give it:
+// legacy versions while every feature needed has one, else reader 3 /
+// writer 7 listing exactly the features needed, each once.
+func TestMinimalProtocol(t *testing.T) {
+	for _, c := range []struct {
+		ddl            string
+		props          map[string]string
+		reader, writer int
+		rf, wf         []string
+	}{
+		{"id long", nil, 1, 2, nil, nil},
+		{"id long", map[string]string{"delta.appendOnly": "true"}, 1, 2, nil, nil},
+		{"id long", map[string]string{"delta.appendOnly": "false"}, 1, 2, nil, nil},
+		{"id long", map[string]string{"delta.enableChangeDataFeed": "true"}, 1, 4, nil, nil},
+		{"id long", map[string]string{"delta.appendOnly": "true", "delta.enableChangeDataFeed": "true"}, 1, 4, nil, nil},
+		{"id long", map[string]string{"delta.enableDeletionVectors": "true"}, 3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}},
+		{"id long", map[string]string{"delta.enableDeletionVectors": "true", "delta.enableChangeDataFeed": "true"}, 3, 7,
+			[]string{"deletionVectors"}, []string{"changeDataFeed", "deletionVectors"}},
+		{"id long", map[string]string{"delta.appendOnly": "true", "delta.enableInCommitTimestamps": "true"}, 1, 7,
+			nil, []string{"appendOnly", "inCommitTimestamp"}},
+		{"id long, t timestamp_ntz", map[string]string{"delta.appendOnly": "true"}, 3, 7,
+			[]string{"timestampNtz"}, []string{"appendOnly", "timestampNtz"}},
+	} {
+		schema, err := actions.ParseDDL(c.ddl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := deltalog.MinimalProtocol(&actions.Metadata{Configuration: c.props}, schema)
+		rf, wf := slices.Sorted(slices.Values(p.ReaderFeatures)), slices.Sorted(slices.Values(p.WriterFeatures))
+		if p.MinReaderVersion != c.reader || p.MinWriterVersion != c.writer || !slices.Equal(rf, c.rf) || !slices.Equal(wf, c.wf) {
+			t.Errorf("%s %v: protocol (%d, %d) %v %v, want (%d, %d) %v %v", c.ddl, c.props,
+				p.MinReaderVersion, p.MinWriterVersion, rf, wf, c.reader, c.writer, c.rf, c.wf)
+		}
+	}
+}
+
+// TestCreateRefuses: properties Spark refuses, features lakelog cannot
+// write yet, and a table without a data column are errors at create.
+func TestCreateRefuses(t *testing.T) {
+	for _, c := range []struct {
+		ddl   string
+		parts []string
+		props map[string]string
+		want  string
+		is    error
+	}{
+		{"id long", nil, map[string]string{"delta.appendOnyl": "true"}, `unknown table property "delta.appendOnyl"`, nil},
+		{"id long", nil, map[string]string{"delta.columnMapping.mode": "name"}, "does not write column-mapped tables", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "supported"}, "delta.feature.*", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
+		{"p string, q int", []string{"p", "q"}, nil, "every column is a partition column", nil},
+	} {
+		schema, err := actions.ParseDDL(c.ddl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := actions.SchemaString(schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = deltalog.Create(objstore.NewMem(), "t", &actions.Metadata{SchemaString: s, PartitionColumns: c.parts, Configuration: c.props})
+		if err == nil || !strings.Contains(err.Error(), c.want) || (c.is != nil && !errors.Is(err, c.is)) {
+			t.Errorf("create %s %v %v: %v; want an error mentioning %q", c.ddl, c.parts, c.props, err, c.want)
+		}
+	}
+	// User properties outside delta. are kept as given.
+	s, _ := actions.SchemaString(&actions.StructType{Fields: []*actions.StructField{{Name: "id", Type: actions.TypeLong, Nullable: true}}})
+	if _, err := deltalog.Create(objstore.NewMem(), "t", &actions.Metadata{SchemaString: s, Configuration: map[string]string{"owner": "me", "delta.appendOnly": "true"}}); err != nil {
+		t.Errorf("create with a user property: %v", err)
+	}
+}
