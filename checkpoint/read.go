@@ -28,7 +28,7 @@ import (
 // It is terminal for that checkpoint; the log should fall back to an older
 // checkpoint or to the JSON commits. Errors of the store itself (network,
 // permissions) and of the context do not wrap it: they are worth a retry.
-var ErrCorrupt = errors.New("checkpoint: corrupt or incomplete checkpoint")
+var ErrCorrupt = errors.New("corrupt or incomplete")
 
 // corrupt wraps err as a corrupt-checkpoint error about key.
 func corrupt(key string, err error) error {

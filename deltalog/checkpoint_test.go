@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/checkpoint"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 )
@@ -351,5 +352,48 @@ func TestCommitsAfterCheckpointRemoveItsFiles(t *testing.T) {
 	}
 	if !slices.Equal(tomb, []string{"f000003.parquet"}) {
 		t.Fatalf("tombstones %v", tomb)
+	}
+}
+
+// TestUnreadableCheckpointIsNamed: when the only checkpoint that could
+// serve is unreadable and the commits before it were cleaned up, the
+// error names that checkpoint and why it failed, not only that no
+// checkpoint serves.
+func TestUnreadableCheckpointIsNamed(t *testing.T) {
+	ctx := context.Background()
+	st := objstore.NewMem()
+	createTable(t, st, nil)
+	for i := range 4 {
+		appendFiles(t, st, fmt.Sprintf("f%d", i))
+	}
+	if _, err := open(t, st, deltalog.AtVersion(3)).Checkpoint(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	for v := range int64(3) {
+		if err := st.Delete(ctx, "_delta_log/"+deltalog.CommitName(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := "_delta_log/00000000000000000003.checkpoint.parquet"
+	if err := st.Put(ctx, key, strings.NewReader("not parquet"), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := deltalog.Open(ctx, st, "")
+	if err == nil || !strings.Contains(err.Error(), "checkpoint of version 3 is unreadable") || !strings.Contains(err.Error(), key) || !errors.Is(err, checkpoint.ErrCorrupt) {
+		t.Fatalf("open with an unreadable checkpoint and no older commits: %v", err)
+	}
+}
+
+// TestErrorsNameTheTable: messages name the table as the user would
+// (the store's location), not "the store root".
+func TestErrorsNameTheTable(t *testing.T) {
+	dir := t.TempDir()
+	st, err := objstore.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = deltalog.Open(context.Background(), st, "")
+	if !errors.Is(err, deltalog.ErrNotTable) || !strings.Contains(err.Error(), dir+" is not a Delta table") {
+		t.Fatalf("open of an empty folder: %v", err)
 	}
 }

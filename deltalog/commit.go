@@ -525,7 +525,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		if attempt > tx.cfg.maxAttempts {
-			return nil, fmt.Errorf("deltalog: commit to %s: %w (%d)", displayRoot(tx.root), ErrTooManyAttempts, tx.cfg.maxAttempts)
+			return nil, fmt.Errorf("deltalog: commit to %s: %w (%d)", tx.display(), ErrTooManyAttempts, tx.cfg.maxAttempts)
 		}
 		body, err := tx.encode(version, txnID, lastICT)
 		if err != nil {
@@ -541,7 +541,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			// again: ErrExists then tells us, by txnId, whose it is.
 			ioFailures++
 			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil {
-				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, displayRoot(tx.root), ErrCommitUnknown, err)}
+				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, tx.display(), ErrCommitUnknown, err)}
 			}
 			attempt--
 			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
@@ -556,7 +556,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			// Whose commit it is stays unknown until it can be read.
 			ioFailures++
 			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil || errors.Is(rerr, ErrLogCorrupt) {
-				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: read back: %w", version, displayRoot(tx.root), ErrCommitUnknown, rerr)}
+				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: read back: %w", version, tx.display(), ErrCommitUnknown, rerr)}
 			}
 			attempt--
 			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
@@ -568,7 +568,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			return result(version, attempt, body, false)
 		}
 		if tx.readVersion < 0 {
-			return nil, fmt.Errorf("deltalog: create %s: %w (version 0 exists)", displayRoot(tx.root), ErrTableExists)
+			return nil, fmt.Errorf("deltalog: create %s: %w (version 0 exists)", tx.display(), ErrTableExists)
 		}
 		// Catch up: on a busy table more commits may have landed after
 		// this one. Check every winner, then aim past the newest, so that
@@ -646,12 +646,12 @@ func (tx *Transaction) validate() error {
 		}
 	}
 	if err := checkWritable(p, md, schema); err != nil {
-		return fmt.Errorf("deltalog: commit to %s: %w", displayRoot(tx.root), err)
+		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
 	if tableFlag(md, "delta.appendOnly") {
 		for _, a := range tx.acts {
 			if a.Remove != nil && a.Remove.DataChange {
-				return fmt.Errorf("deltalog: commit to %s: table is append-only (delta.appendOnly=true): cannot remove %s", displayRoot(tx.root), a.Remove.Path)
+				return fmt.Errorf("deltalog: commit to %s: table is append-only (delta.appendOnly=true): cannot remove %s", tx.display(), a.Remove.Path)
 			}
 		}
 	}

@@ -103,7 +103,7 @@ func TestCreateCommitReplay(t *testing.T) {
 		t.Fatalf("version 3: %v", err)
 	}
 	// commitInfo is written as Spark writes it, and history reads it back.
-	h, err := deltalog.History(ctx, st, "", 0)
+	h, err := deltalog.History(ctx, st, "", -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +165,24 @@ func TestCorruptCommitLineNamed(t *testing.T) {
 	var le *actions.LineError
 	if !errors.As(err, &le) || le.Line != 2 || !strings.Contains(err.Error(), "_delta_log/00000000000000000001.json") || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("error does not name file and line: %v", err)
+	}
+}
+
+// TestEmptyCommitIsCorrupt: a 0-byte (or blank) commit file is refused,
+// naming it, rather than replayed as a version that did nothing.
+func TestEmptyCommitIsCorrupt(t *testing.T) {
+	ctx := context.Background()
+	for _, body := range []string{"", "\n  \n"} {
+		st := objstore.NewMem()
+		createTable(t, st, nil)
+		appendFiles(t, st, "a")
+		if err := st.Put(ctx, "_delta_log/00000000000000000002.json", strings.NewReader(body), objstore.PutOptions{IfAbsent: true}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := deltalog.Open(ctx, st, "")
+		if !errors.Is(err, deltalog.ErrLogCorrupt) || !strings.Contains(err.Error(), "00000000000000000002.json") || !strings.Contains(err.Error(), "empty commit file") {
+			t.Errorf("open with an empty commit %q: %v", body, err)
+		}
 	}
 }
 
@@ -474,7 +492,7 @@ func TestInCommitTimestamps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, err := deltalog.History(ctx, st, "", 0)
+	h, err := deltalog.History(ctx, st, "", -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,11 +21,16 @@ type CommitEntry struct {
 	Timestamp time.Time
 	// Info is the version's commitInfo, or nil when the writer wrote none.
 	Info *actions.CommitInfo
+	// Missing is set for a version inside the log's range whose commit
+	// file is not there (a corrupt log); Timestamp and Info are then zero.
+	Missing bool
 }
 
-// History returns the table's commits, newest first; limit > 0 keeps only
-// the newest limit. Versions whose commit files were cleaned up are not
-// listed.
+// History returns the table's commits, newest first; limit >= 0 keeps
+// only the newest limit versions, a negative limit keeps all. Versions
+// whose commit files were cleaned up (older than the oldest commit kept)
+// are not listed; a version missing between two commits is listed with
+// Missing set.
 func History(ctx context.Context, store objstore.Store, root string, limit int) ([]CommitEntry, error) {
 	t := newTable(store, root)
 	l, err := t.list(ctx, -1)
@@ -33,23 +38,42 @@ func History(ctx context.Context, store objstore.Store, root string, limit int) 
 		return nil, err
 	}
 	if l.maxVersion < 0 {
-		return nil, &notTableError{root: t.root}
+		return nil, &notTableError{table: t.display()}
+	}
+	if err := t.fillListingGaps(ctx, l); err != nil {
+		return nil, err
 	}
 	times, err := t.commitTimestamps(ctx, l)
 	if err != nil {
 		return nil, err
 	}
-	versions := make([]int64, 0, len(l.commits))
+	oldest := int64(-1)
 	for v := range l.commits {
-		versions = append(versions, v)
+		if oldest < 0 || v < oldest {
+			oldest = v
+		}
 	}
-	sort.Slice(versions, func(i, j int) bool { return versions[i] > versions[j] })
-	if limit > 0 && len(versions) > limit {
+	var versions []int64
+	if oldest >= 0 {
+		for v := l.maxVersion; v >= oldest; v-- {
+			_, commit := l.commits[v]
+			_, checkpoint := l.checkpoints[v]
+			if commit || !checkpoint {
+				versions = append(versions, v)
+			}
+		}
+	}
+	if limit >= 0 && len(versions) > limit {
 		versions = versions[:limit]
 	}
 	out := make([]CommitEntry, 0, len(versions))
 	for _, v := range versions {
-		ci, err := t.readCommitInfo(ctx, l.commits[v])
+		f, ok := l.commits[v]
+		if !ok {
+			out = append(out, CommitEntry{Version: v, Missing: true})
+			continue
+		}
+		ci, err := t.readCommitInfo(ctx, f)
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +88,9 @@ func (t *table) readCommitInfo(ctx context.Context, f logFile) (*actions.CommitI
 	b, err := t.store.Get(ctx, f.Key)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: read %s: %w", f.Key, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("deltalog: %w: %s: empty commit file (%d bytes, no actions)", ErrLogCorrupt, f.Key, len(b))
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<30)
@@ -129,7 +156,7 @@ func (t *table) versionAt(ctx context.Context, ts time.Time) (int64, error) {
 		return 0, err
 	}
 	if l.maxVersion < 0 {
-		return 0, &notTableError{root: t.root}
+		return 0, &notTableError{table: t.display()}
 	}
 	times, err := t.commitTimestamps(ctx, l)
 	if err != nil {
@@ -165,7 +192,7 @@ func (t *table) versionAt(ctx context.Context, ts time.Time) (int64, error) {
 	}
 	switch {
 	case firstV < 0:
-		return 0, fmt.Errorf("deltalog: %w: no reconstructable version in %s", ErrVersionNotFound, displayRoot(t.root))
+		return 0, fmt.Errorf("deltalog: %w: no reconstructable version in %s", ErrVersionNotFound, t.display())
 	case ts.Before(first):
 		return 0, fmt.Errorf("deltalog: %w: timestamp %s is before the earliest available version %d (%s)", ErrVersionNotFound, ts.UTC().Format(time.RFC3339Nano), firstV, first.UTC().Format(time.RFC3339Nano))
 	case ts.After(last) && lastV < l.maxVersion:

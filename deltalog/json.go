@@ -35,7 +35,6 @@ func usesType(t actions.DataType, want actions.PrimitiveType) bool {
 	return false
 }
 
-
 // tableFlag reads a boolean table property. A malformed value reads as the
 // default here; writers validate properties before committing them
 // (checkProperties), so only foreign tables can hold one.

@@ -99,7 +99,7 @@ func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, er
 // failure leaves the table as it was (readers use the previous checkpoint).
 func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.LastCheckpoint, error) {
 	if s.protocol.HasWriterFeature(actions.FeatureV2Checkpoint) {
-		return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint of %s: %w: writing V2 checkpoints", displayRoot(s.root), ErrUnsupportedFeature)
+		return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint of %s: %w: writing V2 checkpoints", s.display(), ErrUnsupportedFeature)
 	}
 	if err := s.LoadStats(ctx); err != nil {
 		return checkpoint.LastCheckpoint{}, err
@@ -113,7 +113,7 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	}
 	lc, err := checkpoint.Write(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now), opts...)
 	if err != nil {
-		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, displayRoot(s.root), err)
+		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, s.display(), err)
 	}
 	// A newer checkpoint may have been written meanwhile; never move the
 	// hint backwards.
@@ -121,7 +121,7 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 		return lc, nil
 	}
 	if err := checkpoint.WriteLast(ctx, s.store, s.logDir(), lc); err != nil {
-		return lc, fmt.Errorf("deltalog: write _last_checkpoint of %s: %w", displayRoot(s.root), err)
+		return lc, fmt.Errorf("deltalog: write _last_checkpoint of %s: %w", s.display(), err)
 	}
 	return lc, nil
 }

@@ -129,19 +129,22 @@ type segment struct {
 }
 
 // errNotDelta is wrapped when the folder has no Delta log.
-type notTableError struct{ root string }
+type notTableError struct{ table string }
 
 func (e *notTableError) Error() string {
-	return fmt.Sprintf("deltalog: %s is not a Delta table (no commits in %s)", displayRoot(e.root), LogDir)
+	return fmt.Sprintf("deltalog: %s is not a Delta table (no commits in %s)", e.table, LogDir)
 }
 
 func (e *notTableError) Is(target error) bool { return target == ErrNotTable }
 
-func displayRoot(root string) string {
-	if root == "" {
-		return "the store root"
+// display names the table for messages: where its store is (as the user
+// would write it) and the root inside it.
+func (t table) display() string {
+	loc := strings.TrimSuffix(objstore.Location(t.store), "/")
+	if t.root == "" {
+		return loc
 	}
-	return strings.TrimSuffix(root, "/")
+	return loc + "/" + strings.TrimSuffix(t.root, "/")
 }
 
 // buildSegment picks the files for version target (-1: the latest), with a
@@ -163,7 +166,7 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 		}
 	}
 	if l.maxVersion < 0 {
-		return nil, nil, &notTableError{root: t.root}
+		return nil, nil, &notTableError{table: t.display()}
 	}
 	// A listing is not a snapshot of the folder: one that ran while a
 	// writer committed can show version n+1 but miss version n (ext4's
@@ -213,18 +216,9 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 			if seg.Checkpoint == nil && v == 0 && l.minVersion > 0 {
 				return nil, nil, fmt.Errorf("deltalog: %w: cannot reconstruct version %d: the log starts at version %d and has no checkpoint at or before it", ErrVersionNotFound, target, l.minVersion)
 			}
-			return nil, nil, fmt.Errorf("deltalog: %w: version %d is missing from %s (needed for version %d)", ErrLogCorrupt, v, displayRoot(t.root), target)
+			return nil, nil, fmt.Errorf("deltalog: %w: version %d is missing from %s (needed for version %d)", ErrLogCorrupt, v, t.display(), target)
 		}
 		seg.Commits = append(seg.Commits, f)
-	}
-	// Commits after the target must also be contiguous, or a later read
-	// would silently stop at a gap: Spark rejects such a log too.
-	for v := target + 1; v <= latest; v++ {
-		if _, ok := l.commits[v]; !ok {
-			if _, ok := l.checkpoints[v]; !ok {
-				return nil, nil, fmt.Errorf("deltalog: %w: versions not contiguous: version %d is missing (latest %d)", ErrLogCorrupt, v, latest)
-			}
-		}
 	}
 	return seg, l, nil
 }

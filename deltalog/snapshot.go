@@ -1,6 +1,7 @@
 package deltalog
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -95,14 +96,24 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 		cfg.version = v
 	}
 	maxCP := cfg.maxCheckpnt
+	var broken error // the newest checkpoint that could not be read, if any
 	for {
 		seg, _, err := t.buildSegment(ctx, cfg.version, maxCP)
 		if err != nil {
+			if broken != nil {
+				// Say why the checkpoint that would have served was passed
+				// over, not only that nothing older serves.
+				return nil, fmt.Errorf("%w; %w", broken, err)
+			}
 			return nil, err
 		}
 		s, err := t.replay(ctx, seg)
-		if err != nil && seg.Checkpoint != nil && errors.Is(err, errCheckpointUnreadable) {
+		var ce *checkpointError
+		if err != nil && seg.Checkpoint != nil && errors.As(err, &ce) {
 			// A checkpoint a crash left broken: use an older one, or none.
+			if broken == nil {
+				broken = err
+			}
 			maxCP = seg.Checkpoint.Version - 1 // -1: replay from version 0
 			continue
 		}
@@ -111,15 +122,25 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 		}
 		if !cfg.skipGate {
 			if err := checkReadable(s.protocol); err != nil {
-				return nil, fmt.Errorf("deltalog: %s: %w", displayRoot(t.root), err)
+				return nil, fmt.Errorf("deltalog: %s: %w", t.display(), err)
 			}
 		}
 		return s, nil
 	}
 }
 
-// errCheckpointUnreadable marks a checkpoint that could not be read.
-var errCheckpointUnreadable = errors.New("checkpoint unreadable")
+// checkpointError is a checkpoint that could not be read: the snapshot
+// falls back to an older checkpoint or to the commits.
+type checkpointError struct {
+	version int64
+	err     error
+}
+
+func (e *checkpointError) Error() string {
+	return fmt.Sprintf("deltalog: the checkpoint of version %d is unreadable: %v", e.version, e.err)
+}
+
+func (e *checkpointError) Unwrap() error { return e.err }
 
 // fileKey is the identity of a file action: its canonical path and its
 // deletion vector's unique id (PROTOCOL.md: add and remove are keyed by
@@ -315,14 +336,14 @@ func stateOf(s *Snapshot) *state {
 // time is modTime (zero when unknown).
 func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, error) {
 	if st.protocol == nil {
-		return nil, fmt.Errorf("deltalog: %w: no protocol action up to version %d of %s", ErrLogCorrupt, version, displayRoot(t.root))
+		return nil, fmt.Errorf("deltalog: %w: no protocol action up to version %d of %s", ErrLogCorrupt, version, t.display())
 	}
 	if st.metadata == nil {
-		return nil, fmt.Errorf("deltalog: %w: no metaData action up to version %d of %s", ErrLogCorrupt, version, displayRoot(t.root))
+		return nil, fmt.Errorf("deltalog: %w: no metaData action up to version %d of %s", ErrLogCorrupt, version, t.display())
 	}
 	schema, err := st.metadata.Schema()
 	if err != nil {
-		return nil, fmt.Errorf("deltalog: version %d of %s: %w", version, displayRoot(t.root), err)
+		return nil, fmt.Errorf("deltalog: version %d of %s: %w", version, t.display(), err)
 	}
 	s := &Snapshot{
 		table:    t,
@@ -376,7 +397,7 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 	if cp := seg.Checkpoint; cp != nil {
 		for a, err := range readCheckpoint(ctx, t.store, cp) {
 			if err != nil {
-				return nil, fmt.Errorf("deltalog: read checkpoint %d: %w: %w", cp.Version, errCheckpointUnreadable, err)
+				return nil, &checkpointError{version: cp.Version, err: err}
 			}
 			st.applyCheckpoint(&a)
 		}
@@ -418,6 +439,11 @@ func (t *table) readCommit(ctx context.Context, f logFile) ([]actions.Action, er
 	b, err := t.store.Get(ctx, f.Key)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: read %s: %w", f.Key, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		// No engine writes an empty commit; replaying one as "no actions"
+		// would silently lose what that version did.
+		return nil, fmt.Errorf("deltalog: %w: %s: empty commit file (%d bytes, no actions)", ErrLogCorrupt, f.Key, len(b))
 	}
 	as, err := actions.ParseCommitBytes(b)
 	if err != nil {

@@ -106,3 +106,6 @@ func (c *CountingStore) List(ctx context.Context, prefix, startAfter string) ite
 		}
 	}
 }
+
+// Location implements [Locator]: the wrapped store's.
+func (c *CountingStore) Location() string { return Location(c.inner) }

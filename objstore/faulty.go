@@ -307,3 +307,6 @@ func Times(n int, inj Injector) Injector {
 		return before, after
 	})
 }
+
+// Location implements [Locator]: the wrapped store's.
+func (f *FaultyStore) Location() string { return Location(f.inner) }

@@ -72,6 +72,9 @@ type Local struct {
 
 var _ RandomAccess = (*Local)(nil)
 
+// Location implements [Locator]: the folder's path.
+func (l *Local) Location() string { return l.root }
+
 // NewLocal returns a store rooted at the folder root, which need not exist
 // yet: Put creates folders as needed. A relative root is made absolute.
 func NewLocal(root string) (*Local, error) {

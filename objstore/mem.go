@@ -35,6 +35,9 @@ type memObject struct {
 
 var _ RandomAccess = (*Mem)(nil)
 
+// Location implements [Locator].
+func (m *Mem) Location() string { return "mem://" }
+
 // NewMem returns an empty in-memory store.
 func NewMem() *Mem {
 	m := &Mem{}

@@ -3,6 +3,7 @@ package objstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"time"
@@ -54,6 +55,21 @@ type Store interface {
 	// strictly after startAfter, in byte order of their keys. Iteration
 	// stops at the first error, which is yielded with a zero ObjectInfo.
 	List(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error]
+}
+
+// Locator is implemented by stores that can name where they are, as a
+// user would write it (a path, s3://bucket/prefix, ...), for messages.
+type Locator interface {
+	Location() string
+}
+
+// Location names where s is: its Location when it implements Locator,
+// else its type.
+func Location(s Store) string {
+	if l, ok := s.(Locator); ok {
+		return l.Location()
+	}
+	return fmt.Sprintf("a %T", s)
 }
 
 // Op names a store operation, for fault injection and counting.

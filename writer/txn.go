@@ -3,6 +3,7 @@ package writer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -19,12 +20,19 @@ import (
 	"github.com/lakelog/lakelog/reader"
 )
 
+// ErrEmptyInput is returned by Append when the input holds no rows and
+// there is nothing else to commit (no new columns, no app transaction):
+// no version is committed for it. It is an outcome, not a failure.
+var ErrEmptyInput = errors.New("writer: the input holds no rows; nothing was committed")
+
 // Append writes batches as new data files and commits them on top of
 // snap: Spark's df.write.mode("append"). The commit is a blind append
 // (it reads nothing), so it rebases over concurrent commits that do not
 // change the table's metadata or protocol. With WithMergeSchema the commit
 // also widens the schema. Nothing is committed when the input does not fit
-// the schema (a *SchemaError) or any write fails.
+// the schema (a *SchemaError) or any write fails, nor for an input without
+// rows (ErrEmptyInput) unless it widens the schema or carries an app
+// transaction, whose version an empty batch must still record.
 func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -36,6 +44,9 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
 	if err != nil {
 		return nil, err
+	}
+	if wr.NumRows == 0 && len(wr.Adds) == 0 && !wr.SchemaChanged && !cfg.hasAppTxn {
+		return nil, ErrEmptyInput
 	}
 	tx := snap.NewTransaction(cfg.txnOpts...)
 	params := map[string]any{"mode": "Append", "partitionBy": jsonText(snap.PartitionColumns())}

@@ -206,6 +206,30 @@ func TestAppTransaction(t *testing.T) {
 	}
 }
 
+// TestAppendOfNoRows: an empty input commits nothing (ErrEmptyInput),
+// except that an app transaction is still recorded, so that an ingestor's
+// empty batch counts as applied.
+func TestAppendOfNoRows(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	createTable(t, store, "id long", nil)
+	snap := openTable(t, store)
+	_, err := writer.Append(ctx, snap, batches(t))
+	if !errors.Is(err, writer.ErrEmptyInput) {
+		t.Fatalf("append of no rows: %v, want ErrEmptyInput", err)
+	}
+	if v := openTable(t, store).Version(); v != snap.Version() {
+		t.Fatalf("append of no rows committed version %d", v)
+	}
+	res, err := writer.Append(ctx, snap, batches(t), writer.WithAppTransaction("ingest", 3))
+	if err != nil {
+		t.Fatalf("append of no rows with an app transaction: %v", err)
+	}
+	if v, ok := openTable(t, store).TxnVersion("ingest"); !ok || v != 3 || res.Version != snap.Version()+1 {
+		t.Errorf("after an empty batch with txn (ingest, 3): version %d, txn %d %v", res.Version, v, ok)
+	}
+}
+
 func TestMergeSchema(t *testing.T) {
 	ctx := context.Background()
 	mem := checkedMem(t)

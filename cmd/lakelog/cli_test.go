@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -143,7 +144,8 @@ func TestQuickstart(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	for _, want := range []string{"created version 0", "committed as version 4", "CREATE TABLE", "lakelog count " + dir + "/orders --version 4\n   1000"} {
+	for _, want := range []string{"created version 0", "committed as version 4", "CREATE TABLE", "lakelog count " + dir + "/orders --version 4\n   1000",
+		"(files: 16 in the table;"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -191,5 +193,61 @@ func TestConflictExitCode(t *testing.T) {
 	code, _, errOut := lakelog(t, "test-conflict")
 	if code != exitConflict || !strings.Contains(errOut, "version 7") || !strings.Contains(errOut, "p=1/a.parquet") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestMissingCommitInTheMiddle: with a commit file gone from the middle of
+// the log, versions before the gap still read, the latest does not, and
+// history lists the missing version and fails.
+func TestMissingCommitInTheMiddle(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t")
+	ok(t, "create", table, "--schema", "id long")
+	for i := range 3 {
+		ok(t, "append", table, writeFile(t, dir, fmt.Sprintf("%d.jsonl", i), fmt.Sprintf("{\"id\": %d}\n", i)))
+	}
+	if err := os.Remove(filepath.Join(table, "_delta_log", "00000000000000000002.json")); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.TrimSpace(ok(t, "count", table, "--version", "1")); n != "1" {
+		t.Errorf("count --version 1 before the gap: %s, want 1", n)
+	}
+	if code, _, errOut := lakelog(t, "count", table); code != exitError || !strings.Contains(errOut, "version 2 is missing") {
+		t.Errorf("count of the latest version across the gap: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := lakelog(t, "history", table)
+	if code != exitError || !strings.Contains(out, "2  ") || !strings.Contains(out, "MISSING") || !strings.Contains(errOut, "version 2 is missing") {
+		t.Errorf("history across the gap: exit %d\nstdout:\n%s\nstderr: %s", code, out, errOut)
+	}
+	if got := len(lines(out)); got != 5 { // header, versions 3, 2 (missing), 1, 0
+		t.Errorf("history printed %d lines, want 5:\n%s", got, out)
+	}
+	if out := ok(t, "history", table, "--limit", "0", "--format", "jsonl"); out != "" {
+		t.Errorf("history --limit 0 printed %q, want nothing", out)
+	}
+}
+
+// TestHelp: CMD --help and lakelog help CMD list every flag with its
+// sentence and the exit codes; the help topics print; an unknown topic
+// is a usage error.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"scan", "--help"}, {"help", "scan"}} {
+		out := ok(t, args...)
+		for _, want := range []string{"usage: lakelog scan", "--where", "--columns", "--limit", "0 prints none", "--version", "--timestamp", "--format", "--sorted", "2 usage error"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("lakelog %s lacks %q:\n%s", strings.Join(args, " "), want, out)
+			}
+		}
+	}
+	for topic, want := range map[string]string{"predicates": "BETWEEN", "types": "timestamp_ntz", "time": "epoch milliseconds", "uris": "AWS_ENDPOINT_URL"} {
+		if out := ok(t, "help", topic); !strings.Contains(out, want) {
+			t.Errorf("help %s lacks %q", topic, want)
+		}
+	}
+	if code, _, _ := lakelog(t, "help", "nope"); code != exitUsage {
+		t.Errorf("help nope: exit %d, want %d", code, exitUsage)
+	}
+	if out := ok(t, "--help"); !strings.Contains(out, "lakelog help [predicates") || !strings.Contains(out, "exit codes") {
+		t.Errorf("--help:\n%s", out)
 	}
 }

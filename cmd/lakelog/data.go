@@ -86,6 +86,10 @@ func runAppend(ctx context.Context, e *env, args []string) error {
 		res, err = writer.Append(ctx, snap, src.batches(ctx), wopts...)
 	}
 	prog.stop()
+	if errors.Is(err, writer.ErrEmptyInput) {
+		fmt.Fprintf(e.stdout, "nothing to append: %s holds no rows; no version was committed\n", strings.Join(files, ", "))
+		return nil
+	}
 	if err != nil {
 		err = src.explain(err)
 		var ie *input.Error
@@ -327,7 +331,7 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	tt := timeTravelFlags(fs)
 	where := fs.String("where", "", "keep the rows for which the predicate is true")
 	columns := fs.String("columns", "", "print these columns, comma-separated, in this order")
-	limit := fs.Int64("limit", -1, "print at most N rows")
+	limit := fs.Int64("limit", -1, "print at most N rows (0 prints none; default: every row)")
 	format := fs.String("format", "table", "table, jsonl or csv")
 	sorted := fs.Bool("sorted", false, "sort the output lines by their bytes (holds the output in memory)")
 	pos, err := parseFlags(fs, args)

@@ -730,3 +730,17 @@ func TestCountPlansAsScan(t *testing.T) {
 		t.Errorf("count --where %q: %s, want 1 (as scan)", where, n)
 	}
 }
+
+// TestAppendEmptyFileCommitsNothing: appending a file without rows says
+// so and commits no version.
+func TestAppendEmptyFileCommitsNothing(t *testing.T) {
+	dir, table := newOrders(t)
+	before := tableVersion(t, table)
+	out := ok(t, "append", table, writeFile(t, dir, "empty.jsonl", ""))
+	if !strings.Contains(out, "nothing to append") {
+		t.Errorf("append of an empty file printed %q, want it to say nothing was appended", out)
+	}
+	if v := tableVersion(t, table); v != before {
+		t.Errorf("append of an empty file moved the table from version %d to %d", before, v)
+	}
+}

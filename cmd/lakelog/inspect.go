@@ -241,8 +241,8 @@ func printDescribe(e *env, uri string, s *deltalog.Snapshot, d description) erro
 
 func runHistory(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	limit := fs.Int("limit", 0, "show only the newest N versions")
-	format := fs.String("format", "table", "table or jsonl")
+	limit := fs.Int("limit", -1, "show only the newest N versions (0 shows none; default: every version)")
+	format := fs.String("format", "table", "table (for people) or jsonl (one JSON object per version)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -257,9 +257,18 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *limit < -1 {
+		return usagef("--limit %d: want a number of versions", *limit)
+	}
 	hist, err := deltalog.History(ctx, st, "", *limit)
 	if err != nil {
 		return err
+	}
+	var missing []string
+	for _, h := range hist {
+		if h.Missing {
+			missing = append(missing, strconv.FormatInt(h.Version, 10))
+		}
 	}
 	if *format == "jsonl" {
 		enc := json.NewEncoder(e.stdout)
@@ -269,19 +278,30 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 				return err
 			}
 		}
-		return nil
+	} else {
+		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "version\ttimestamp\toperation\tparameters\tmetrics")
+		for _, h := range hist {
+			r := historyRow(h)
+			if h.Missing {
+				fmt.Fprintf(w, "%d\t-\tMISSING: no commit file\t\t\n", r.Version)
+				continue
+			}
+			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", r.Version, r.Timestamp, r.Operation, compactMap(r.OperationParameters), compactMap(r.OperationMetrics))
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
-	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "version\ttimestamp\toperation\tparameters\tmetrics")
-	for _, h := range hist {
-		r := historyRow(h)
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", r.Version, r.Timestamp, r.Operation, compactMap(r.OperationParameters), compactMap(r.OperationMetrics))
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: %w: the commit file of version %s is missing; versions before it can still be read with --version", pos[0], deltalog.ErrLogCorrupt, strings.Join(missing, ", "))
 	}
-	return w.Flush()
+	return nil
 }
 
 type historyEntry struct {
 	Version             int64          `json:"version"`
+	Missing             bool           `json:"missing,omitempty"`
 	Timestamp           string         `json:"timestamp"`
 	Operation           string         `json:"operation"`
 	OperationParameters map[string]any `json:"operationParameters"`
@@ -295,6 +315,9 @@ type historyEntry struct {
 
 func historyRow(h deltalog.CommitEntry) historyEntry {
 	r := historyEntry{Version: h.Version, Timestamp: h.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z07:00"), OperationParameters: map[string]any{}, OperationMetrics: map[string]any{}}
+	if h.Missing {
+		r.Missing, r.Timestamp = true, ""
+	}
 	if ci := h.Info; ci != nil {
 		r.Operation = ci.Operation
 		if ci.OperationParameters != nil {

@@ -160,7 +160,14 @@ func runQuickstart(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	m := sc.Metrics()
-	say("   (files: %d in the table, %d pruned by partition, %d skipped by stats, %d read)\n", m.FilesConsidered, m.FilesPrunedByPartition, m.FilesSkippedByStats, m.FilesRead)
+	inTable := 0
+	for range latest.Files() {
+		inTable++
+	}
+	// With a limit, planning stops once enough rows are read: it may look
+	// at fewer files than the table has.
+	say("   (files: %d in the table; of the %d planning looked at before the limit was reached, %d pruned by partition, %d skipped by stats, %d read)\n",
+		inTable, m.FilesConsidered, m.FilesPrunedByPartition, m.FilesSkippedByStats, m.FilesRead)
 
 	say("== 5. Time travel: every version stays readable")
 	for _, v := range []int64{0, 1, latest.Version()} {

@@ -57,11 +57,14 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // run is the whole program: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
+		printUsage(stderr)
+		return exitUsage
+	case args[0] == "help":
+		return runHelp(ctx, e, args[1:])
+	case args[0] == "-h" || args[0] == "--help":
 		printUsage(stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
 		return exitOK
 	}
 	v, ok := verbs[args[0]]
@@ -72,14 +75,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	err := v.run(ctx, e, args[1:])
 	var ue *usageError
+	var hr *helpRequest
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &hr):
+		printVerbHelp(stdout, args[0], v, hr.fs)
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintf(stdout, "usage: lakelog %s\n", v.usage)
+		printVerbHelp(stdout, args[0], v, nil)
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "lakelog %s: %v\nusage: lakelog %s\n", args[0], err, v.usage)
+		fmt.Fprintf(stderr, "lakelog %s: %v\nusage: lakelog %s\n(lakelog %s --help lists every flag)\n", args[0], err, v.usage, args[0])
 		return exitUsage
 	case errors.Is(err, conflict.ErrConflict):
 		fmt.Fprintf(stderr, "lakelog %s: %v\n", args[0], err)
@@ -101,7 +108,10 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  lakelog %s\n", verbs[n].usage)
 	}
-	fmt.Fprintln(w, "\nTABLE is a path, file://, s3://bucket/prefix, gs://bucket/prefix or az://container/prefix.")
+	fmt.Fprintln(w, "  lakelog help [predicates|types|time|uris|COMMAND]")
+	fmt.Fprintln(w, "\nTABLE is a path, file://, s3://bucket/prefix, gs://bucket/prefix or az://container/prefix (lakelog help uris).")
+	fmt.Fprintln(w, "lakelog COMMAND --help lists the command's flags.")
+	fmt.Fprintln(w, exitCodesText)
 }
 
 // parseFlags parses a verb's flags, allowing them before or after the
@@ -112,7 +122,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, &helpRequest{fs: fs}
 			}
 			return nil, usagef("%v", err)
 		}

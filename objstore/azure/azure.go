@@ -63,6 +63,11 @@ type Store struct {
 
 var _ objstore.Store = (*Store)(nil)
 
+// Location implements [objstore.Locator]: az://container/prefix.
+func (s *Store) Location() string {
+	return "az://" + s.name + "/" + strings.TrimSuffix(s.root.String(), "/")
+}
+
 // Option configures New.
 type Option func(*options)
 

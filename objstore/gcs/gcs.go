@@ -47,6 +47,11 @@ type Store struct {
 
 var _ objstore.Store = (*Store)(nil)
 
+// Location implements [objstore.Locator]: gs://bucket/prefix.
+func (s *Store) Location() string {
+	return "gs://" + s.name + "/" + strings.TrimSuffix(s.root.String(), "/")
+}
+
 // Option configures New.
 type Option func(*options)
 

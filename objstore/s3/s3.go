@@ -60,6 +60,11 @@ type Store struct {
 
 var _ objstore.Store = (*Store)(nil)
 
+// Location implements [objstore.Locator]: s3://bucket/prefix.
+func (s *Store) Location() string {
+	return "s3://" + s.bucket + "/" + strings.TrimSuffix(s.root.String(), "/")
+}
+
 // Option configures New.
 type Option func(*options)
 
