@@ -152,3 +152,27 @@ func itoa(v int64) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// RemoveOf is the remove action that retires the active file a, as Spark
+// writes it: at deletionTimestamp (Unix milliseconds), with dataChange
+// (false for a rearrangement such as OPTIMIZE), and with the extended file
+// metadata (partition values, size, stats, tags) and a's deletion vector
+// and row-tracking fields, so that a reader of the remove needs nothing
+// else.
+func RemoveOf(a *Add, deletionTimestamp int64, dataChange bool) *Remove {
+	ext := true
+	size := a.Size
+	return &Remove{
+		Path:                    a.Path,
+		DeletionTimestamp:       &deletionTimestamp,
+		DataChange:              dataChange,
+		ExtendedFileMetadata:    &ext,
+		PartitionValues:         a.PartitionValues,
+		Size:                    &size,
+		Stats:                   a.Stats,
+		Tags:                    a.Tags,
+		DeletionVector:          a.DeletionVector,
+		BaseRowID:               a.BaseRowID,
+		DefaultRowCommitVersion: a.DefaultRowCommitVersion,
+	}
+}

@@ -1,8 +1,10 @@
 package actions
 
 import (
+	"bytes"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -112,4 +114,54 @@ func decimal128At(d Decimal, scale int) (decimal128.Num, error) {
 		return decimal128.Num{}, fmt.Errorf("actions: decimal %s has more than %d digits", d, MaxDecimalPrecision)
 	}
 	return decimal128.FromBigInt(u), nil
+}
+
+// ArrowValue reads row i of arr, an array of a Delta type's Arrow form
+// (ArrowType; string and binary also in their large and view forms), as
+// the Go value values.go gives that type: nil for NULL. Strings and bytes
+// are copied, so the value outlives the array. ok is false for an array
+// of another type. It is AppendArrowValue's inverse, and the one reader of
+// Arrow values into Go values.
+func ArrowValue(arr arrow.Array, i int) (v any, ok bool) {
+	if arr.IsNull(i) {
+		return nil, true
+	}
+	switch a := arr.(type) {
+	case *array.Boolean:
+		return a.Value(i), true
+	case *array.Int8:
+		return a.Value(i), true
+	case *array.Int16:
+		return a.Value(i), true
+	case *array.Int32:
+		return a.Value(i), true
+	case *array.Int64:
+		return a.Value(i), true
+	case *array.Float32:
+		return a.Value(i), true
+	case *array.Float64:
+		return a.Value(i), true
+	case *array.String:
+		return strings.Clone(a.Value(i)), true
+	case *array.LargeString:
+		return strings.Clone(a.Value(i)), true
+	case *array.StringView:
+		return strings.Clone(a.Value(i)), true
+	case *array.Binary:
+		return bytes.Clone(a.Value(i)), true
+	case *array.LargeBinary:
+		return bytes.Clone(a.Value(i)), true
+	case *array.BinaryView:
+		return bytes.Clone(a.Value(i)), true
+	case *array.Date32:
+		return Date(a.Value(i)), true
+	case *array.Timestamp:
+		if a.DataType().(*arrow.TimestampType).TimeZone == "" {
+			return TimestampNTZ(a.Value(i)), true
+		}
+		return Timestamp(a.Value(i)), true
+	case *array.Decimal128:
+		return Decimal{Unscaled: a.Value(i).BigInt(), Scale: int(a.DataType().(*arrow.Decimal128Type).Scale)}, true
+	}
+	return nil, false
 }

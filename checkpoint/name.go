@@ -3,8 +3,9 @@ package checkpoint
 import (
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
+
+	"github.com/lakelog/lakelog/actions"
 )
 
 // Part is one checkpoint file to read: its store key and, when the caller
@@ -33,83 +34,23 @@ type fileName struct {
 	json           bool // a UUID-named checkpoint in JSON
 }
 
-// parseName parses the base name of a checkpoint file. It accepts the three
-// naming schemes of the protocol and nothing else.
+// parseName parses the base name of a checkpoint file (through
+// actions.ParseLogPath, the one parser of log file names). It accepts the
+// three naming schemes of the protocol and nothing else.
 func parseName(name string) (fileName, bool) {
-	dot := strings.IndexByte(name, '.')
-	if dot != 20 {
-		return fileName{}, false
-	}
-	v, ok := parseDigits(name[:dot])
+	p, ok := actions.ParseLogPath(name)
 	if !ok {
 		return fileName{}, false
 	}
-	rest, ok := strings.CutPrefix(name[dot:], ".checkpoint.")
-	if !ok {
-		return fileName{}, false
+	switch p.Type {
+	case actions.LogCheckpoint:
+		return fileName{version: p.Version, kind: kindClassic}, true
+	case actions.LogMultiPartCheckpoint:
+		return fileName{version: p.Version, kind: kindMultiPart, part: p.Part, numParts: p.NumParts}, true
+	case actions.LogUUIDCheckpoint:
+		return fileName{version: p.Version, kind: kindUUID, json: p.Ext == "json"}, true
 	}
-	f := fileName{version: v}
-	if rest == "parquet" {
-		f.kind = kindClassic
-		return f, true
-	}
-	switch {
-	case strings.HasSuffix(rest, ".parquet"):
-		rest = strings.TrimSuffix(rest, ".parquet")
-	case strings.HasSuffix(rest, ".json"):
-		rest = strings.TrimSuffix(rest, ".json")
-		f.json = true
-	default:
-		return fileName{}, false
-	}
-	if i, n, ok := strings.Cut(rest, "."); ok && !f.json && len(i) == 10 && len(n) == 10 {
-		part, ok1 := parseDigits(i)
-		num, ok2 := parseDigits(n)
-		if !ok1 || !ok2 || part < 1 || part > num || num > 1<<31-1 {
-			return fileName{}, false
-		}
-		f.kind, f.part, f.numParts = kindMultiPart, int(part), int(num)
-		return f, true
-	}
-	if !isUUID(rest) {
-		return fileName{}, false
-	}
-	f.kind = kindUUID
-	return f, true
-}
-
-func parseDigits(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	return v, err == nil
-}
-
-// isUUID reports whether s has the 8-4-4-4-12 hex form of a UUID.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
+	return fileName{}, false
 }
 
 // baseName is the last segment of a store key.
@@ -137,12 +78,12 @@ func joinKey(dir, name string) string {
 }
 
 // ClassicName is the file name of the classic checkpoint of version v.
-func ClassicName(v int64) string { return fmt.Sprintf("%020d.checkpoint.parquet", v) }
+func ClassicName(v int64) string { return actions.CheckpointName(v) }
 
 // MultiPartName is the file name of part (1-based) of numParts of the
 // multi-part checkpoint of version v.
 func MultiPartName(v int64, part, numParts int) string {
-	return fmt.Sprintf("%020d.checkpoint.%010d.%010d.parquet", v, part, numParts)
+	return actions.MultiPartCheckpointName(v, part, numParts)
 }
 
 // sidecarKey resolves the path of a sidecar action against the log folder
@@ -161,7 +102,7 @@ func sidecarKey(checkpointKey, p string) (string, error) {
 		}
 		rel = file
 	}
-	dec, err := unescapePath(rel)
+	dec, err := actions.UnescapePath(rel)
 	if err != nil {
 		return "", fmt.Errorf("sidecar path %q: %w", p, err)
 	}
@@ -169,28 +110,4 @@ func sidecarKey(checkpointKey, p string) (string, error) {
 		return "", fmt.Errorf("sidecar path %q is outside _delta_log/_sidecars", p)
 	}
 	return dirOf(checkpointKey) + "_sidecars/" + dec, nil
-}
-
-// unescapePath decodes %XX escapes (and leaves '+' alone, as paths do).
-func unescapePath(s string) (string, error) {
-	if !strings.Contains(s, "%") {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+2 >= len(s) {
-			return "", fmt.Errorf("bad escape at %d", i)
-		}
-		v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-		if err != nil {
-			return "", fmt.Errorf("bad escape at %d", i)
-		}
-		b.WriteByte(byte(v))
-		i += 2
-	}
-	return b.String(), nil
 }

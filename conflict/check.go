@@ -112,7 +112,7 @@ func newChecker(tx *Txn, table Table) *checker {
 		case a.Protocol != nil:
 			c.protocolChanged = true
 		case a.Remove != nil:
-			c.removes[canonicalPath(a.Remove.Path)] = a.Remove
+			c.removes[actions.CanonicalPath(a.Remove.Path)] = a.Remove
 		case a.DomainMetadata != nil:
 			c.domains[a.DomainMetadata.Domain] = true
 		}
@@ -343,7 +343,7 @@ func (c *checker) addedFiles(w *Winner) *Error {
 		if why == "" {
 			why = reason
 		}
-		paths = append(paths, canonicalPath(add.Path))
+		paths = append(paths, actions.CanonicalPath(add.Path))
 		if p := c.table.partition(add.PartitionValues); p != "" && !seen[p] {
 			seen[p] = true
 			parts = append(parts, p)
@@ -396,7 +396,7 @@ func (c *checker) deletedReadFiles(w *Winner) *Error {
 		if r == nil {
 			continue
 		}
-		p := canonicalPath(r.Path)
+		p := actions.CanonicalPath(r.Path)
 		if !c.readSet[p] && !c.tx.ReadWholeTable {
 			continue
 		}
@@ -427,7 +427,7 @@ func (c *checker) deletedDeletedFiles(w *Winner) *Error {
 		if a.Remove == nil {
 			continue
 		}
-		p := canonicalPath(a.Remove.Path)
+		p := actions.CanonicalPath(a.Remove.Path)
 		ours, ok := c.removes[p]
 		if !ok {
 			continue

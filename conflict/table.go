@@ -2,7 +2,6 @@ package conflict
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/lakelog/lakelog/actions"
@@ -77,20 +76,4 @@ func (t *Table) field(name string) *actions.StructField {
 		}
 	}
 	return nil
-}
-
-// canonicalPath turns a path as the log writes it (a relative URI,
-// percent-encoded, or an absolute file: URI) into the form Txn.ReadFiles
-// uses. It must agree with deltalog.CanonicalPath, which conflict cannot
-// import (deltalog imports conflict).
-func canonicalPath(p string) string {
-	if rest, ok := strings.CutPrefix(p, "file://"); ok {
-		p = rest
-	} else if rest, ok := strings.CutPrefix(p, "file:"); ok {
-		p = rest
-	}
-	if d, err := url.PathUnescape(p); err == nil {
-		return d
-	}
-	return p
 }

@@ -35,7 +35,7 @@ type Txn struct {
 	// checker does not know, so every added file may match.
 	ReadPredicates []expr.Expr
 	// ReadFiles are the canonical paths of the files the transaction read
-	// (and may rewrite), as deltalog.CanonicalPath spells them.
+	// (and may rewrite), as actions.CanonicalPath spells them.
 	ReadFiles []string
 	// ReadWholeTable is set when the transaction depends on every file of
 	// the table (an unfiltered scan or overwrite).

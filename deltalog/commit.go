@@ -328,7 +328,7 @@ func (tx *Transaction) SetUserMetadata(s string) { tx.info.UserMetadata = s }
 // a winner that removes one of them aborts it.
 func (tx *Transaction) ReadFiles(paths ...string) {
 	for _, p := range paths {
-		tx.readFiles = append(tx.readFiles, CanonicalPath(p))
+		tx.readFiles = append(tx.readFiles, actions.CanonicalPath(p))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/golden"
@@ -40,7 +41,7 @@ func TestGoldenActiveFiles(t *testing.T) {
 				}
 				var got []string
 				for f := range s.Files() {
-					got = append(got, deltalog.CanonicalPath(f.Path))
+					got = append(got, actions.CanonicalPath(f.Path))
 				}
 				slices.Sort(got)
 				if !slices.Equal(got, want) {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -158,24 +157,6 @@ func compareAdds(a, b *actions.Add) int {
 	return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
 }
 
-// CanonicalPath decodes a file action's path into the form two actions are
-// compared in: percent-decoded, with a "file:" scheme removed. Relative paths
-// stay relative to the table root.
-func CanonicalPath(p string) string {
-	if rest, ok := strings.CutPrefix(p, "file://"); ok {
-		p = rest
-	} else if rest, ok := strings.CutPrefix(p, "file:"); ok {
-		p = rest
-	}
-	if !strings.Contains(p, "%") {
-		return p
-	}
-	if d, err := url.PathUnescape(p); err == nil {
-		return d
-	}
-	return p
-}
-
 // state is a snapshot under construction: the fold of log actions.
 type state struct {
 	protocol *actions.Protocol
@@ -256,10 +237,10 @@ func (st *state) applyCheckpoint(a *actions.Action) {
 // materialize moves the checkpoint's file actions into the maps.
 func (st *state) materialize() {
 	for _, r := range st.cpRemoves {
-		st.removed[fileKey{CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
+		st.removed[fileKey{actions.CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
 	}
 	for _, a := range st.cpAdds {
-		k := fileKey{CanonicalPath(a.Path), a.DeletionVector.UniqueID()}
+		k := fileKey{actions.CanonicalPath(a.Path), a.DeletionVector.UniqueID()}
 		st.active[k] = a
 		delete(st.removed, k)
 	}
@@ -286,14 +267,14 @@ func (st *state) apply(a *actions.Action) {
 		if st.cpAdds != nil || st.cpRemoves != nil {
 			st.materialize()
 		}
-		k := fileKey{CanonicalPath(a.Add.Path), a.Add.DeletionVector.UniqueID()}
+		k := fileKey{actions.CanonicalPath(a.Add.Path), a.Add.DeletionVector.UniqueID()}
 		st.active[k] = a.Add
 		delete(st.removed, k)
 	case a.Remove != nil:
 		if st.cpAdds != nil || st.cpRemoves != nil {
 			st.materialize()
 		}
-		k := fileKey{CanonicalPath(a.Remove.Path), a.Remove.DeletionVector.UniqueID()}
+		k := fileKey{actions.CanonicalPath(a.Remove.Path), a.Remove.DeletionVector.UniqueID()}
 		delete(st.active, k)
 		st.removed[k] = a.Remove
 	case a.Txn != nil:
@@ -316,10 +297,10 @@ func stateOf(s *Snapshot) *state {
 	st := newState()
 	st.protocol, st.metadata = s.protocol, s.metadata
 	for _, a := range s.files {
-		st.active[fileKey{CanonicalPath(a.Path), a.DeletionVector.UniqueID()}] = a
+		st.active[fileKey{actions.CanonicalPath(a.Path), a.DeletionVector.UniqueID()}] = a
 	}
 	for _, r := range s.tombstones {
-		st.removed[fileKey{CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
+		st.removed[fileKey{actions.CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
 	}
 	for k, v := range s.txns {
 		st.txns[k] = v
@@ -533,7 +514,7 @@ func (s *Snapshot) Domains() map[string]actions.DomainMetadata {
 // is decoded and joined to the table root; an absolute URI is returned as
 // decoded (the caller decides whether its store can reach it).
 func (s *Snapshot) TablePath(p string) string {
-	c := CanonicalPath(p)
+	c := actions.CanonicalPath(p)
 	if strings.Contains(p, "://") || strings.HasPrefix(c, "/") {
 		return c
 	}

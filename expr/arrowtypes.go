@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -249,47 +248,8 @@ func rawValueAt(arr arrow.Array, i int) (any, error) {
 // valueAt reads row i of an array in the evaluator's Arrow form (see
 // arrowTypeOf) as a Go value of actions/values.go; nil for NULL.
 func valueAt(arr arrow.Array, i int) any {
-	if arr.IsNull(i) {
-		return nil
-	}
-	switch a := arr.(type) {
-	case *array.Boolean:
-		return a.Value(i)
-	case *array.Int8:
-		return a.Value(i)
-	case *array.Int16:
-		return a.Value(i)
-	case *array.Int32:
-		return a.Value(i)
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Float32:
-		return a.Value(i)
-	case *array.Float64:
-		return a.Value(i)
-	case *array.String:
-		return strings.Clone(a.Value(i))
-	case *array.LargeString:
-		return strings.Clone(a.Value(i))
-	case *array.StringView:
-		return strings.Clone(a.Value(i))
-	case *array.Binary:
-		return bytes.Clone(a.Value(i))
-	case *array.LargeBinary:
-		return bytes.Clone(a.Value(i))
-	case *array.BinaryView:
-		return bytes.Clone(a.Value(i))
-	case *array.Date32:
-		return actions.Date(a.Value(i))
-	case *array.Timestamp:
-		if a.DataType().(*arrow.TimestampType).TimeZone == "" {
-			return actions.TimestampNTZ(a.Value(i))
-		}
-		return actions.Timestamp(a.Value(i))
-	case *array.Decimal128:
-		return actions.Decimal{Unscaled: a.Value(i).BigInt(), Scale: int(a.DataType().(*arrow.Decimal128Type).Scale)}
-	}
-	return nil
+	v, _ := actions.ArrowValue(arr, i)
+	return v
 }
 
 // appendValue appends a Go value of actions/values.go (nil for NULL) to a

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/arrowconv"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -309,7 +310,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		case src.int96 != nil:
 			var ts arrow.Array
 			if ts, err = src.int96.next(mem, int(n)); err == nil {
-				cols[i], err = ConformArray(ctx, mem, ts, src.arrow.Type)
+				cols[i], err = arrowconv.Conform(ctx, mem, ts, src.arrow.Type)
 				ts.Release()
 			}
 		case src.pages != nil:
@@ -321,7 +322,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 			if len(idx) == 0 {
 				return nil, fmt.Errorf("reader: %s: column %q missing from the decoded batch", f.Key, src.fileName)
 			}
-			cols[i], err = ConformArray(ctx, mem, batch.Column(idx[0]), src.arrow.Type)
+			cols[i], err = arrowconv.Conform(ctx, mem, batch.Column(idx[0]), src.arrow.Type)
 		default:
 			cols[i] = array.MakeArrayOfNull(mem, src.arrow.Type, int(n))
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
-	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/internal/arrowconv"
 )
 
 // ErrSchemaMismatch is wrapped by every *SchemaError: the input does not
@@ -130,7 +130,7 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 		if err := compatible(in.Field(j).Type, f.Type, f.Name); err != nil {
 			return nil, err
 		}
-		a, err := reader.ConformArray(ctx, c.mem, rec.Column(j), target)
+		a, err := arrowconv.Conform(ctx, c.mem, rec.Column(j), target)
 		if err != nil {
 			return nil, &SchemaError{Column: f.Name, Reason: err.Error()}
 		}

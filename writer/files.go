@@ -12,10 +12,8 @@ import (
 	"iter"
 	"maps"
 	"math"
-	"math/big"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -390,9 +388,9 @@ func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error
 		// partitionValues are keyed by the metadata's spelling.
 		values := make(map[string]*string, len(fs.partIdx))
 		for k, ci := range fs.partIdx {
-			v, err := scalarAt(full.Column(ci), r)
-			if err != nil {
-				return 0, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
+			v, ok := actions.ArrowValue(full.Column(ci), r)
+			if !ok {
+				return 0, fmt.Errorf("writer: partition column %q: type %s cannot be a partition column", fs.partCols[k].Name, full.Column(ci).DataType())
 			}
 			s, err := actions.FormatPartitionValue(fs.partCols[k].Type, v)
 			if err != nil {
@@ -729,7 +727,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		folder:  folder,
 		values:  values,
 		key:     fs.root + rel,
-		path:    escapeURIPath(rel),
+		path:    actions.EscapePath(rel),
 		seq:     seq,
 		stats:   newStatsCollector(fs.leaves),
 		done:    make(chan error, 1),
@@ -1008,66 +1006,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// escapeURIPath percent-encodes a relative path as a URI path, as Spark
-// does through java.net.URI: ASCII letters, digits, "-_.!~*'()",
-// ";:@&=+$,", "/" and non-ASCII characters stay; every other byte
-// (space, '%', control characters, ...) becomes %XX.
-func escapeURIPath(p string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c >= 0x80, 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9',
-			strings.IndexByte("-_.!~*'();:@&=+$,/", c) >= 0:
-			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String()
-}
-
-// scalarAt returns value i of a partition column as actions' Go value.
-func scalarAt(a arrow.Array, i int) (any, error) {
-	if a.IsNull(i) {
-		return nil, nil
-	}
-	switch a := a.(type) {
-	case *array.Boolean:
-		return a.Value(i), nil
-	case *array.Int8:
-		return a.Value(i), nil
-	case *array.Int16:
-		return a.Value(i), nil
-	case *array.Int32:
-		return a.Value(i), nil
-	case *array.Int64:
-		return a.Value(i), nil
-	case *array.Float32:
-		return a.Value(i), nil
-	case *array.Float64:
-		return a.Value(i), nil
-	case *array.String:
-		return a.Value(i), nil
-	case *array.Binary:
-		return a.Value(i), nil
-	case *array.Date32:
-		return actions.Date(a.Value(i)), nil
-	case *array.Timestamp:
-		if a.DataType().(*arrow.TimestampType).TimeZone != "" {
-			return actions.Timestamp(a.Value(i)), nil
-		}
-		return actions.TimestampNTZ(a.Value(i)), nil
-	case *array.Decimal128:
-		s := a.DataType().(*arrow.Decimal128Type).Scale
-		return actions.Decimal{Unscaled: new(big.Int).Set(a.Value(i).BigInt()), Scale: int(s)}, nil
-	}
-	return nil, fmt.Errorf("type %s cannot be a partition column", a.DataType())
 }
 
 // recordBytes is the size of the buffers rec references.

@@ -265,7 +265,7 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 	now := time.Now().UnixMilli()
 	var removedBytes int64
 	for _, f := range removed {
-		tx.Add(actions.Action{Remove: removeOf(f, now)})
+		tx.Add(actions.Action{Remove: actions.RemoveOf(f, now, true)})
 		removedBytes += f.Size
 	}
 	paths := make([]string, 0, len(removed))
@@ -296,26 +296,6 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 		return nil, fmt.Errorf("writer: commit: %w", err)
 	}
 	return res, nil
-}
-
-// removeOf is the remove action for an active file, carrying what Spark
-// carries (extendedFileMetadata with partition values and size).
-func removeOf(f *actions.Add, now int64) *actions.Remove {
-	ext := true
-	size := f.Size
-	return &actions.Remove{
-		Path:                    f.Path,
-		DeletionTimestamp:       &now,
-		DataChange:              true,
-		ExtendedFileMetadata:    &ext,
-		PartitionValues:         f.PartitionValues,
-		Size:                    &size,
-		Stats:                   f.Stats,
-		Tags:                    f.Tags,
-		DeletionVector:          f.DeletionVector,
-		BaseRowID:               f.BaseRowID,
-		DefaultRowCommitVersion: f.DefaultRowCommitVersion,
-	}
 }
 
 // CreateTable creates a table at root with metadata md and, in the same

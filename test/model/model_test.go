@@ -155,7 +155,7 @@ func (m *model) replay(ctx context.Context, v int64) error {
 			adds = append(adds, a.Add)
 		case a.Remove != nil:
 			removes = append(removes, a.Remove)
-			mv.removes = append(mv.removes, deltalog.CanonicalPath(a.Remove.Path))
+			mv.removes = append(mv.removes, actions.CanonicalPath(a.Remove.Path))
 		case a.Txn != nil:
 			mv.txns = append(mv.txns, *a.Txn)
 		}
@@ -232,7 +232,7 @@ func (m *model) replay(ctx context.Context, v int64) error {
 	// Removes: exactly the expected files, each live until now.
 	gotRemoves := map[string]bool{}
 	for _, r := range removes {
-		p := deltalog.CanonicalPath(r.Path)
+		p := actions.CanonicalPath(r.Path)
 		gotRemoves[p] = true
 		if r.DataChange != e.dataChange {
 			m.errorf("version %d: op %s: remove %s has dataChange %v, want %v", v, op.ID, p, r.DataChange, e.dataChange)
@@ -258,7 +258,7 @@ func (m *model) replay(ctx context.Context, v int64) error {
 	}
 	seen := map[string]bool{}
 	for _, a := range adds {
-		p := deltalog.CanonicalPath(a.Path)
+		p := actions.CanonicalPath(a.Path)
 		part := ""
 		if pv := a.PartitionValues["p"]; pv != nil {
 			part = *pv
@@ -720,7 +720,7 @@ func (m *model) compare(ctx context.Context, snap *deltalog.Snapshot) {
 	}
 	got := map[string]bool{}
 	for f := range snap.Files() {
-		got[deltalog.CanonicalPath(f.Path)] = true
+		got[actions.CanonicalPath(f.Path)] = true
 	}
 	if !maps.Equal(got, want) {
 		m.errorf("version %d: the snapshot has %d files, the model %d: %s", v, len(got), len(want), setDiff(got, want))

@@ -391,7 +391,7 @@ func (w *worker) retryAppend(ctx context.Context, prev *opRecord) error {
 func (w *worker) overwrite(ctx context.Context, rec *opRecord, draws [4]uint64) error {
 	rec.Rows = w.genRows(1+int(draws[0]%4), "")
 	for f := range w.snap.Files() {
-		p := deltalog.CanonicalPath(f.Path)
+		p := actions.CanonicalPath(f.Path)
 		rec.ReadFiles = append(rec.ReadFiles, p)
 		rec.Removes = append(rec.Removes, p)
 	}
@@ -404,7 +404,7 @@ func (w *worker) replaceWhere(ctx context.Context, rec *opRecord, draws [4]uint6
 	rec.Rows = w.genRows(1+int(draws[0]%6), rec.Part)
 	for f := range w.snap.Files() {
 		if v := f.PartitionValues["p"]; v != nil && *v == rec.Part {
-			p := deltalog.CanonicalPath(f.Path)
+			p := actions.CanonicalPath(f.Path)
 			rec.ReadFiles = append(rec.ReadFiles, p)
 			rec.Removes = append(rec.Removes, p)
 		}
@@ -429,7 +429,7 @@ func (w *worker) writeOp(ctx context.Context, rec *opRecord, do func([]writer.Op
 			return w.journal(rec)
 		}
 		for _, a := range wr.Adds {
-			rec.Written = append(rec.Written, deltalog.CanonicalPath(a.Path))
+			rec.Written = append(rec.Written, actions.CanonicalPath(a.Path))
 		}
 		return w.crash(ctx, rec)
 	}
@@ -590,7 +590,7 @@ func (w *worker) rewrite(ctx context.Context, rec *opRecord, draws [4]uint64) er
 		}
 		adds = wr.Adds
 		for _, a := range adds {
-			rec.Written = append(rec.Written, deltalog.CanonicalPath(a.Path))
+			rec.Written = append(rec.Written, actions.CanonicalPath(a.Path))
 		}
 	}
 	if rec.Fault == faultCrash {
@@ -639,7 +639,7 @@ func readPlanned(ctx context.Context, snap *deltalog.Snapshot, pred expr.Expr) (
 		if err != nil {
 			return nil, err
 		}
-		f := readFile{add: sf.Add, path: deltalog.CanonicalPath(sf.Add.Path)}
+		f := readFile{add: sf.Add, path: actions.CanonicalPath(sf.Add.Path)}
 		for rec, err := range all.ReadFile(ctx, sf) {
 			if err != nil {
 				return nil, fmt.Errorf("read %s: %w", sf.Key, err)

@@ -1,4 +1,7 @@
-package reader
+// Package arrowconv converts Arrow arrays to a table's logical Arrow types:
+// the one conversion the reader applies to decoded Parquet columns and the
+// writer applies to input batches. It imports no other lakelog package.
+package arrowconv
 
 import (
 	"context"
@@ -12,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// ConformArray converts a column into target, a table's logical Arrow type
+// Conform converts a column into target, a table's logical Arrow type
 // (actions.ArrowType). The reader uses it on columns as Parquet decoding
 // gives them, since a file may store a column differently from what the
 // table schema says (INT96 or millisecond timestamps, unannotated byte
@@ -27,7 +30,7 @@ import (
 // uses it, after checking that the types are compatible, to bring input
 // batches to the table's types. The result has arr's length; the caller
 // releases it.
-func ConformArray(ctx context.Context, mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arrow.Array, error) {
+func Conform(ctx context.Context, mem memory.Allocator, arr arrow.Array, target arrow.DataType) (arrow.Array, error) {
 	d, err := conformData(ctx, mem, arr.Data(), target)
 	if err != nil {
 		return nil, err

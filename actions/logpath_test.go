@@ -1,4 +1,4 @@
-package deltalog
+package actions
 
 import "testing"
 
@@ -8,14 +8,14 @@ func TestParseLogPath(t *testing.T) {
 		want LogPath
 		ok   bool
 	}{
-		{"00000000000000000042.json", LogPath{Type: Commit, Version: 42}, true},
-		{"00000000000000000042.crc", LogPath{Type: Checksum, Version: 42}, true},
-		{"00000000000000000010.checkpoint.parquet", LogPath{Type: Checkpoint, Version: 10}, true},
-		{"00000000000000000010.checkpoint.0000000002.0000000003.parquet", LogPath{Type: MultiPartCheckpoint, Version: 10, Part: 2, NumParts: 3}, true},
-		{"00000000000000000002.checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet", LogPath{Type: UUIDCheckpoint, Version: 2, UUID: "3a0d65cd-4056-49b8-937b-95f9e3ee90e5", Ext: "parquet"}, true},
-		{"00000000000000000002.checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json", LogPath{Type: UUIDCheckpoint, Version: 2, UUID: "3a0d65cd-4056-49b8-937b-95f9e3ee90e5", Ext: "json"}, true},
-		{"00000000000000000004.00000000000000000006.compacted.json", LogPath{Type: CompactedCommit, Version: 4, EndVersion: 6}, true},
-		{"_last_checkpoint", LogPath{Type: LastCheckpoint}, true},
+		{"00000000000000000042.json", LogPath{Type: LogCommit, Version: 42}, true},
+		{"00000000000000000042.crc", LogPath{Type: LogChecksum, Version: 42}, true},
+		{"00000000000000000010.checkpoint.parquet", LogPath{Type: LogCheckpoint, Version: 10}, true},
+		{"00000000000000000010.checkpoint.0000000002.0000000003.parquet", LogPath{Type: LogMultiPartCheckpoint, Version: 10, Part: 2, NumParts: 3}, true},
+		{"00000000000000000002.checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet", LogPath{Type: LogUUIDCheckpoint, Version: 2, UUID: "3a0d65cd-4056-49b8-937b-95f9e3ee90e5", Ext: "parquet"}, true},
+		{"00000000000000000002.checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json", LogPath{Type: LogUUIDCheckpoint, Version: 2, UUID: "3a0d65cd-4056-49b8-937b-95f9e3ee90e5", Ext: "json"}, true},
+		{"00000000000000000004.00000000000000000006.compacted.json", LogPath{Type: LogCompactedCommit, Version: 4, EndVersion: 6}, true},
+		{"_last_checkpoint", LogPath{Type: LogLastCheckpoint}, true},
 		// Not log files.
 		{"00000000000000000006.00000000000000000004.compacted.json", LogPath{}, false},
 		{"00000000000000000010.checkpoint.0000000004.0000000003.parquet", LogPath{}, false},
@@ -44,11 +44,11 @@ func TestParseLogPath(t *testing.T) {
 func TestLogNamesRoundTrip(t *testing.T) {
 	for _, v := range []int64{0, 1, 9, 10, 123456789, 1<<62 + 5} {
 		p, ok := ParseLogPath(CommitName(v))
-		if !ok || p.Type != Commit || p.Version != v {
+		if !ok || p.Type != LogCommit || p.Version != v {
 			t.Errorf("commit %d: %+v %v", v, p, ok)
 		}
 		p, ok = ParseLogPath(CheckpointName(v))
-		if !ok || p.Type != Checkpoint || p.Version != v {
+		if !ok || p.Type != LogCheckpoint || p.Version != v {
 			t.Errorf("checkpoint %d: %+v %v", v, p, ok)
 		}
 	}
@@ -73,19 +73,19 @@ func FuzzParseLogPath(f *testing.F) {
 			t.Fatalf("Name %q != input %q", p.Name, name)
 		}
 		switch p.Type {
-		case Commit:
+		case LogCommit:
 			if CommitName(p.Version) != name {
 				t.Fatalf("commit %q reprints as %q", name, CommitName(p.Version))
 			}
-		case Checkpoint:
+		case LogCheckpoint:
 			if CheckpointName(p.Version) != name {
 				t.Fatalf("checkpoint %q reprints as %q", name, CheckpointName(p.Version))
 			}
-		case MultiPartCheckpoint:
+		case LogMultiPartCheckpoint:
 			if p.Part < 1 || p.Part > p.NumParts {
 				t.Fatalf("%q: part %d of %d", name, p.Part, p.NumParts)
 			}
-		case CompactedCommit:
+		case LogCompactedCommit:
 			if p.EndVersion < p.Version {
 				t.Fatalf("%q: end %d < start %d", name, p.EndVersion, p.Version)
 			}
