@@ -43,10 +43,7 @@ func History(ctx context.Context, store objstore.Store, root string, limit int) 
 	if err := t.fillListingGaps(ctx, l); err != nil {
 		return nil, err
 	}
-	times, err := t.commitTimestamps(ctx, l)
-	if err != nil {
-		return nil, err
-	}
+	clock := t.newCommitClock(ctx, l)
 	oldest := int64(-1)
 	for v := range l.commits {
 		if oldest < 0 || v < oldest {
@@ -77,7 +74,7 @@ func History(ctx context.Context, store objstore.Store, root string, limit int) 
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, CommitEntry{Version: v, Timestamp: times[v], Info: ci})
+		out = append(out, CommitEntry{Version: v, Timestamp: clock.at(v, ci), Info: ci})
 	}
 	return out, nil
 }
@@ -110,40 +107,75 @@ func (t *table) readCommitInfo(ctx context.Context, f logFile) (*actions.CommitI
 	return nil, nil
 }
 
-// commitTimestamps gives every listed commit its timestamp by Spark's
-// rules: file modification times, each raised to one millisecond past its
-// predecessor when the clock went backwards; from the in-commit timestamp
-// enablement version on, the commits' inCommitTimestamp.
-func (t *table) commitTimestamps(ctx context.Context, l *listing) (map[int64]time.Time, error) {
+// commitClock gives commits their timestamps by Spark's rules: file
+// modification times, each raised to one millisecond past its predecessor
+// when the clock went backwards; from the in-commit timestamp enablement
+// version on, the commits' inCommitTimestamp. It is built from a listing
+// without reading commits; the in-commit timestamps come from the
+// commitInfo the caller read.
+type commitClock struct {
+	ictFrom   int64               // the enablement version; -1 when none
+	fileTimes map[int64]time.Time // versions before ictFrom, made monotonic
+	files     map[int64]logFile
+}
+
+func (t *table) newCommitClock(ctx context.Context, l *listing) *commitClock {
+	c := &commitClock{ictFrom: -1, fileTimes: make(map[int64]time.Time, len(l.commits)), files: l.commits}
+	if len(l.commits) == 0 {
+		return c
+	}
+	if s, err := Open(ctx, t.store, t.root, withSkipGate()); err == nil && s.ict.enabled {
+		c.ictFrom = s.ict.enablementVersion
+	}
 	versions := make([]int64, 0, len(l.commits))
 	for v := range l.commits {
-		versions = append(versions, v)
+		if c.ictFrom < 0 || v < c.ictFrom {
+			versions = append(versions, v)
+		}
 	}
 	sort.Slice(versions, func(i, j int) bool { return versions[i] < versions[j] })
-	ictFrom := int64(-1)
-	if len(versions) > 0 {
-		if s, err := Open(ctx, t.store, t.root, withSkipGate()); err == nil && s.ict.enabled {
-			ictFrom = s.ict.enablementVersion
-		}
-	}
-	out := make(map[int64]time.Time, len(versions))
 	var prev time.Time
 	for _, v := range versions {
-		f := l.commits[v]
-		ts := f.ModTime.Truncate(time.Millisecond)
-		if ictFrom >= 0 && v >= ictFrom {
-			ci, err := t.readCommitInfo(ctx, f)
-			if err != nil {
-				return nil, err
-			}
-			if ci != nil && ci.InCommitTimestamp != nil {
-				ts = time.UnixMilli(*ci.InCommitTimestamp)
-			}
-		} else if !prev.IsZero() && !ts.After(prev) {
+		ts := l.commits[v].ModTime.Truncate(time.Millisecond)
+		if !prev.IsZero() && !ts.After(prev) {
 			ts = prev.Add(time.Millisecond)
 		}
-		out[v] = ts
+		c.fileTimes[v] = ts
 		prev = ts
+	}
+	return c
+}
+
+// needsCommitInfo reports whether version v's timestamp is read from its
+// commitInfo.
+func (c *commitClock) needsCommitInfo(v int64) bool { return c.ictFrom >= 0 && v >= c.ictFrom }
+
+// at is version v's timestamp; ci is its commitInfo (needed only when
+// needsCommitInfo; nil when the commit has none).
+func (c *commitClock) at(v int64, ci *actions.CommitInfo) time.Time {
+	if c.needsCommitInfo(v) && ci != nil && ci.InCommitTimestamp != nil {
+		return time.UnixMilli(*ci.InCommitTimestamp)
+	}
+	if ts, ok := c.fileTimes[v]; ok {
+		return ts
+	}
+	return c.files[v].ModTime.Truncate(time.Millisecond)
+}
+
+// commitTimestamps gives every listed commit its timestamp (commitClock),
+// reading the commitInfo of the versions with in-commit timestamps.
+func (t *table) commitTimestamps(ctx context.Context, l *listing) (map[int64]time.Time, error) {
+	c := t.newCommitClock(ctx, l)
+	out := make(map[int64]time.Time, len(l.commits))
+	for v, f := range l.commits {
+		var ci *actions.CommitInfo
+		if c.needsCommitInfo(v) {
+			var err error
+			if ci, err = t.readCommitInfo(ctx, f); err != nil {
+				return nil, err
+			}
+		}
+		out[v] = c.at(v, ci)
 	}
 	return out, nil
 }
