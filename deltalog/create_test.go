@@ -1,6 +1,7 @@
 package deltalog_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -80,5 +81,35 @@ func TestCreateRefuses(t *testing.T) {
 	s, _ := actions.SchemaString(&actions.StructType{Fields: []*actions.StructField{{Name: "id", Type: actions.TypeLong, Nullable: true}}})
 	if _, err := deltalog.Create(objstore.NewMem(), "t", &actions.Metadata{SchemaString: s, Configuration: map[string]string{"owner": "me", "delta.appendOnly": "true"}}); err != nil {
 		t.Errorf("create with a user property: %v", err)
+	}
+}
+
+// TestSupports: the snapshot answers, per operation, whether lakelog can
+// do it on the table, with ErrUnsupportedFeature naming what is in the way.
+func TestSupports(t *testing.T) {
+	ctx := context.Background()
+	open := func(props map[string]string) *deltalog.Snapshot {
+		t.Helper()
+		st := objstore.NewMem()
+		createTable(t, st, props)
+		s, err := deltalog.Open(ctx, st, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	plain := open(nil)
+	for _, op := range []deltalog.Operation{deltalog.OpScan, deltalog.OpAppend, deltalog.OpOverwrite, deltalog.OpReplaceWhere, deltalog.OpDelete, deltalog.OpOptimize, deltalog.OpVacuum, deltalog.OpRestore} {
+		if err := plain.Supports(op); err != nil {
+			t.Errorf("plain table, %s: %v", op, err)
+		}
+	}
+	appendOnly := open(map[string]string{"delta.appendOnly": "true"})
+	for op, ok := range map[deltalog.Operation]bool{deltalog.OpScan: true, deltalog.OpAppend: true, deltalog.OpOptimize: true,
+		deltalog.OpOverwrite: false, deltalog.OpDelete: false, deltalog.OpMerge: false, deltalog.OpRestore: false} {
+		err := appendOnly.Supports(op)
+		if ok != (err == nil) || (err != nil && (!errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "append-only"))) {
+			t.Errorf("append-only table, %s: %v", op, err)
+		}
 	}
 }

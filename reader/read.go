@@ -282,7 +282,7 @@ type rowSelector interface {
 // where a deletion vector will be loaded.
 func (s *Scan) rowSelection(f *ScanFile) (rowSelector, error) {
 	if f.Add.DeletionVector != nil {
-		return nil, fmt.Errorf("%w: table uses deletion vectors (file %s), which this reader does not support yet", ErrUnsupported, f.Add.Path)
+		return nil, fmt.Errorf("reader: %s: %w: deletionVectors: lakelog does not apply deletion vectors yet", f.Add.Path, ErrUnsupported)
 	}
 	return nil, nil
 }

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"runtime"
@@ -21,8 +20,9 @@ import (
 // ErrUnsupported is returned (wrapped) when a table or a data file uses a
 // feature this reader cannot read correctly yet (deletion vectors, column
 // mapping). It is terminal: the scan returns no rows rather than wrong
-// ones.
-var ErrUnsupported = errors.New("reader: unsupported feature")
+// ones. It is deltalog.ErrUnsupportedFeature: one error family for every
+// feature lakelog cannot honour.
+var ErrUnsupported = deltalog.ErrUnsupportedFeature
 
 // DefaultBatchSize is the number of rows per batch read from a data file.
 const DefaultBatchSize = 64 * 1024
@@ -258,13 +258,10 @@ func fieldFold(s *actions.StructType, name string) *actions.StructField {
 	return nil
 }
 
-// checkReadSupported refuses tables whose data this reader would read
-// wrongly (files with deletion vectors are refused one by one, when read).
+// checkReadSupported asks the snapshot whether it can be scanned (files
+// with deletion vectors are refused one by one, when read).
 func checkReadSupported(snap *deltalog.Snapshot) error {
-	if m := actions.ColumnMappingMode(snap.Metadata()); m != "" && m != "none" {
-		return fmt.Errorf("%w: table uses column mapping (mode %q), which this reader does not support yet", ErrUnsupported, m)
-	}
-	return nil
+	return snap.Supports(deltalog.OpScan)
 }
 
 // widenedPaths lists the columns (through structs) whose field metadata

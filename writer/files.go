@@ -62,6 +62,9 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err != nil {
 		return nil, err
 	}
+	if err := snap.Supports(deltalog.OpAppend); err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
 	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
 }
 
@@ -74,9 +77,6 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	schema, err := md.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
-	}
-	if m := actions.ColumnMappingMode(md); m != "" && m != "none" {
-		return nil, fmt.Errorf("writer: %w: column mapping mode %q is not written by lakelog yet", deltalog.ErrUnsupportedFeature, m)
 	}
 	conf, err := newConformer(schema, cfg.mergeSchema, cfg.mem)
 	if err != nil {

@@ -38,6 +38,9 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if err != nil {
 		return nil, err
 	}
+	if err := snap.Supports(deltalog.OpAppend); err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
@@ -62,6 +65,9 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := snap.Supports(deltalog.OpOverwrite); err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
 	}
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
@@ -106,6 +112,9 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := snap.Supports(deltalog.OpReplaceWhere); err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
 	}
 	if predicate == nil {
 		return nil, fmt.Errorf("writer: replaceWhere needs a predicate")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/golden"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -508,5 +510,75 @@ func TestParallelPartitions(t *testing.T) {
 			t.Fatalf("row %s twice", l)
 		}
 		seen[l] = true
+	}
+}
+
+// TestWritersAskBeforeUploading: on a table lakelog cannot write (the
+// corpus table type-widening needs the typeWidening writer feature),
+// Append, Overwrite and ReplaceWhere fail before any data file is written,
+// with ErrUnsupportedFeature; on an append-only table, Overwrite does.
+func TestWritersAskBeforeUploading(t *testing.T) {
+	ctx := context.Background()
+	cases, err := golden.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	for _, c := range cases {
+		if c.Name == "type-widening" {
+			src = c.Dir
+		}
+	}
+	if src == "" {
+		t.Fatal("the corpus has no type-widening case")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := objstore.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	countFiles := func() int {
+		n := 0
+		for _, err := range st.List(ctx, "", "") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	before := countFiles()
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(yield func(arrow.RecordBatch, error) bool) {
+		t.Fatal("the writer read its input before asking whether it may write")
+	}
+	pred, err := expr.Parse("byte_long = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, write := range map[string]func() error{
+		"append":       func() error { _, err := writer.Append(ctx, snap, rows); return err },
+		"overwrite":    func() error { _, err := writer.Overwrite(ctx, snap, rows); return err },
+		"replaceWhere": func() error { _, err := writer.ReplaceWhere(ctx, snap, pred, rows); return err },
+		"write files":  func() error { _, err := writer.WriteFiles(ctx, snap, rows); return err },
+	} {
+		if err := write(); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "typeWidening") {
+			t.Errorf("%s on a type-widened table: %v, want ErrUnsupportedFeature naming typeWidening", name, err)
+		}
+	}
+	if after := countFiles(); after != before {
+		t.Errorf("the refused writes left %d new files", after-before)
+	}
+
+	mem := objstore.NewMem()
+	createTable(t, mem, "id long", map[string]string{"delta.appendOnly": "true"})
+	if _, err := writer.Overwrite(ctx, openTable(t, mem), rows); !errors.Is(err, deltalog.ErrUnsupportedFeature) {
+		t.Errorf("overwrite of an append-only table: %v", err)
 	}
 }

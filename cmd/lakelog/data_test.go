@@ -502,7 +502,7 @@ func TestGoldenTablesCountAndScan(t *testing.T) {
 			if reason, listed := goldenUnsupported[c.Name]; listed {
 				if code == exitOK {
 					t.Errorf("listed as unsupported (%s) but scan now succeeds; remove it from goldenUnsupported", reason)
-				} else if !strings.Contains(errOut, "unsupported feature") {
+				} else if !strings.Contains(errOut, "unsupported table feature") {
 					t.Errorf("listed as unsupported (%s) but scan fails otherwise: %s", reason, errOut)
 				}
 				return

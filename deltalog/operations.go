@@ -1,0 +1,70 @@
+package deltalog
+
+import (
+	"fmt"
+
+	"github.com/lakelog/lakelog/actions"
+)
+
+// Operation names what a caller is about to do with a table, for
+// Snapshot.Supports.
+type Operation string
+
+// The operations lakelog does, or will do, on a table.
+const (
+	OpScan           Operation = "scan"
+	OpChangeDataFeed Operation = "change data feed"
+	OpAppend         Operation = "append"
+	OpOverwrite      Operation = "overwrite"
+	OpReplaceWhere   Operation = "replaceWhere"
+	OpDelete         Operation = "delete"
+	OpUpdate         Operation = "update"
+	OpMerge          Operation = "merge"
+	OpOptimize       Operation = "optimize"
+	OpVacuum         Operation = "vacuum"
+	OpRestore        Operation = "restore"
+)
+
+// reads are the operations that read the table's data; the others write.
+var reads = map[Operation]bool{OpScan: true, OpChangeDataFeed: true}
+
+// removesRows are the writes that remove data (dataChange removes), which
+// an append-only table forbids.
+var removesRows = map[Operation]bool{OpOverwrite: true, OpReplaceWhere: true, OpDelete: true, OpUpdate: true, OpMerge: true, OpRestore: true}
+
+// Supports reports whether lakelog can do op on this snapshot's table
+// correctly: nil, or an error wrapping ErrUnsupportedFeature that names
+// the operation and the feature (or property) in the way. It is the one
+// place that decides, and it is asked once, before any work: writers ask
+// before they upload a file, scans before they read one. (Reading a data
+// file that carries a deletion vector is refused file by file, with the
+// same error, until the reader applies them.)
+func (s *Snapshot) Supports(op Operation) error {
+	if err := s.supports(op); err != nil {
+		return fmt.Errorf("deltalog: %s of %s: %w", op, s.display(), err)
+	}
+	return nil
+}
+
+func (s *Snapshot) supports(op Operation) error {
+	if err := checkReadable(s.protocol); err != nil {
+		return err
+	}
+	if m := actions.ColumnMappingMode(s.metadata); m != "" && m != "none" {
+		return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read or write column-mapped data yet", ErrUnsupportedFeature, m)
+	}
+	if reads[op] {
+		return nil
+	}
+	schema, err := s.metadata.Schema()
+	if err != nil {
+		return err
+	}
+	if err := checkWritable(s.protocol, s.metadata, schema); err != nil {
+		return err
+	}
+	if removesRows[op] && tableFlag(s.metadata, "delta.appendOnly") {
+		return fmt.Errorf("%w: %s: the table is append-only (delta.appendOnly=true) and %s removes rows", ErrUnsupportedFeature, actions.FeatureAppendOnly, op)
+	}
+	return nil
+}
