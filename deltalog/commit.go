@@ -224,6 +224,8 @@ func checkCreateProperties(md *actions.Metadata) error {
 		switch {
 		case !actions.KnownTableProperty(k):
 			return fmt.Errorf("deltalog: create: unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
+		case strings.HasPrefix(k, "delta.constraints."):
+			return fmt.Errorf("deltalog: create: %w: %s: lakelog does not enforce CHECK constraints yet", ErrUnsupportedFeature, k)
 		case strings.HasPrefix(k, "delta.feature."):
 			return fmt.Errorf("deltalog: create: %w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
 		}
@@ -232,6 +234,24 @@ func checkCreateProperties(md *actions.Metadata) error {
 		return fmt.Errorf("deltalog: create: %w: delta.columnMapping.mode=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, mode)
 	}
 	return checkProperties(md)
+}
+
+// hasInvariants reports whether the schema holds what Spark's Invariants
+// feature covers: a NOT NULL field or a delta.invariants expression,
+// looking through structs but not into arrays and maps, as Spark does.
+func hasInvariants(s *actions.StructType) bool {
+	for _, f := range s.Fields {
+		if !f.Nullable {
+			return true
+		}
+		if _, ok := f.Metadata["delta.invariants"]; ok {
+			return true
+		}
+		if sub, ok := f.Type.(*actions.StructType); ok && hasInvariants(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // MinimalProtocol is the smallest protocol that the table's schema and
@@ -244,6 +264,11 @@ func MinimalProtocol(md *actions.Metadata, schema *actions.StructType) *actions.
 	legacyWriter := 2
 	if tableFlag(md, "delta.appendOnly") {
 		writer = append(writer, actions.FeatureAppendOnly)
+	}
+	if hasInvariants(schema) {
+		// Spark counts NOT NULL columns as invariants, and refuses a
+		// table-features protocol that does not list them.
+		writer = append(writer, "invariants")
 	}
 	if tableFlag(md, "delta.enableChangeDataFeed") {
 		writer = append(writer, "changeDataFeed")

@@ -34,6 +34,11 @@ func TestMinimalProtocol(t *testing.T) {
 			nil, []string{"appendOnly", "inCommitTimestamp"}},
 		{"id long, t timestamp_ntz", map[string]string{"delta.appendOnly": "true"}, 3, 7,
 			[]string{"timestampNtz"}, []string{"appendOnly", "timestampNtz"}},
+		// Spark counts NOT NULL columns (through structs) as invariants.
+		{"id long not null, t timestamp_ntz", nil, 3, 7, []string{"timestampNtz"}, []string{"invariants", "timestampNtz"}},
+		{"s struct<a: long not null>", map[string]string{"delta.enableDeletionVectors": "true"}, 3, 7,
+			[]string{"deletionVectors"}, []string{"deletionVectors", "invariants"}},
+		{"l array<long> not null", nil, 1, 2, nil, nil},
 	} {
 		schema, err := actions.ParseDDL(c.ddl)
 		if err != nil {
@@ -61,6 +66,7 @@ func TestCreateRefuses(t *testing.T) {
 		{"id long", nil, map[string]string{"delta.appendOnyl": "true"}, `unknown table property "delta.appendOnyl"`, nil},
 		{"id long", nil, map[string]string{"delta.columnMapping.mode": "name"}, "does not write column-mapped tables", deltalog.ErrUnsupportedFeature},
 		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "supported"}, "delta.feature.*", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints", deltalog.ErrUnsupportedFeature},
 		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
 		{"p string, q int", []string{"p", "q"}, nil, "every column is a partition column", nil},
 	} {
