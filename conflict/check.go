@@ -459,3 +459,34 @@ func winnerName(w *Winner) string {
 	}
 	return "the winning commit"
 }
+
+// CheckCreate is the rebase rule for a transaction that creates a table
+// (there is no table to check against yet): a loser rebases only when it is
+// a blind append and the winner changed neither protocol nor metadata;
+// otherwise it aborts. Transactions on a snapshot use NewChecker
+// with Spark's rules.
+func CheckCreate(tx *Txn, w *Winner) error {
+	for _, a := range w.Actions {
+		switch {
+		case a.Protocol != nil:
+			return &Error{Kind: ErrProtocolChanged, WinningVersion: w.Version}
+		case a.Metadata != nil:
+			return &Error{Kind: ErrMetadataChanged, WinningVersion: w.Version}
+		}
+	}
+	for _, a := range tx.Actions {
+		if a.Protocol != nil || a.Metadata != nil {
+			return &Error{Kind: ErrMetadataChanged, WinningVersion: w.Version, Detail: "this transaction changes metadata and another commit landed first"}
+		}
+	}
+	if tx.IsBlindAppend {
+		return nil
+	}
+	var paths []string
+	for _, a := range w.Actions {
+		if a.Add != nil {
+			paths = append(paths, a.Add.Path)
+		}
+	}
+	return &Error{Kind: ErrConcurrentAppend, WinningVersion: w.Version, Paths: paths, Detail: "only blind appends rebase without the conflict checker"}
+}

@@ -52,7 +52,7 @@ type Txn struct {
 	Actions []actions.Action
 	// IsBlindAppend is set when it only adds files and read nothing. The
 	// checker does not need it (a transaction that read nothing cannot
-	// miss a concurrent add); it is kept for DefaultChecker-style rules.
+	// miss a concurrent add); it is kept for CheckCreate-style rules.
 	IsBlindAppend bool
 }
 

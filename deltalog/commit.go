@@ -58,36 +58,30 @@ type commitConfig struct {
 	maxBackoff   time.Duration
 	checker      Checker
 	now          func() time.Time
-	postCommit   func(ctx context.Context, snap *Snapshot, version int64)
-	checkpoints  checkpointMode
+	checkpoints  CheckpointMode
 }
 
-// checkpointMode says whether and how a commit writes the checkpoint that
-// delta.checkpointInterval asks for.
-type checkpointMode int
+// CheckpointMode says whether and how a commit writes the checkpoint that
+// delta.checkpointInterval asks for. A failed checkpoint never fails the
+// commit.
+type CheckpointMode string
 
 const (
-	checkpointAsync checkpointMode = iota // default: in the background
-	checkpointSync                        // before Commit returns
-	checkpointOff                         // never
+	// CheckpointsAsync (the default) writes it in the background: see
+	// CommitResult.WaitCheckpoint.
+	CheckpointsAsync CheckpointMode = "async"
+	// CheckpointsSync writes it before Commit returns; its failure is
+	// still only reported, never fatal.
+	CheckpointsSync CheckpointMode = "sync"
+	// CheckpointsOff never writes one.
+	CheckpointsOff CheckpointMode = "off"
 )
 
-// WithCheckpoints sets how a commit that lands on a multiple of
-// delta.checkpointInterval writes the checkpoint: "async" (the default:
-// in the background, see CommitResult.WaitCheckpoint), "sync" (before
-// Commit returns; its failure is still only reported, never fatal) or
-// "off". A failed checkpoint never fails the commit.
-func WithCheckpoints(mode string) TxnOption {
-	return func(t *Transaction) {
-		switch mode {
-		case "sync":
-			t.cfg.checkpoints = checkpointSync
-		case "off":
-			t.cfg.checkpoints = checkpointOff
-		default:
-			t.cfg.checkpoints = checkpointAsync
-		}
-	}
+// WithCheckpoints sets how a commit writes the checkpoint
+// delta.checkpointInterval asks for. Any other mode than the three
+// CheckpointMode values makes Commit fail before it writes anything.
+func WithCheckpoints(mode CheckpointMode) TxnOption {
+	return func(t *Transaction) { t.cfg.checkpoints = mode }
 }
 
 // TxnOption configures a transaction.
@@ -106,12 +100,6 @@ func WithClock(now func() time.Time) TxnOption { return func(t *Transaction) { t
 // WithIsolation sets the transaction's isolation level; the default is the
 // table's delta.isolationLevel, else WriteSerializable.
 func WithIsolation(l conflict.Isolation) TxnOption { return func(t *Transaction) { t.isolation = l } }
-
-// WithPostCommit runs f after each successful commit (checkpointing). Its
-// failure cannot fail the commit: f returns nothing.
-func WithPostCommit(f func(ctx context.Context, snap *Snapshot, version int64)) TxnOption {
-	return func(t *Transaction) { t.cfg.postCommit = f }
-}
 
 // ErrTooManyAttempts is returned when a transaction lost the race for
 // WithMaxAttempts versions in a row. Nothing was committed; it is safe to
@@ -132,13 +120,14 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 			backoff:      time.Millisecond,
 			maxBackoff:   20 * time.Millisecond,
 			now:          time.Now,
+			checkpoints:  CheckpointsAsync,
 		},
 	}
 	for _, o := range opts {
 		o(tx)
 	}
 	if tx.cfg.checker == nil {
-		tx.cfg.checker = DefaultChecker
+		tx.cfg.checker = conflict.CheckCreate
 		if snap != nil {
 			tx.cfg.checker = conflict.NewChecker(conflict.Table{
 				Schema:            snap.schema,
@@ -363,6 +352,20 @@ func (tx *Transaction) ReadFiles(paths ...string) {
 // depends on the isolation level).
 func (tx *Transaction) ReadPredicates(es ...expr.Expr) { tx.readPreds = append(tx.readPreds, es...) }
 
+// Now is the transaction's clock (WithClock; the wall clock by default):
+// commit timestamps, remove and txn timestamps all read it.
+func (tx *Transaction) Now() time.Time { return tx.cfg.now() }
+
+// RemoveFile removes the active file add in this commit (dataChange false
+// for a rearrangement such as OPTIMIZE), with the remove Spark writes
+// (actions.RemoveOf, timestamped by the transaction's clock), and records
+// the file as read: a transaction that removes a file depends on it, so a
+// concurrent remove of it is a conflict.
+func (tx *Transaction) RemoveFile(add *actions.Add, dataChange bool) {
+	tx.acts = append(tx.acts, actions.Action{Remove: actions.RemoveOf(add, tx.cfg.now().UnixMilli(), dataChange)})
+	tx.ReadFiles(add.Path)
+}
+
 // ReadWholeTable records that the transaction depends on every file.
 func (tx *Transaction) ReadWholeTable() { tx.readAll = true }
 
@@ -533,6 +536,19 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		lastICT = tx.snap.ict.lastICT
 	}
 	ioFailures := 0
+	// retryUnknown handles a failure that leaves the commit's outcome
+	// unknown: after a backoff the same version is tried again, until the
+	// retries or the context run out and the outcome is reported unknown.
+	retryUnknown := func(cause error, what string) error {
+		ioFailures++
+		if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil {
+			return &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: %s%w", version, tx.display(), ErrCommitUnknown, what, cause)}
+		}
+		if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
+			return &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, tx.display(), ErrCommitUnknown, err)}
+		}
+		return nil
+	}
 	var winners [][]actions.Action
 	result := func(version int64, attempt int, body []byte, applied bool) (*CommitResult, error) {
 		res := &CommitResult{Version: version, Attempts: attempt, TxnID: txnID, AlreadyApplied: applied, table: tx.table, base: tx.snap, applied: winners}
@@ -543,7 +559,6 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			}
 			res.applied = append(res.applied, ours)
 			tx.committed = true
-			tx.afterCommit(ctx, version)
 			tx.maybeCheckpoint(ctx, res)
 		}
 		return res, nil
@@ -564,14 +579,10 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		if !errors.Is(err, objstore.ErrExists) {
 			// The create may or may not have happened. Try the same version
 			// again: ErrExists then tells us, by txnId, whose it is.
-			ioFailures++
-			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil {
-				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: %w", version, tx.display(), ErrCommitUnknown, err)}
+			if err := retryUnknown(err, ""); err != nil {
+				return nil, err
 			}
 			attempt--
-			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
-				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d: %w: %w", version, ErrCommitUnknown, err)}
-			}
 			continue
 		}
 		// The version is taken: by us (after a lost response) or a winner.
@@ -579,14 +590,13 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		winActs, rerr := tx.readCommit(ctx, f)
 		if rerr != nil {
 			// Whose commit it is stays unknown until it can be read.
-			ioFailures++
-			if ioFailures > tx.cfg.maxIOretries || ctx.Err() != nil || errors.Is(rerr, ErrLogCorrupt) {
-				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d of %s: %w: read back: %w", version, tx.display(), ErrCommitUnknown, rerr)}
+			if errors.Is(rerr, ErrLogCorrupt) {
+				ioFailures = tx.cfg.maxIOretries
+			}
+			if err := retryUnknown(rerr, "read back: "); err != nil {
+				return nil, err
 			}
 			attempt--
-			if err := sleep(ctx, tx.backoff(ioFailures)); err != nil {
-				return nil, &CommitUnknownError{Version: version, TxnID: txnID, Err: fmt.Errorf("deltalog: commit version %d: %w: %w", version, ErrCommitUnknown, err)}
-			}
 			continue
 		}
 		if isOurs(winActs, txnID) {
@@ -649,6 +659,11 @@ func (tx *Transaction) commitsAfter(ctx context.Context, version int64) ([][]act
 
 // validate checks the transaction against the protocol before any write.
 func (tx *Transaction) validate() error {
+	switch tx.cfg.checkpoints {
+	case CheckpointsAsync, CheckpointsSync, CheckpointsOff:
+	default:
+		return fmt.Errorf("deltalog: commit: unknown checkpoint mode %q (want %q, %q or %q)", tx.cfg.checkpoints, CheckpointsAsync, CheckpointsSync, CheckpointsOff)
+	}
 	p, md := tx.protocol, tx.metadata
 	if tx.snap != nil {
 		if p == nil {
@@ -710,15 +725,7 @@ func appliedTxn(w *conflict.Winner, appIDs []string, own func(string) int64) boo
 }
 
 func (tx *Transaction) conflictTxn() *conflict.Txn {
-	iso := tx.isolation
-	if iso == "" {
-		iso = conflict.WriteSerializable
-		if tx.snap != nil {
-			if l := tx.snap.metadata.Configuration["delta.isolationLevel"]; l != "" {
-				iso = conflict.Isolation(l)
-			}
-		}
-	}
+	iso := tx.conflictIsolation()
 	all := append([]actions.Action(nil), tx.acts...)
 	if tx.metadata != nil {
 		all = append(all, actions.Action{Metadata: tx.metadata})
@@ -800,6 +807,9 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	return b, nil
 }
 
+// conflictIsolation is the transaction's isolation level: its own
+// (WithIsolation), else the table's delta.isolationLevel, else
+// WriteSerializable. It is decided here only.
 func (tx *Transaction) conflictIsolation() conflict.Isolation {
 	if tx.isolation != "" {
 		return tx.isolation
@@ -815,7 +825,7 @@ func (tx *Transaction) conflictIsolation() conflict.Isolation {
 // maybeCheckpoint starts the checkpoint that delta.checkpointInterval asks
 // for after res's version.
 func (tx *Transaction) maybeCheckpoint(ctx context.Context, res *CommitResult) {
-	if tx.cfg.checkpoints == checkpointOff || res.Version == 0 {
+	if tx.cfg.checkpoints == CheckpointsOff || res.Version == 0 {
 		return
 	}
 	snap, err := res.Snapshot()
@@ -824,17 +834,11 @@ func (tx *Transaction) maybeCheckpoint(ctx context.Context, res *CommitResult) {
 	}
 	res.checkpoint = make(chan error, 1)
 	run := func(ctx context.Context) { res.checkpoint <- snap.CheckpointAndCleanup(ctx, tx.cfg.now()) }
-	if tx.cfg.checkpoints == checkpointSync {
+	if tx.cfg.checkpoints == CheckpointsSync {
 		run(ctx)
 		return
 	}
 	go run(context.WithoutCancel(ctx))
-}
-
-func (tx *Transaction) afterCommit(ctx context.Context, version int64) {
-	if tx.cfg.postCommit != nil {
-		tx.cfg.postCommit(ctx, tx.snap, version)
-	}
 }
 
 func isOurs(as []actions.Action, txnID string) bool {
@@ -844,37 +848,6 @@ func isOurs(as []actions.Action, txnID string) bool {
 		}
 	}
 	return false
-}
-
-// DefaultChecker is the rebase rule for a transaction that creates a table
-// (there is no table to check against yet): a loser rebases only when it is
-// a blind append and the winner changed neither protocol nor metadata;
-// otherwise it aborts. Transactions on a snapshot use conflict.NewChecker
-// with Spark's rules.
-func DefaultChecker(tx *conflict.Txn, w *conflict.Winner) error {
-	for _, a := range w.Actions {
-		switch {
-		case a.Protocol != nil:
-			return &conflict.Error{Kind: conflict.ErrProtocolChanged, WinningVersion: w.Version}
-		case a.Metadata != nil:
-			return &conflict.Error{Kind: conflict.ErrMetadataChanged, WinningVersion: w.Version}
-		}
-	}
-	for _, a := range tx.Actions {
-		if a.Protocol != nil || a.Metadata != nil {
-			return &conflict.Error{Kind: conflict.ErrMetadataChanged, WinningVersion: w.Version, Detail: "this transaction changes metadata and another commit landed first"}
-		}
-	}
-	if tx.IsBlindAppend {
-		return nil
-	}
-	var paths []string
-	for _, a := range w.Actions {
-		if a.Add != nil {
-			paths = append(paths, a.Add.Path)
-		}
-	}
-	return &conflict.Error{Kind: conflict.ErrConcurrentAppend, WinningVersion: w.Version, Paths: paths, Detail: "only blind appends rebase without the conflict checker"}
 }
 
 // backoff is the jittered exponential delay after n failures.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -117,5 +118,64 @@ func TestSupports(t *testing.T) {
 		if ok != (err == nil) || (err != nil && (!errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "append-only"))) {
 			t.Errorf("append-only table, %s: %v", op, err)
 		}
+	}
+}
+
+// TestTransactionHelpers: RemoveFile writes Spark's remove with the
+// transaction's clock and records the file as read; an unknown checkpoint
+// mode fails the commit before anything is written.
+func TestTransactionHelpers(t *testing.T) {
+	ctx := context.Background()
+	st := objstore.NewMem()
+	createTable(t, st, nil)
+	appendFiles(t, st, "a", "b")
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tx := snap.NewTransaction(deltalog.WithClock(func() time.Time { return at }))
+	for f := range snap.Files() {
+		if f.Path == "a" {
+			tx.RemoveFile(f, false)
+		}
+	}
+	tx.SetOperation("OPTIMIZE", nil, nil)
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for vc, err := range deltalog.Commits(ctx, st, "", res.Version, res.Version) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range vc.Actions {
+			if r := a.Remove; r != nil {
+				found = true
+				if r.Path != "a" || r.DataChange || r.DeletionTimestamp == nil || *r.DeletionTimestamp != at.UnixMilli() || r.Size == nil || *r.Size != 100 {
+					t.Errorf("remove %+v: want path a, dataChange false, the transaction's clock and the add's size", r)
+				}
+			}
+		}
+		if ci := vc.CommitInfo; ci == nil || ci.Timestamp == nil || *ci.Timestamp != at.UnixMilli() {
+			t.Errorf("commitInfo %+v: want the transaction's clock", ci)
+		}
+	}
+	if !found {
+		t.Fatal("no remove in the commit")
+	}
+
+	snap, err = deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := snap.NewTransaction(deltalog.WithCheckpoints("of"))
+	bad.SetOperation("WRITE", nil, nil)
+	if _, err := bad.Commit(ctx); err == nil || !strings.Contains(err.Error(), `unknown checkpoint mode "of"`) {
+		t.Errorf("commit with checkpoint mode \"of\": %v", err)
+	}
+	if s, _ := deltalog.Open(ctx, st, ""); s.Version() != snap.Version() {
+		t.Errorf("the refused commit landed")
 	}
 }

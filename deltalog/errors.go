@@ -21,9 +21,6 @@ var (
 	// look for its TxnID (FindCommit) before writing again. This is the only
 	// error after which the outcome is not known.
 	ErrCommitUnknown = errors.New("commit outcome unknown")
-	// ErrAlreadyApplied: an idempotent transaction's appId already has this
-	// version or a newer one; nothing was committed. See CommitResult.
-	ErrAlreadyApplied = errors.New("transaction already applied")
 )
 
 // CommitUnknownError is returned with ErrCommitUnknown: the version the

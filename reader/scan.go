@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -38,6 +39,7 @@ type config struct {
 	batchSize   int
 	mem         memory.Allocator
 	parallelism int
+	tx          *deltalog.Transaction // RecordReads
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -69,6 +71,14 @@ func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem
 // WithParallelism sets how many data files Records reads at once (default
 // GOMAXPROCS; 1 reads one file after another).
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// RecordReads records on tx what the scan reads, as the conflict checker
+// needs it: when the scan is planned, its filter as a read predicate (the
+// whole table when it has none); as planning keeps a file, that file as
+// read. An operation that plans through such a scan cannot forget its
+// read set. The scan serializes its calls on tx; tx must not be used
+// concurrently elsewhere while the scan plans.
+func RecordReads(tx *deltalog.Transaction) Option { return func(c *config) { c.tx = tx } }
 
 // ScanFile is one data file a scan reads: the add action and what planning
 // derived from it.
@@ -125,6 +135,7 @@ type Scan struct {
 	outSchema  *arrow.Schema
 	readSchema *arrow.Schema
 	m          metrics
+	recordMu   sync.Mutex // serializes RecordReads' calls on cfg.tx
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
@@ -224,6 +235,13 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		}
 		if len(extra) > 0 {
 			s.readFields = append(slices.Clone(s.outFields), extra...)
+		}
+	}
+	if cfg.tx != nil {
+		if s.filter != nil {
+			cfg.tx.ReadPredicates(s.filter)
+		} else {
+			cfg.tx.ReadWholeTable()
 		}
 	}
 	var err error
@@ -346,6 +364,11 @@ func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
 			if err != nil {
 				yield(nil, err)
 				return
+			}
+			if keep && s.cfg.tx != nil {
+				s.recordMu.Lock()
+				s.cfg.tx.ReadFiles(add.Path)
+				s.recordMu.Unlock()
 			}
 			if keep && !yield(f, nil) {
 				return

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
@@ -412,5 +413,43 @@ func TestDeletionVectorFilesArePlannedNotRead(t *testing.T) {
 	}
 	if !errors.Is(readErr, reader.ErrUnsupported) {
 		t.Errorf("reading a file with a deletion vector: %v, want ErrUnsupported", readErr)
+	}
+}
+
+// TestRecordReads: a scan built with RecordReads leaves its read set on
+// the transaction, so the conflict checker sees what the operation read:
+// a concurrent remove of a file the scan planned aborts the transaction,
+// one of a file it pruned does not.
+func TestRecordReads(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		removed string // partition whose file a concurrent commit removes
+		want    error
+	}{{"y", nil}, {"x", conflict.ErrConcurrentDeleteRead}} {
+		store, snap := fourFiles(t)
+		tx := snap.NewTransaction()
+		sc := mustScan(t, snap, reader.WithFilter(mustParse(t, "p = 'x'")), reader.RecordReads(tx))
+		if got := len(collect(t, sc)); got != 3 {
+			t.Fatalf("scan of p = 'x': %d rows", got)
+		}
+		var victim *actions.Add
+		for f := range snap.Files() {
+			if v := f.PartitionValues["p"]; v != nil && *v == c.removed {
+				victim = f
+			}
+		}
+		other := snap.NewTransaction()
+		other.RemoveFile(victim, true)
+		other.SetOperation("DELETE", nil, nil)
+		if _, err := other.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		tx.Add(actions.Action{Add: &actions.Add{Path: "p=x/new.parquet", PartitionValues: map[string]*string{"p": victim.PartitionValues["p"]}, Size: 1, DataChange: true}})
+		tx.SetOperation("WRITE", nil, nil)
+		_, err := tx.Commit(ctx)
+		if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+			t.Errorf("concurrent remove in partition %s: commit error %v, want %v", c.removed, err, c.want)
+		}
+		_ = store
 	}
 }

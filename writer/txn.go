@@ -9,7 +9,6 @@ import (
 	"maps"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -145,7 +144,10 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	// bounds are not trusted, for one). Where the predicate reads only
 	// partition columns, a file whose partition values satisfy it is
 	// replaced whole, without being read.
-	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(cfg.mem))
+	tx := snap.NewTransaction(cfg.txnOpts...)
+	// As Spark: the transaction reads the replaced range, not the whole
+	// table; the scan records the predicate and the files it plans.
+	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(cfg.mem), reader.RecordReads(tx))
 	if err != nil {
 		return nil, fmt.Errorf("writer: replaceWhere: %w", err)
 	}
@@ -203,8 +205,6 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		wr.NumRows += rw.NumRows
 		wr.NumBytes += rw.NumBytes
 	}
-	tx := snap.NewTransaction(cfg.txnOpts...)
-	tx.ReadPredicates(bound) // as Spark: the replaced range, not the whole table
 	params := map[string]any{
 		"mode":        "Overwrite",
 		"partitionBy": jsonText(snap.PartitionColumns()),
@@ -271,17 +271,11 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 		}
 		tx.SetMetadata(wr.Metadata)
 	}
-	now := time.Now().UnixMilli()
 	var removedBytes int64
 	for _, f := range removed {
-		tx.Add(actions.Action{Remove: actions.RemoveOf(f, now, true)})
+		tx.RemoveFile(f, true)
 		removedBytes += f.Size
 	}
-	paths := make([]string, 0, len(removed))
-	for _, f := range removed {
-		paths = append(paths, f.Path)
-	}
-	tx.ReadFiles(paths...)
 	for _, a := range wr.Adds {
 		tx.Add(actions.Action{Add: a})
 	}
