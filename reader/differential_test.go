@@ -32,7 +32,7 @@ import (
 var (
 	diffSeed   = flag.Uint64("diff.seed", 0, "run the differential scan test on the one table of this seed")
 	diffBase   = flag.Uint64("diff.base", 0, "run the differential scan test's tables of this base seed (printed by every run)")
-	diffTables = flag.Int("diff.tables", 0, "tables in the differential scan test (default 12, 6 under -race; 150 with -diff.long)")
+	diffTables = flag.Int("diff.tables", 0, "tables in the differential scan test (default 12, 4 under -race; 150 with -diff.long)")
 	diffLong   = flag.Bool("diff.long", false, "differential scan test at its long size: more tables, rows, scans and larger values")
 )
 
@@ -62,7 +62,7 @@ var (
 func TestDifferentialScans(t *testing.T) {
 	tables := 12
 	if raceEnabled {
-		tables = 6
+		tables = 4
 	}
 	if *diffLong {
 		tables = 150
@@ -135,7 +135,7 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 	appends := 1 + g.r.IntN(4)
 	maxRows := 2500
 	if raceEnabled {
-		maxRows = 1200
+		maxRows = 800
 	}
 	var shapes []string
 	total := 0
