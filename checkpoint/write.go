@@ -1,11 +1,9 @@
 package checkpoint
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"time"
 
@@ -460,10 +458,7 @@ func actionPath(a *actions.Action) *string {
 // fileWriter streams one Parquet file of actions into a store's Put.
 type fileWriter struct {
 	key     string
-	pw      *io.PipeWriter
-	buf     *bufio.Writer // between cw and pw
-	cw      *countingWriter
-	putDone chan error
+	upload  objstore.Writer // the file's streaming upload
 	fw      *pqarrow.FileWriter
 	rb      *array.RecordBuilder
 	enc     *encoder
@@ -504,22 +499,16 @@ func (w *writer) startFile(key string, sc schemaConfig) (*fileWriter, error) {
 		parquet.WithDictionaryFor("remove.path", false),
 		parquet.WithCreatedBy("lakelog"),
 	)
-	pr, pw := io.Pipe()
-	// Buffered: the Parquet writer's many small writes would each be a
-	// hand-over through the pipe.
-	buf := bufio.NewWriterSize(pw, 1<<20)
-	f := &fileWriter{key: key, pw: pw, buf: buf, cw: &countingWriter{w: buf}, putDone: make(chan error, 1), batch: w.cfg.batchRows}
-	ctx := w.ctx
-	go func() {
-		err := w.store.Put(ctx, key, pr, objstore.PutOptions{})
-		// Unblock the encoder if the store stopped reading early.
-		pr.CloseWithError(errors.Join(errPutReturned, err))
-		f.putDone <- err
-	}()
-	fw, err := pqarrow.NewFileWriter(schema, f.cw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(w.cfg.mem)))
+	upload, err := objstore.NewWriter(w.ctx, w.store, key, objstore.PutOptions{})
 	if err != nil {
-		pw.CloseWithError(err)
-		<-f.putDone
+		return nil, fmt.Errorf("checkpoint: write %s: %w", key, err)
+	}
+	f := &fileWriter{key: key, upload: upload, batch: w.cfg.batchRows}
+	// Only the Write of the upload: the Parquet writer closes a sink that
+	// is an io.Closer, and the upload must be closed (committed) here.
+	fw, err := pqarrow.NewFileWriter(schema, objstore.WriteOnly(upload), props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(w.cfg.mem)))
+	if err != nil {
+		upload.Abort()
 		return nil, fmt.Errorf("checkpoint: write %s: %w", key, err)
 	}
 	f.fw = fw
@@ -563,19 +552,11 @@ func (f *fileWriter) finish() error {
 	if cerr := f.fw.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = f.buf.Flush()
-	}
 	if err != nil {
-		f.pw.CloseWithError(err)
-		perr := <-f.putDone
-		if errors.Is(err, errPutReturned) && perr != nil {
-			return perr
-		}
+		f.upload.Abort()
 		return err
 	}
-	f.pw.Close()
-	return <-f.putDone
+	return f.upload.Close()
 }
 
 // abort stops the Put with err, so that nothing appears under the key.
@@ -584,28 +565,12 @@ func (f *fileWriter) abort(err error) {
 		return
 	}
 	f.closed = true
-	f.pw.CloseWithError(err)
 	f.rb.Release()
-	f.fw.Close()
-	<-f.putDone
+	f.fw.Close() // releases its buffers; nothing is visible before Close
+	f.upload.Abort()
 }
 
-func (f *fileWriter) size() int64 { return f.cw.n }
-
-// errPutReturned is the pipe's error when the store's Put returned before
-// reading the whole body.
-var errPutReturned = errors.New("checkpoint: store stopped reading the checkpoint")
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
+func (f *fileWriter) size() int64 { return f.upload.Written() }
 
 // TableOptions returns the write options that the table properties of md
 // ask for: delta.checkpoint.writeStatsAsJson (default true) and

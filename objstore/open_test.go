@@ -148,3 +148,22 @@ func TestOpenObject(t *testing.T) {
 		})
 	}
 }
+
+type closingStore struct {
+	objstore.Store
+	closed int
+}
+
+func (c *closingStore) Close() error { c.closed++; return nil }
+
+// TestClose: objstore.Close closes a store that holds something open and
+// does nothing to one that does not.
+func TestClose(t *testing.T) {
+	if err := objstore.Close(objstore.NewMem()); err != nil {
+		t.Fatal(err)
+	}
+	c := &closingStore{Store: objstore.NewMem()}
+	if err := objstore.Close(c); err != nil || c.closed != 1 {
+		t.Fatalf("Close of a closer: %v, closed %d times", err, c.closed)
+	}
+}

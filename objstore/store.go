@@ -148,3 +148,15 @@ func (r *ReaderAt) Seek(offset int64, whence int) (int64, error) {
 	r.pos = offset
 	return offset, nil
 }
+
+// Close releases what a store holds open, when it holds anything: stores
+// that own connections or clients (the GCS store with the client it made)
+// implement io.Closer, and Close closes them; for any other store it does
+// nothing. Whatever Open returns can be passed to it once the store is no
+// longer used.
+func Close(s Store) error {
+	if c, ok := s.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

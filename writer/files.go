@@ -1,14 +1,12 @@
 package writer
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"maps"
 	"math"
@@ -730,7 +728,6 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		path:    actions.EscapePath(rel),
 		seq:     seq,
 		stats:   newStatsCollector(fs.leaves),
-		done:    make(chan error, 1),
 		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
 		shared:  &fs.encoded,
 	}
@@ -739,23 +736,11 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		f.noColumns, f.store, f.ctx = true, fs.store, fs.ctx
 		return f, nil
 	}
-	pr, pw := io.Pipe()
-	f.pw = pw
-	store, key, ctx := fs.store, f.key, fs.ctx
-	go func() {
-		err := store.Put(ctx, key, pr, objstore.PutOptions{})
-		if err != nil {
-			pr.CloseWithError(err)
-		} else {
-			pr.CloseWithError(errors.New("writer: store finished reading early"))
-		}
-		f.done <- err
-	}()
-	// The Parquet writer writes page headers and pages separately; each
-	// write through the pipe is a hand-over to the upload goroutine and,
-	// on a local store, a system call. Buffering makes them a few per file.
-	f.buf = bufio.NewWriterSize(pw, uploadBuffer)
-	f.counter = &countingWriter{w: f.buf}
+	upload, err := objstore.NewWriter(fs.ctx, fs.store, f.key, objstore.PutOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
+	}
+	f.upload = upload
 	popts := []parquet.WriterProperty{
 		parquet.WithAllocator(fs.cfg.mem),
 		parquet.WithCompression(fs.cfg.codec),
@@ -776,10 +761,11 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	}
 	popts = append(popts, fs.cfg.parquetProps...)
 	props := parquet.NewWriterProperties(popts...)
-	fw, err := pqarrow.NewFileWriter(fs.dataSchema, f.counter, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
+	// Only the Write of the upload: the Parquet writer closes a sink that
+	// is an io.Closer, and the upload must be closed (committed) here.
+	fw, err := pqarrow.NewFileWriter(fs.dataSchema, objstore.WriteOnly(upload), props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
 	if err != nil {
-		pw.CloseWithError(err)
-		<-f.done
+		upload.Abort()
 		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
 	}
 	f.fw = fw
@@ -788,10 +774,6 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 
 // dataPageSize is the size at which the data files' pages are cut.
 const dataPageSize = 160 << 10
-
-// uploadBuffer is the write buffer between a data file's Parquet writer
-// and its upload.
-const uploadBuffer = 256 << 10
 
 // createdBy is the data files' Parquet created_by.
 const createdBy = "lakelog (arrow-go parquet)"
@@ -813,10 +795,7 @@ type openFile struct {
 	lastUse int64
 	rgLimit int64
 	fw      *pqarrow.FileWriter
-	pw      *io.PipeWriter
-	counter *countingWriter
-	buf     *bufio.Writer // between counter and pw
-	done    chan error    // the upload's result
+	upload  objstore.Writer // the file's streaming upload
 	stats   *statsCollector
 	// For size estimates: Arrow bytes written since the last row group
 	// flush, bytes in and out of this file's flushes so far, and those of
@@ -909,7 +888,7 @@ func (f *openFile) size() int64 {
 	if f.noColumns {
 		return 0
 	}
-	return f.counter.n + f.buffered()
+	return f.upload.Written() + f.buffered()
 }
 
 func (f *openFile) flushRowGroup() error {
@@ -919,12 +898,12 @@ func (f *openFile) flushRowGroup() error {
 	if n, _ := f.fw.RowGroupNumRows(); n == 0 {
 		return nil
 	}
-	before := f.counter.n
+	before := f.upload.Written()
 	if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
-	f.flushed.add(f.pendingArrow, f.counter.n-before)
-	f.shared.add(f.pendingArrow, f.counter.n-before)
+	f.flushed.add(f.pendingArrow, f.upload.Written()-before)
+	f.shared.add(f.pendingArrow, f.upload.Written()-before)
 	f.pendingArrow = 0
 	return nil
 }
@@ -961,20 +940,14 @@ func (f *openFile) finishUpload() (int64, error) {
 		}
 		return int64(len(body)), nil
 	}
-	err := f.fw.Close()
-	if err == nil {
-		err = f.buf.Flush()
-	}
-	if err != nil {
-		f.pw.CloseWithError(err)
-		<-f.done
+	if err := f.fw.Close(); err != nil {
+		f.upload.Abort()
 		return 0, fmt.Errorf("writer: finish %s: %w", f.key, err)
 	}
-	f.pw.Close()
-	if err := <-f.done; err != nil {
-		return 0, fmt.Errorf("writer: upload %s: %w", f.key, err)
+	if err := f.upload.Close(); err != nil {
+		return 0, fmt.Errorf("writer: %w", err)
 	}
-	return f.counter.n, nil
+	return f.upload.Written(), nil
 }
 
 // abort fails the upload, so that no object is created, and frees the
@@ -989,23 +962,8 @@ func (f *openFile) abort(cause error) {
 	if cause == nil {
 		cause = errors.New("writer: aborted")
 	}
-	_ = f.fw.Close()
-	f.pw.CloseWithError(cause)
-	<-f.done
-}
-
-// countingWriter counts the bytes written through it. It deliberately has
-// no Close method: the Parquet writer closes a sink that has one, and the
-// pipe must be closed only once the outcome is known.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	_ = f.fw.Close() // releases its buffers; nothing is visible before Close
+	f.upload.Abort()
 }
 
 // recordBytes is the size of the buffers rec references.

@@ -64,7 +64,7 @@ func runAppend(ctx context.Context, e *env, args []string) error {
 			return &input.Error{File: f, Msg: "cannot read: " + errText(err), Err: err}
 		}
 	}
-	snap, err := openSnapshot(ctx, pos[0])
+	snap, err := e.openSnapshot(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := openSnapshot(ctx, pos[0], opts...)
+	snap, err := e.openSnapshot(ctx, pos[0], opts...)
 	if err != nil {
 		return err
 	}
@@ -417,7 +417,7 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := openSnapshot(ctx, pos[0], opts...)
+	snap, err := e.openSnapshot(ctx, pos[0], opts...)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func runCreate(ctx context.Context, e *env, args []string) error {
 		}
 		md.Configuration[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
-	st, err := openStore(ctx, pos[0])
+	st, err := e.openStore(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func runDescribe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := openSnapshot(ctx, pos[0], opts...)
+	snap, err := e.openSnapshot(ctx, pos[0], opts...)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 	if *format != "table" && *format != "jsonl" {
 		return usagef("--format %q: want table or jsonl", *format)
 	}
-	st, err := openStore(ctx, pos[0])
+	st, err := e.openStore(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -395,7 +395,7 @@ func runCheckpoint(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one TABLE, got %d arguments", len(pos))
 	}
-	snap, err := openSnapshot(ctx, pos[0])
+	snap, err := e.openSnapshot(ctx, pos[0])
 	if err != nil {
 		return err
 	}

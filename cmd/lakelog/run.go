@@ -26,6 +26,7 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	stores         []objstore.Store // opened by the verb; closed when it ends
 }
 
 type verb struct {
@@ -74,6 +75,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	err := v.run(ctx, e, args[1:])
+	if cerr := e.closeStores(); err == nil && cerr != nil {
+		err = cerr
+	}
 	var ue *usageError
 	var hr *helpRequest
 	switch {
@@ -135,14 +139,30 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openStore resolves a TABLE argument to a store rooted at the table.
-func openStore(ctx context.Context, uri string) (objstore.Store, error) {
-	return objstore.Open(ctx, uri)
+// openStore resolves a TABLE argument to a store rooted at the table; the
+// store is closed when the verb ends.
+func (e *env) openStore(ctx context.Context, uri string) (objstore.Store, error) {
+	st, err := objstore.Open(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	e.stores = append(e.stores, st)
+	return st, nil
+}
+
+// closeStores closes the stores the verb opened.
+func (e *env) closeStores() error {
+	var errs []error
+	for _, st := range e.stores {
+		errs = append(errs, objstore.Close(st))
+	}
+	e.stores = nil
+	return errors.Join(errs...)
 }
 
 // openSnapshot opens TABLE at the requested version or timestamp.
-func openSnapshot(ctx context.Context, uri string, opts ...deltalog.Option) (*deltalog.Snapshot, error) {
-	st, err := openStore(ctx, uri)
+func (e *env) openSnapshot(ctx context.Context, uri string, opts ...deltalog.Option) (*deltalog.Snapshot, error) {
+	st, err := e.openStore(ctx, uri)
 	if err != nil {
 		return nil, err
 	}

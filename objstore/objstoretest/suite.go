@@ -63,6 +63,7 @@ func Run(t *testing.T, newStore func(t *testing.T) objstore.Store, opts ...Optio
 		{"ListCallsStoreInLoop", testListCallsStoreInLoop},
 		{"WeirdKeys", testWeirdKeys},
 		{"FailedBodyWritesNothing", testFailedBody},
+		{"Writer", testWriter},
 		{"ConcurrentPuts", testConcurrentPuts},
 		{"OverwriteIsAtomic", testOverwriteAtomic},
 		{"CreateIfAbsentRace", func(t *testing.T, s objstore.Store) { testRace(t, s, cfg) }},
@@ -676,6 +677,92 @@ func testFailedBody(t *testing.T, s objstore.Store) {
 	}
 	if got := keysOf(list(t, s, "", "")); !slices.Equal(got, []string{"existing"}) {
 		t.Errorf("List after failed puts = %q, want [existing]", got)
+	}
+}
+
+// testWriter: objstore.NewWriter streams an object written in uneven
+// pieces (larger than a write buffer and than small part sizes), shows
+// nothing until Close, leaves nothing after Abort or a cancelled context,
+// and with IfAbsent fails at Close on an existing key.
+func testWriter(t *testing.T, s objstore.Store) {
+	ctx := t.Context()
+	body := randomBytes(3<<20+12345, 7)
+	write := func(w objstore.Writer, b []byte) error {
+		for i, off := 0, 0; off < len(b); i++ {
+			n := min(len(b)-off, []int{1, 100, 70_000, 1 << 20}[i%4])
+			if _, err := w.Write(b[off : off+n]); err != nil {
+				return err
+			}
+			off += n
+		}
+		return nil
+	}
+	w, err := objstore.NewWriter(ctx, s, "streamed/a.bin", objstore.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(w, body[:1<<20]); err != nil {
+		t.Fatal(err)
+	}
+	wantMissing(t, s, "streamed/a.bin") // not before Close
+	if err := write(w, body[1<<20:]); err != nil {
+		t.Fatal(err)
+	}
+	if w.Written() != int64(len(body)) {
+		t.Errorf("Written() = %d, want %d", w.Written(), len(body))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	w.Abort() // after a successful Close: nothing happens
+	wantBody(t, s, "streamed/a.bin", body)
+
+	// Abort part way: nothing appears.
+	w, err = objstore.NewWriter(ctx, s, "streamed/aborted.bin", objstore.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(w, body[:2<<20]); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if err := w.Close(); err == nil {
+		t.Error("Close after Abort succeeded")
+	}
+	wantMissing(t, s, "streamed/aborted.bin")
+
+	// A cancelled context: Write or Close fails, nothing appears.
+	cctx, cancel := context.WithCancel(ctx)
+	w, err = objstore.NewWriter(cctx, s, "streamed/cancelled.bin", objstore.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(w, body[:1<<20]); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	werr := write(w, body[1<<20:])
+	if cerr := w.Close(); werr == nil && cerr == nil {
+		t.Error("a writer whose context was cancelled closed without error")
+	}
+	wantMissing(t, s, "streamed/cancelled.bin")
+
+	// IfAbsent on an existing key: Close fails with ErrExists, the object
+	// keeps its bytes.
+	put(t, s, "streamed/existing", []byte("original"))
+	w, err = objstore.NewWriter(ctx, s, "streamed/existing", objstore.PutOptions{IfAbsent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(w, []byte("replacement")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); !errors.Is(err, objstore.ErrExists) {
+		t.Errorf("Close with IfAbsent on an existing key: %v, want ErrExists", err)
+	}
+	wantBody(t, s, "streamed/existing", []byte("original"))
+	if got := keysOf(list(t, s, "streamed/", "")); !slices.Equal(got, []string{"streamed/a.bin", "streamed/existing"}) {
+		t.Errorf("List after the writers = %q", got)
 	}
 }
 

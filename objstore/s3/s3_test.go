@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -352,4 +354,80 @@ func TestListUTF16Order(t *testing.T) {
 		t.Fatal(err)
 	}
 	cloudtest.CheckListOrder(t, s)
+}
+
+// TestStreamingWriterBoundedMemory streams 200 MB to MinIO through
+// objstore.NewWriter, in writes of 1 MiB from one reused buffer, and
+// samples the Go heap meanwhile: the upload is multipart (parts of
+// DefaultPartSize, one in flight), so the heap stays near a part and the
+// writer's buffer, far below the object. Then the object's size and a
+// range of its bytes are checked. The peak is logged; the bound is
+// generous against GC timing, not a speed claim.
+func TestStreamingWriterBoundedMemory(t *testing.T) {
+	bucket := newBucket(t)
+	s, err := New(t.Context(), bucket, cloudtest.Name("stream-"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const total = 200 << 20
+	chunk := make([]byte, 1<<20)
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	w, err := objstore.NewWriter(t.Context(), s, "big.bin", objstore.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range total / len(chunk) {
+		for j := range chunk {
+			chunk[j] = byte(i + j)
+		}
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	<-sampled
+	grown := int64(peak.Load()) - int64(base.HeapInuse)
+	t.Logf("200 MB streamed: heap in use grew by at most %.1f MB (part size %d MB)", float64(grown)/(1<<20), DefaultPartSize>>20)
+	if limit := int64(4*DefaultPartSize + 32<<20); grown > limit {
+		t.Errorf("heap grew by %d bytes while streaming 200 MB; want under %d (a part or two, not the object)", grown, limit)
+	}
+	info, err := s.Head(t.Context(), "big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size != total {
+		t.Fatalf("size %d, want %d", info.Size, total)
+	}
+	got, err := s.GetRange(t.Context(), "big.bin", 150<<20+7, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, b := range got {
+		if off := 150<<20 + 7 + k; b != byte(off>>20+off&(1<<20-1)) {
+			t.Fatalf("byte %d is %d, want %d", off, b, byte(off>>20+off&(1<<20-1)))
+		}
+	}
 }
