@@ -519,19 +519,11 @@ func TestParallelPartitions(t *testing.T) {
 // with ErrUnsupportedFeature; on an append-only table, Overwrite does.
 func TestWritersAskBeforeUploading(t *testing.T) {
 	ctx := context.Background()
-	cases, err := golden.Load()
+	c, err := golden.Find("type-widening")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var src string
-	for _, c := range cases {
-		if c.Name == "type-widening" {
-			src = c.Dir
-		}
-	}
-	if src == "" {
-		t.Fatal("the corpus has no type-widening case")
-	}
+	src := c.Dir
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		t.Fatal(err)

@@ -95,3 +95,17 @@ func Load() ([]*Case, error) {
 	}
 	return out, nil
 }
+
+// Find loads the corpus and returns the case named name.
+func Find(name string) (*Case, error) {
+	cases, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cases {
+		if c.Name == name {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("golden: the corpus has no case %q", name)
+}
