@@ -7,6 +7,7 @@ import (
 
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/writer"
@@ -41,7 +42,7 @@ func TestReplaceWhereVersusConcurrentAppend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = writer.ReplaceWhere(ctx, read, pred, batches(t, tableBatch(t, mem, read, `[{"id":10,"p":"a"}]`)), writer.WithAllocator(mem), writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable)))
+			_, err = dml.ReplaceWhere(ctx, read, pred, batches(t, tableBatch(t, mem, read, `[{"id":10,"p":"a"}]`)), writer.WithAllocator(mem), writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable)))
 			if c.wantAbort {
 				if !errors.Is(err, conflict.ErrConcurrentAppend) {
 					t.Fatalf("want ConcurrentAppend, got %v", err)

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -63,7 +62,7 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
+	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
 }
 
 // rowCheck validates a conformed batch (replaceWhere's constraint).
@@ -71,7 +70,8 @@ type rowCheck func(rec arrow.RecordBatch, rowBase int64) error
 
 // writeFiles is WriteFiles on a store and table root ("" or ending in
 // '/') with the table's metadata.
-func writeFiles(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], cfg *config, check rowCheck) (*WriteResult, error) {
+func writeFiles(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], cfg *config) (*WriteResult, error) {
+	check := cfg.rowCheck
 	schema, err := md.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
@@ -124,11 +124,11 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 		}
 	}
 	if failed != nil {
-		fs.abort(failed)
+		fs.abort()
 		return nil, failed
 	}
 	if err := fs.closeAll(); err != nil {
-		fs.abort(err)
+		fs.abort()
 		return nil, err
 	}
 	res := &WriteResult{Adds: fs.sortedAdds(), Metadata: md}
@@ -701,10 +701,11 @@ func (fs *fileSet) closeAll() error {
 	return onWorkers(fs.workers, slices.Collect(maps.Values(fs.open)), fs.finish)
 }
 
-// abort stops every open file; what was uploaded stays an orphan.
-func (fs *fileSet) abort(cause error) {
+// abort discards every open file (files already closed stay, invisible
+// until a commit adds them).
+func (fs *fileSet) abort() {
 	for _, f := range fs.open {
-		f.abort(cause)
+		f.abort()
 	}
 	clear(fs.open)
 }
@@ -950,19 +951,15 @@ func (f *openFile) finishUpload() (int64, error) {
 	return f.upload.Written(), nil
 }
 
-// abort fails the upload, so that no object is created, and frees the
-// writer. The Parquet writer is closed first, while the pipe still
-// works: closing it after a failed write leaves its column buffers
-// unreleased. The upload then reads a complete file but ends with cause
-// instead of EOF, and the store discards it.
-func (f *openFile) abort(cause error) {
+// abort discards the file: the Parquet writer is closed first (closing it
+// after a failed write is what releases its column buffers; nothing is
+// visible before the upload's Close), then the upload is aborted, so that
+// nothing appears under the key.
+func (f *openFile) abort() {
 	if f.noColumns {
 		return // nothing was uploaded
 	}
-	if cause == nil {
-		cause = errors.New("writer: aborted")
-	}
-	_ = f.fw.Close() // releases its buffers; nothing is visible before Close
+	_ = f.fw.Close()
 	f.upload.Abort()
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -43,6 +44,7 @@ type config struct {
 	opParams       map[string]any
 	txnOpts        []deltalog.TxnOption
 	parquetProps   []parquet.WriterProperty
+	rowCheck       rowCheck
 	err            error
 }
 
@@ -133,6 +135,14 @@ func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem
 // group. Statistics must stay on for the add actions' stats to be right.
 func WithParquetProperties(props ...parquet.WriterProperty) Option {
 	return func(c *config) { c.parquetProps = append(c.parquetProps, props...) }
+}
+
+// WithRowCheck validates every conformed input batch before it is
+// written; rowBase is the 0-based index of the batch's first row in the
+// input. An error (a *SchemaError naming the row, say) fails the write,
+// and nothing is committed. replaceWhere checks its predicate this way.
+func WithRowCheck(check func(rec arrow.RecordBatch, rowBase int64) error) Option {
+	return func(c *config) { c.rowCheck = check }
 }
 
 // WithMergeSchema lets the input add columns, as Spark's mergeSchema

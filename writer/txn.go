@@ -11,12 +11,11 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
-	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/reader"
 )
 
 // ErrEmptyInput is returned by Append when the input holds no rows and
@@ -43,7 +42,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +70,7 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, nil)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -88,172 +87,52 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
 }
 
-// ReplaceWhere atomically replaces the rows matching predicate with
-// batches: Spark's df.write.mode("overwrite").option("replaceWhere", p).
-//
-// As in Spark, every input row must satisfy the predicate (a *SchemaError
-// names the first that does not) and the rows the predicate matches are
-// deleted:
-//
-//   - When the predicate reads only partition columns, the files of the
-//     matching partitions are removed.
-//   - Otherwise each file whose partition values and statistics may hold a
-//     matching row is removed, and its rows for which the predicate is not
-//     TRUE are written again to new files (Spark's DELETE), so only the
-//     matching rows disappear.
-//
-// The removals and additions are one commit. The transaction read the
-// table under the predicate: a concurrent commit that adds rows it may
-// match (by partition values and stats; which commits count depends on
-// the isolation level) or removes a file it replaced aborts it, as in
-// Spark; one that writes elsewhere rebases.
-func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+// alreadyApplied short-cuts an idempotent write whose app transaction the
+// snapshot already holds: nothing is written or committed.
+// AlreadyApplied reports whether opts' app transaction (WithAppTransaction)
+// is already in snap, with the result to return for it: an operation
+// built on WriteFiles asks it before writing anything.
+func AlreadyApplied(snap *deltalog.Snapshot, opts ...Option) (*deltalog.CommitResult, bool) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, false
+	}
+	return alreadyApplied(snap, cfg)
+}
+
+// Allocator is the Arrow allocator opts set (WithAllocator), for an
+// operation that allocates beside the files it writes.
+func Allocator(opts ...Option) memory.Allocator {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return memory.DefaultAllocator
+	}
+	return cfg.mem
+}
+
+// Commit commits files written by WriteFiles on tx: the adds, the removal
+// of removed (Transaction.RemoveFile), the schema change the write made,
+// opts' app transaction and operation parameters, and commitInfo with
+// Spark's metrics for op plus extraMetrics. It is how operations built on
+// WriteFiles (replaceWhere, DELETE, UPDATE, MERGE) commit.
+func Commit(ctx context.Context, tx *deltalog.Transaction, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any, opts ...Option) (*deltalog.CommitResult, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := snap.Supports(deltalog.OpReplaceWhere); err != nil {
-		return nil, fmt.Errorf("writer: %w", err)
-	}
-	if predicate == nil {
-		return nil, fmt.Errorf("writer: replaceWhere needs a predicate")
-	}
-	bound, err := expr.BindPredicate(predicate, snap.Schema())
+	return commitWrite(ctx, tx, cfg, wr, removed, op, params, extraMetrics)
+}
+
+// TxnOptions are the transaction options opts carry (WithTxnOptions), for
+// an operation that starts its own transaction before writing.
+func TxnOptions(opts ...Option) []deltalog.TxnOption {
+	cfg, err := newConfig(opts)
 	if err != nil {
-		return nil, fmt.Errorf("writer: replaceWhere: %w", err)
-	}
-	if res, done := alreadyApplied(snap, cfg); done {
-		return res, nil
-	}
-	check := func(rec arrow.RecordBatch, rowBase int64) error {
-		mask, err := expr.EvalPredicate(bound, rec, cfg.mem)
-		if err != nil {
-			return fmt.Errorf("writer: replaceWhere: %w", err)
-		}
-		defer mask.Release()
-		for i := 0; i < mask.Len(); i++ {
-			if mask.IsNull(i) || !mask.Value(i) {
-				return &SchemaError{Row: rowBase + int64(i) + 1, Reason: fmt.Sprintf("row does not satisfy the replaceWhere predicate %s", bound)}
-			}
-		}
 		return nil
 	}
-
-	// Which files hold rows to replace: planned as a scan of the
-	// predicate, under every rule a scan keeps (a widened column's stats
-	// bounds are not trusted, for one). Where the predicate reads only
-	// partition columns, a file whose partition values satisfy it is
-	// replaced whole, without being read.
-	tx := snap.NewTransaction(cfg.txnOpts...)
-	// As Spark: the transaction reads the replaced range, not the whole
-	// table; the scan records the predicate and the files it plans.
-	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(cfg.mem), reader.RecordReads(tx))
-	if err != nil {
-		return nil, fmt.Errorf("writer: replaceWhere: %w", err)
-	}
-	partitionOnly := expr.IsPartitionOnly(bound, snap.PartitionColumns())
-	var removed, rewrite []*actions.Add
-	for f, err := range plan.Files(ctx) {
-		if err != nil {
-			return nil, fmt.Errorf("writer: replaceWhere: %w", err)
-		}
-		if !partitionOnly {
-			removed = append(removed, f.Add)
-			rewrite = append(rewrite, f.Add)
-			continue
-		}
-		match, err := partitionsMatch(snap.Schema(), bound, f.Add)
-		if err != nil {
-			return nil, err
-		}
-		if match {
-			removed = append(removed, f.Add)
-		}
-	}
-
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg, check)
-	if err != nil {
-		return nil, err
-	}
-	var copied int64
-	if len(rewrite) > 0 {
-		// Keep the rows of the touched files for which the predicate is
-		// not TRUE (FALSE or NULL).
-		keep := expr.Or(expr.Not(bound), &expr.IsNull{X: bound})
-		sc, err := reader.NewScan(snap, reader.WithFilter(keep), reader.WithAllocator(cfg.mem))
-		if err != nil {
-			return nil, fmt.Errorf("writer: replaceWhere: %w", err)
-		}
-		kept := func(yield func(arrow.RecordBatch, error) bool) {
-			for _, f := range rewrite {
-				sf := &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)}
-				for rec, err := range sc.ReadFile(ctx, sf) {
-					if !yield(rec, err) || err != nil {
-						return
-					}
-				}
-			}
-		}
-		rcfg := *cfg
-		rcfg.mergeSchema = false
-		rw, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), kept, &rcfg, nil)
-		if err != nil {
-			return nil, fmt.Errorf("writer: replaceWhere: rewrite: %w", err)
-		}
-		copied = rw.NumRows
-		wr.Adds = append(wr.Adds, rw.Adds...)
-		wr.NumRows += rw.NumRows
-		wr.NumBytes += rw.NumBytes
-	}
-	params := map[string]any{
-		"mode":        "Overwrite",
-		"partitionBy": jsonText(snap.PartitionColumns()),
-		"predicate":   jsonText([]string{bound.String()}),
-	}
-	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
-	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, extra)
+	return cfg.txnOpts
 }
 
-// partitionsMatch reports whether f's partition values satisfy pred, a
-// predicate over partition columns only (TRUE, not NULL).
-func partitionsMatch(schema *actions.StructType, pred expr.Expr, f *actions.Add) (bool, error) {
-	var perr error
-	v, err := expr.EvalRow(pred, func(col string) (any, bool) {
-		field := schema.Field(col)
-		if field == nil {
-			return nil, false
-		}
-		raw, ok := f.PartitionValues[col]
-		if !ok {
-			raw = partitionValueFold(f.PartitionValues, col)
-		}
-		v, err := actions.ParsePartitionValue(field.Type, raw)
-		if err != nil && perr == nil {
-			perr = fmt.Errorf("writer: %s: partition column %q: %w", f.Path, col, err)
-		}
-		return v, err == nil
-	})
-	if perr != nil {
-		return false, perr
-	}
-	if err != nil {
-		return false, fmt.Errorf("writer: replaceWhere: %s: %w", f.Path, err)
-	}
-	b, ok := v.(bool)
-	return ok && b, nil
-}
-
-func partitionValueFold(pv map[string]*string, col string) *string {
-	for k, v := range pv {
-		if strings.EqualFold(k, col) {
-			return v
-		}
-	}
-	return nil
-}
-
-// alreadyApplied short-cuts an idempotent write whose app transaction the
-// snapshot already holds: nothing is written or committed.
 func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResult, bool) {
 	if !cfg.hasAppTxn {
 		return nil, false
@@ -317,7 +196,7 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if r != "" {
 		r += "/"
 	}
-	wr, err := writeFiles(ctx, store, r, md, batches, cfg, nil)
+	wr, err := writeFiles(ctx, store, r, md, batches, cfg)
 	if err != nil {
 		return nil, err
 	}

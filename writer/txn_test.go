@@ -13,6 +13,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
@@ -139,7 +140,7 @@ func TestReplaceWherePartitions(t *testing.T) {
 		mem := checkedMem(t)
 		snap := openTable(t, store)
 		rec := tableBatch(t, mem, snap, `[{"id": 20, "p": "b"}, {"id": 30, "p": "c"}]`)
-		_, err := writer.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem))
+		_, err := dml.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem))
 		var se *writer.SchemaError
 		if !errors.As(err, &se) || se.Row != 2 || !strings.Contains(se.Reason, "replaceWhere") {
 			t.Fatalf("error %v, want a *SchemaError for input row 2", err)
@@ -152,7 +153,7 @@ func TestReplaceWherePartitions(t *testing.T) {
 		mem := checkedMem(t)
 		snap := openTable(t, store)
 		rec := tableBatch(t, mem, snap, `[{"id": 20, "p": "b"}]`)
-		if _, err := writer.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		if _, err := dml.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem)); err != nil {
 			t.Fatal(err)
 		}
 		diffLines(t, scanLines(t, openTable(t, store)), sortedLines(`{"id":1,"p":"a"}`, `{"id":3,"p":"c"}`, `{"id":20,"p":"b"}`))
@@ -177,7 +178,7 @@ func TestReplaceWhereDataColumns(t *testing.T) {
 	appendRows(t, store, `[{"id": 5, "v": "e"}, {"id": 6, "v": "f"}, {"id": null, "v": "n"}]`)
 	snap := openTable(t, store)
 	rec := tableBatch(t, mem, snap, `[{"id": 7, "v": "new"}]`)
-	if _, err := writer.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
 	// id 6 is deleted; the rows of its file for which the predicate is
@@ -557,7 +558,7 @@ func TestWritersAskBeforeUploading(t *testing.T) {
 	for name, write := range map[string]func() error{
 		"append":       func() error { _, err := writer.Append(ctx, snap, rows); return err },
 		"overwrite":    func() error { _, err := writer.Overwrite(ctx, snap, rows); return err },
-		"replaceWhere": func() error { _, err := writer.ReplaceWhere(ctx, snap, pred, rows); return err },
+		"replaceWhere": func() error { _, err := dml.ReplaceWhere(ctx, snap, pred, rows); return err },
 		"write files":  func() error { _, err := writer.WriteFiles(ctx, snap, rows); return err },
 	} {
 		if err := write(); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "typeWidening") {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/writer"
@@ -78,7 +79,7 @@ func buildHistory(t *testing.T, seed uint64, props map[string]string, steps []st
 			case "replaceWhere":
 				var pred expr.Expr
 				if pred, err = expr.Parse(s.where); err == nil {
-					_, err = writer.ReplaceWhere(ctx, snap, pred, seq(recs...), noCheckpoints, writer.WithAllocator(mem))
+					_, err = dml.ReplaceWhere(ctx, snap, pred, seq(recs...), noCheckpoints, writer.WithAllocator(mem))
 				}
 			default:
 				t.Fatalf("unknown step %q", s.op)

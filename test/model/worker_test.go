@@ -19,6 +19,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
@@ -414,7 +415,7 @@ func (w *worker) replaceWhere(ctx context.Context, rec *opRecord, draws [4]uint6
 		return err
 	}
 	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
-		return writer.ReplaceWhere(ctx, w.snap, pred, batchOf(rec.Rows), opts...)
+		return dml.ReplaceWhere(ctx, w.snap, pred, batchOf(rec.Rows), opts...)
 	})
 }
 

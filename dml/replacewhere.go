@@ -1,0 +1,190 @@
+package dml
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// ReplaceWhere atomically replaces the rows matching predicate with
+// batches: Spark's df.write.mode("overwrite").option("replaceWhere", p).
+// opts are the writer's (allocator, compression, app transaction, ...).
+//
+// As in Spark, every input row must satisfy the predicate (a
+// *writer.SchemaError names the first that does not) and the rows the
+// predicate matches are deleted:
+//
+//   - When the predicate reads only partition columns, the files of the
+//     matching partitions are removed.
+//   - Otherwise each file whose partition values and statistics may hold a
+//     matching row is removed, and its rows for which the predicate is not
+//     TRUE are written again to new files (Spark's DELETE), so only the
+//     matching rows disappear.
+//
+// The removals and additions are one commit. The transaction read the
+// table under the predicate: a concurrent commit that adds rows it may
+// match (by partition values and stats; which commits count depends on
+// the isolation level) or removes a file it replaced aborts it, as in
+// Spark; one that writes elsewhere rebases.
+func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...writer.Option) (*deltalog.CommitResult, error) {
+	if err := snap.Supports(deltalog.OpReplaceWhere); err != nil {
+		return nil, fmt.Errorf("dml: %w", err)
+	}
+	if predicate == nil {
+		return nil, fmt.Errorf("dml: replaceWhere needs a predicate")
+	}
+	bound, err := expr.BindPredicate(predicate, snap.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+	}
+	if res, done := writer.AlreadyApplied(snap, opts...); done {
+		return res, nil
+	}
+	mem := writer.Allocator(opts...)
+	check := func(rec arrow.RecordBatch, rowBase int64) error {
+		mask, err := expr.EvalPredicate(bound, rec, mem)
+		if err != nil {
+			return fmt.Errorf("dml: replaceWhere: %w", err)
+		}
+		defer mask.Release()
+		for i := 0; i < mask.Len(); i++ {
+			if mask.IsNull(i) || !mask.Value(i) {
+				return &writer.SchemaError{Row: rowBase + int64(i) + 1, Reason: fmt.Sprintf("row does not satisfy the replaceWhere predicate %s", bound)}
+			}
+		}
+		return nil
+	}
+
+	// Which files hold rows to replace: planned as a scan of the
+	// predicate, under every rule a scan keeps (a widened column's stats
+	// bounds are not trusted, for one). As in Spark, the transaction reads
+	// the replaced range, not the whole table: the scan records the
+	// predicate and the files it plans. Where the predicate reads only
+	// partition columns, a file whose partition values satisfy it is
+	// replaced whole, without being read.
+	tx := snap.NewTransaction(writer.TxnOptions(opts...)...)
+	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(mem), reader.RecordReads(tx))
+	if err != nil {
+		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+	}
+	partitionOnly := expr.IsPartitionOnly(bound, snap.PartitionColumns())
+	var removed, rewrite []*actions.Add
+	for f, err := range plan.Files(ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+		}
+		if !partitionOnly {
+			removed = append(removed, f.Add)
+			rewrite = append(rewrite, f.Add)
+			continue
+		}
+		match, err := partitionsMatch(snap.Schema(), bound, f.Add)
+		if err != nil {
+			return nil, err
+		}
+		if match {
+			removed = append(removed, f.Add)
+		}
+	}
+
+	wr, err := writer.WriteFiles(ctx, snap, batches, append(opts, writer.WithRowCheck(check))...)
+	if err != nil {
+		return nil, err
+	}
+	var copied int64
+	if len(rewrite) > 0 {
+		// Keep the rows of the touched files for which the predicate is
+		// not TRUE (FALSE or NULL). They have the table's schema, so the
+		// rewrite never changes it.
+		keep := expr.Or(expr.Not(bound), &expr.IsNull{X: bound})
+		sc, err := reader.NewScan(snap, reader.WithFilter(keep), reader.WithAllocator(mem))
+		if err != nil {
+			return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+		}
+		kept := func(yield func(arrow.RecordBatch, error) bool) {
+			for _, f := range rewrite {
+				sf := &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)}
+				for rec, err := range sc.ReadFile(ctx, sf) {
+					if !yield(rec, err) || err != nil {
+						return
+					}
+				}
+			}
+		}
+		rw, err := writer.WriteFiles(ctx, snap, kept, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("dml: replaceWhere: rewrite: %w", err)
+		}
+		copied = rw.NumRows
+		wr.Adds = append(wr.Adds, rw.Adds...)
+		wr.NumRows += rw.NumRows
+		wr.NumBytes += rw.NumBytes
+	}
+	params := map[string]any{
+		"mode":        "Overwrite",
+		"partitionBy": jsonText(append([]string{}, snap.PartitionColumns()...)),
+		"predicate":   jsonText([]string{bound.String()}),
+	}
+	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
+	return writer.Commit(ctx, tx, wr, removed, "WRITE", params, extra, opts...)
+}
+
+// partitionsMatch reports whether f's partition values satisfy pred, a
+// predicate over partition columns only (TRUE, not NULL).
+func partitionsMatch(schema *actions.StructType, pred expr.Expr, f *actions.Add) (bool, error) {
+	var perr error
+	v, err := expr.EvalRow(pred, func(col string) (any, bool) {
+		field := schema.Field(col)
+		if field == nil {
+			return nil, false
+		}
+		raw, ok := f.PartitionValues[col]
+		if !ok {
+			raw = partitionValueFold(f.PartitionValues, col)
+		}
+		v, err := actions.ParsePartitionValue(field.Type, raw)
+		if err != nil && perr == nil {
+			perr = fmt.Errorf("dml: %s: partition column %q: %w", f.Path, col, err)
+		}
+		return v, err == nil
+	})
+	if perr != nil {
+		return false, perr
+	}
+	if err != nil {
+		return false, fmt.Errorf("dml: replaceWhere: %s: %w", f.Path, err)
+	}
+	b, ok := v.(bool)
+	return ok && b, nil
+}
+
+// partitionValueFold finds a partition value whose key matches col
+// ignoring case, as Spark resolves column names.
+func partitionValueFold(pv map[string]*string, col string) *string {
+	for k, v := range pv {
+		if strings.EqualFold(k, col) {
+			return v
+		}
+	}
+	return nil
+}
+
+// jsonText is an operationParameters value: JSON text, as Spark writes it.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
