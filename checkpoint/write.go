@@ -318,10 +318,10 @@ func (w *writer) writeV2(acts iter.Seq2[actions.Action, error]) (LastCheckpoint,
 	}
 	fail := func(err error) (LastCheckpoint, error) {
 		if side != nil {
-			side.abort(err)
+			side.abort()
 		}
 		if top != nil {
-			top.abort(err)
+			top.abort()
 		}
 		w.deleteFiles(done)
 		return LastCheckpoint{}, fmt.Errorf("checkpoint: write %s: %w", joinKey(w.logDir, name), err)
@@ -438,7 +438,7 @@ func (w *writer) deleteFiles(files []*fileWriter) {
 func abortAll(files []*fileWriter, err error) {
 	for _, f := range files {
 		if f != nil {
-			f.abort(err)
+			f.abort()
 		}
 	}
 }
@@ -559,8 +559,8 @@ func (f *fileWriter) finish() error {
 	return f.upload.Close()
 }
 
-// abort stops the Put with err, so that nothing appears under the key.
-func (f *fileWriter) abort(err error) {
+// abort discards the file, so that nothing appears under the key.
+func (f *fileWriter) abort() {
 	if f.closed {
 		return
 	}
