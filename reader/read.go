@@ -294,7 +294,11 @@ func (s *Scan) rowSelection(f *ScanFile) (rowSelector, error) {
 // filter and projects. It returns nil when no row is left.
 func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel rowSelector) (arrow.RecordBatch, error) {
 	mem := s.cfg.mem
-	cols := make([]arrow.Array, len(sources))
+	ncols := len(sources)
+	if s.cfg.rowIndex {
+		ncols++
+	}
+	cols := make([]arrow.Array, ncols)
 	defer func() {
 		for _, c := range cols {
 			if c != nil {
@@ -330,6 +334,9 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 			return nil, fmt.Errorf("reader: %s: column %q: %w", f.Key, src.field.Name, err)
 		}
 	}
+	if s.cfg.rowIndex {
+		cols[len(sources)] = rowIndexArray(mem, start, int(n))
+	}
 	rec := array.NewRecordBatch(s.readSchema, cols, n)
 	if sel != nil {
 		mask, err := sel.keep(start, n, mem)
@@ -364,15 +371,29 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		return nil, nil
 	}
 	if len(s.readFields) != len(s.outFields) {
-		proj := make([]arrow.Array, len(s.outFields))
+		proj := make([]arrow.Array, len(s.outFields), len(s.outFields)+1)
 		for i := range proj {
 			proj[i] = rec.Column(i)
+		}
+		if s.cfg.rowIndex {
+			proj = append(proj, rec.Column(int(rec.NumCols())-1))
 		}
 		out := array.NewRecordBatch(s.outSchema, proj, rec.NumRows())
 		rec.Release()
 		rec = out
 	}
 	return rec, nil
+}
+
+// rowIndexArray is start, start+1, ..., start+n-1.
+func rowIndexArray(mem memory.Allocator, start int64, n int) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := range int64(n) {
+		b.UnsafeAppend(start + i)
+	}
+	return b.NewArray()
 }
 
 // constantArray is n copies of v (a value of the Go type actions gives

@@ -40,6 +40,7 @@ type config struct {
 	mem         memory.Allocator
 	parallelism int
 	tx          *deltalog.Transaction // RecordReads
+	rowIndex    bool                  // WithRowIndex
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -79,6 +80,16 @@ func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n 
 // read set. The scan serializes its calls on tx; tx must not be used
 // concurrently elsewhere while the scan plans.
 func RecordReads(tx *deltalog.Transaction) Option { return func(c *config) { c.tx = tx } }
+
+// RowIndexColumn is the name of the column WithRowIndex adds.
+const RowIndexColumn = "_row_index"
+
+// WithRowIndex adds a last column, RowIndexColumn (long, not null): each
+// row's position in its data file, counted from 0 over every row the file
+// holds, before deletion vectors and the filter drop any. It is the row
+// index deletion vectors are written against (Spark's
+// _metadata.row_index).
+func WithRowIndex() Option { return func(c *config) { c.rowIndex = true } }
 
 // ScanFile is one data file a scan reads: the add action and what planning
 // derived from it.
@@ -250,6 +261,14 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	}
 	if s.readSchema, err = arrowSchemaOf(s.readFields); err != nil {
 		return nil, err
+	}
+	if cfg.rowIndex {
+		if fieldFold(s.schema, RowIndexColumn) != nil {
+			return nil, fmt.Errorf("reader: the table has a column %q, which WithRowIndex would shadow", RowIndexColumn)
+		}
+		ri := arrow.Field{Name: RowIndexColumn, Type: arrow.PrimitiveTypes.Int64}
+		s.outSchema = arrow.NewSchema(append(slices.Clone(s.outSchema.Fields()), ri), nil)
+		s.readSchema = arrow.NewSchema(append(slices.Clone(s.readSchema.Fields()), ri), nil)
 	}
 	return s, nil
 }

@@ -12,12 +12,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/writer"
 )
 
 // fourFiles makes a partitioned table of four files (one append per
@@ -451,5 +453,63 @@ func TestRecordReads(t *testing.T) {
 			t.Errorf("concurrent remove in partition %s: commit error %v, want %v", c.removed, err, c.want)
 		}
 		_ = store
+	}
+}
+
+// TestRowIndex checks that WithRowIndex numbers rows by their position in
+// the data file, before the filter drops any, with and without a
+// projection, across batch boundaries and page-index skipping.
+func TestRowIndex(t *testing.T) {
+	mem := checkedMem(t)
+	store := objstore.NewMem()
+	newTable(t, store, "id long, s string")
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"s":"v%d"}`, i*3, i)
+	}
+	b.WriteString("]")
+	snap := appendJSON(t, store, b.String(), writer.WithParquetProperties(parquet.WithMaxRowGroupLength(100), parquet.WithDataPageSize(256)))
+	for _, opts := range [][]reader.Option{
+		{},
+		{reader.WithFilter(mustParse(t, "id < 300 OR s = 'v999'"))},
+		{reader.WithFilter(mustParse(t, "id >= 1500")), reader.WithColumns("s")},
+		{reader.WithColumns()},
+	} {
+		sc := mustScan(t, snap, append(opts, reader.WithRowIndex(), reader.WithBatchSize(33), reader.WithAllocator(mem))...)
+		last := sc.Schema().Field(sc.Schema().NumFields() - 1)
+		if last.Name != reader.RowIndexColumn || last.Type.ID() != arrow.INT64 {
+			t.Fatalf("last column %v, want %s long", last, reader.RowIndexColumn)
+		}
+		n := 0
+		for rec, err := range sc.Records(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := rec.Column(int(rec.NumCols()) - 1).(*array.Int64)
+			var ids *array.Int64
+			if i := rec.Schema().FieldIndices("id"); len(i) == 1 {
+				ids = rec.Column(i[0]).(*array.Int64)
+			}
+			var ss *array.String
+			if i := rec.Schema().FieldIndices("s"); len(i) == 1 {
+				ss = rec.Column(i[0]).(*array.String)
+			}
+			for i := 0; i < idx.Len(); i++ {
+				if ids != nil && ids.Value(i) != idx.Value(i)*3 {
+					t.Fatalf("row with id %d has row index %d, want %d", ids.Value(i), idx.Value(i), ids.Value(i)/3)
+				}
+				if ss != nil && ss.Value(i) != fmt.Sprintf("v%d", idx.Value(i)) {
+					t.Fatalf("row with s %s has row index %d", ss.Value(i), idx.Value(i))
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no rows")
+		}
 	}
 }
