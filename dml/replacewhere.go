@@ -2,7 +2,6 @@ package dml
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"strconv"
@@ -178,13 +177,4 @@ func partitionValueFold(pv map[string]*string, col string) *string {
 		}
 	}
 	return nil
-}
-
-// jsonText is an operationParameters value: JSON text, as Spark writes it.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

@@ -716,12 +716,16 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	seq := fs.seq
 	fs.seq++
 	fs.mu.Unlock()
-	name := fmt.Sprintf("part-%05d-%s-c000", seq, uuid.NewString())
+	prefix, dir := "part", folder
+	if fs.cfg.changeFiles {
+		prefix, dir = "cdc", ChangeDataDir+folder
+	}
+	name := fmt.Sprintf("%s-%05d-%s-c000", prefix, seq, uuid.NewString())
 	if fs.cfg.codecName != "" {
 		name += "." + fs.cfg.codecName
 	}
 	name += ".parquet"
-	rel := folder + name
+	rel := dir + name
 	f := &openFile{
 		folder:  folder,
 		values:  values,

@@ -45,6 +45,7 @@ type config struct {
 	txnOpts        []deltalog.TxnOption
 	parquetProps   []parquet.WriterProperty
 	rowCheck       rowCheck
+	changeFiles    bool // WriteChangeFiles: _change_data/cdc-*.parquet
 	err            error
 }
 

@@ -123,6 +123,17 @@ func Commit(ctx context.Context, tx *deltalog.Transaction, wr *WriteResult, remo
 	return commitWrite(ctx, tx, cfg, wr, removed, op, params, extraMetrics)
 }
 
+// AppTransaction is the app transaction opts carry (WithAppTransaction),
+// for an operation that commits on its own transaction: ok is false when
+// there is none.
+func AppTransaction(opts ...Option) (appID string, version int64, ok bool) {
+	cfg, err := newConfig(opts)
+	if err != nil || !cfg.hasAppTxn {
+		return "", 0, false
+	}
+	return cfg.appID, cfg.appVersion, true
+}
+
 // TxnOptions are the transaction options opts carry (WithTxnOptions), for
 // an operation that starts its own transaction before writing.
 func TxnOptions(opts ...Option) []deltalog.TxnOption {

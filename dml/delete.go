@@ -1,0 +1,100 @@
+package dml
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// The operation names commitInfo records, as Spark's.
+const (
+	opDelete = "DELETE"
+	opUpdate = "UPDATE"
+	opMerge  = "MERGE"
+)
+
+// Delete deletes the rows for which predicate is TRUE: Spark's
+// DELETE FROM t WHERE predicate (a nil predicate deletes every row).
+//
+// Files whose partition values or statistics rule the predicate out are
+// not read, and a file the predicate matches entirely (by partition values
+// and stats) is removed without being read. In the other files, the
+// predicate's columns are read to find the matching rows; then, on a
+// table with deletion vectors enabled (delta.enableDeletionVectors), those
+// rows are marked in the file's deletion vector, and otherwise the file is
+// rewritten without them (copy-on-write). With delta.enableChangeDataFeed
+// the deleted rows are also written as change data. Everything is one
+// commit. The transaction reads the table under the predicate: a
+// concurrent commit that adds rows it may match, or removes a file it
+// changed, aborts it; one that writes elsewhere rebases.
+//
+// The result is nil-committed (Result.CommitResult nil) when no row
+// matched.
+func Delete(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, opts ...Option) (*Result, error) {
+	if err := snap.Supports(deltalog.OpDelete); err != nil {
+		return nil, fmt.Errorf("dml: %w", err)
+	}
+	cfg := newConfig(opts)
+	if res, done := writer.AlreadyApplied(snap, cfg.wopts...); done {
+		return &Result{CommitResult: res}, nil
+	}
+	j := newJob(ctx, snap, cfg, opDelete)
+	targets, err := j.plan(predicate, false)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{"predicate": jsonText(predicateList(predicate))}
+	return j.rewrite(targets, params)
+}
+
+// plan finds the files predicate may match (all files when nil), recording
+// the read on the transaction, and the matching rows of each (into
+// target.updated when updated, else target.deleted).
+func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
+	var bound expr.Expr
+	var pruner *expr.Pruner
+	opts := []reader.Option{reader.WithColumns(), reader.WithRowIndex(), reader.WithAllocator(j.mem), reader.RecordReads(j.tx)}
+	if predicate != nil {
+		var err error
+		if bound, err = expr.BindPredicate(predicate, j.snap.Schema()); err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		if pruner, err = expr.NewPruner(bound, j.snap.Schema(), j.snap.PartitionColumns(), ""); err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		opts = append(opts, reader.WithFilter(bound))
+	}
+	scan, err := reader.NewScan(j.snap, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+	}
+	var targets []*target
+	for f, err := range scan.Files(j.ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		t := newTarget(f)
+		t.all = pruner == nil || pruner.AllMatch(f.Add.PartitionValues, f.Stats)
+		if t.all && t.liveRows() < 0 {
+			t.all = false // its row count is unknown: read it
+		}
+		targets = append(targets, t)
+	}
+	if err := j.matchRows(scan, targets, updated); err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+	}
+	return targets, nil
+}
+
+// predicateList is a predicate as Spark records it in operationParameters:
+// a list of SQL texts.
+func predicateList(p expr.Expr) []string {
+	if p == nil {
+		return []string{}
+	}
+	return []string{p.String()}
+}

@@ -1,0 +1,46 @@
+package dml
+
+import (
+	"runtime"
+
+	"github.com/lakelog/lakelog/writer"
+)
+
+// Option configures DELETE, UPDATE and MERGE.
+type Option func(*config)
+
+type config struct {
+	wopts       []writer.Option
+	noDV        bool
+	parallelism int
+	targetAlias string
+	sourceAlias string
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{parallelism: runtime.GOMAXPROCS(0)}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.parallelism < 1 {
+		c.parallelism = 1
+	}
+	return c
+}
+
+// WithWriterOptions passes options to the writer of the new data files and
+// to the commit: compression, file size, allocator, app transaction
+// (exactly-once batches), transaction options.
+func WithWriterOptions(opts ...writer.Option) Option {
+	return func(c *config) { c.wopts = append(c.wopts, opts...) }
+}
+
+// WithoutDeletionVectors rewrites files (copy-on-write) even where the
+// table enables deletion vectors (delta.enableDeletionVectors=true), as
+// Spark does with spark.databricks.delta.delete.deletionVectors.persistent
+// off.
+func WithoutDeletionVectors() Option { return func(c *config) { c.noDV = true } }
+
+// WithParallelism sets how many data files are read at once (default
+// GOMAXPROCS).
+func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }

@@ -1,0 +1,5 @@
+//go:build race
+
+package dml_test
+
+const raceEnabled = true

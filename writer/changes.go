@@ -1,0 +1,63 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+)
+
+// ChangeDataDir is the folder, under the table root, of change data files.
+const ChangeDataDir = "_change_data/"
+
+// ChangeTypeColumn is the column of change data files that says what a row
+// is: "insert", "delete", "update_preimage" or "update_postimage".
+const ChangeTypeColumn = "_change_type"
+
+// ChangeResult is what WriteChangeFiles wrote: the cdc actions to commit.
+type ChangeResult struct {
+	Files    []*actions.AddCDCFile
+	NumRows  int64
+	NumBytes int64
+}
+
+// WriteChangeFiles writes change data files, as Spark writes them for a
+// table with delta.enableChangeDataFeed=true: batches hold the table's
+// columns plus ChangeTypeColumn (string, not null), and go to Parquet files
+// under _change_data/, in the table's partition folders, without the
+// partition columns (their values are in the cdc actions). Nothing is
+// committed; commit the result's Files with the operation's other
+// actions. opts are as for WriteFiles (schema merging and row checks do
+// not apply).
+func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*ChangeResult, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.changeFiles, cfg.mergeSchema, cfg.rowCheck = true, false, nil
+	schema := snap.Schema()
+	if schema.Field(ChangeTypeColumn) != nil {
+		return nil, fmt.Errorf("writer: the table has a column %q, which change data files reserve", ChangeTypeColumn)
+	}
+	cs := &actions.StructType{Fields: append(slices.Clone(schema.Fields), &actions.StructField{Name: ChangeTypeColumn, Type: actions.TypeString, Nullable: false})}
+	text, err := actions.SchemaString(cs)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	md := *snap.Metadata()
+	md.SchemaString = text
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), &md, batches, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &ChangeResult{NumRows: wr.NumRows, NumBytes: wr.NumBytes}
+	for _, a := range wr.Adds {
+		res.Files = append(res.Files, &actions.AddCDCFile{Path: a.Path, PartitionValues: a.PartitionValues, Size: a.Size, DataChange: false})
+	}
+	return res, nil
+}
