@@ -2,8 +2,8 @@ package dml
 
 import (
 	"context"
-	"errors"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 	"math"

@@ -158,10 +158,10 @@ func (j *job) matchRows(scan *reader.Scan, targets []*target, updated bool) erro
 type outcome struct {
 	data    *writer.WriteResult
 	changes *writer.ChangeResult
-	removed []*actions.Add   // files removed whole
-	dvAdds  []*actions.Add   // files re-added with a new deletion vector
-	dvOld   []*actions.Add   // their previous add
-	dvKeys  []string         // deletion vector files written
+	removed []*actions.Add // files removed whole
+	dvAdds  []*actions.Add // files re-added with a new deletion vector
+	dvOld   []*actions.Add // their previous add
+	dvKeys  []string       // deletion vector files written
 	touched int
 }
 
