@@ -89,7 +89,7 @@ func WhenNotMatchedBySourceDelete(cond expr.Expr) Clause {
 // matched by more than one source row and a WHEN MATCHED clause could
 // change it: which source row should win is undefined, so Spark refuses
 // the MERGE, and so does lakelog. Nothing is committed.
-var ErrDuplicateMatch = errors.New("dml: MERGE: a target row matched more than one source row")
+var ErrDuplicateMatch = errors.New("a target row matched more than one source row")
 
 // WithAliases names the target and the source in MERGE's expressions
 // (default "target" and "source"). A column name without a qualifier is
@@ -852,7 +852,7 @@ func (m *merge) joinBatch(t *target, rec arrow.RecordBatch) error {
 	firstSource := map[int32]int32{}
 	for i, tr := range tRows {
 		if matchedTarget[tr] && m.hasMatched {
-			return fmt.Errorf("%w: %s: the target row at index %d is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys", ErrDuplicateMatch, t.file.Add.Path, idx[tr], firstSource[tr]+1, sRows[i]+1)
+			return fmt.Errorf("%w: %s: the row at index %d is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys", ErrDuplicateMatch, t.file.Add.Path, idx[tr], firstSource[tr]+1, sRows[i]+1)
 		}
 		matchedTarget[tr] = true
 		firstSource[tr] = sRows[i]

@@ -344,6 +344,13 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 	if cdcErr != nil && (err == nil || errors.Is(err, context.Canceled)) {
 		err = cdcErr
 	}
+	var se *writer.SchemaError
+	if errors.As(err, &se) {
+		// The writer counts rows of its input, which the user never saw.
+		c := *se
+		c.Row = 0
+		err = fmt.Errorf("a row it would write does not fit the table: %w", &c)
+	}
 	if err != nil {
 		return fmt.Errorf("dml: %s: %w", j.op, err)
 	}
