@@ -1,0 +1,195 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// TestPeersReadLakelogDML changes a partitioned table with lakelog's
+// DELETE, UPDATE and MERGE, copy-on-write and with deletion vectors, with
+// the change data feed on, and checks after each operation that Spark and
+// delta-rs read the rows lakelog reads, and that Spark's change feed
+// (readChangeFeed, as table_changes) and delta-rs's load_cdf return, for
+// the operation's version, the changes between the rows before and after
+// it.
+func TestPeersReadLakelogDML(t *testing.T) {
+	sp := requirePeer(t, spark)
+	rs := requirePeer(t, deltaRS)
+	for _, dv := range []bool{false, true} {
+		name := map[bool]string{false: "copy-on-write", true: "deletion vectors"}[dv]
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			store, dir := newLocal(t)
+			props := map[string]string{"delta.enableChangeDataFeed": "true"}
+			if dv {
+				props["delta.enableDeletionVectors"] = "true"
+			}
+			schema, err := actions.ParseDDL("id long not null, p string, v long, s string")
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, _ := actions.SchemaString(schema)
+			tx, err := deltalog.Create(store, "", &actions.Metadata{SchemaString: text, PartitionColumns: []string{"p"}, Configuration: props})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			sc, _ := actions.ToArrowSchema(schema, false, "")
+			for b := range 3 {
+				var rows []string
+				for i := b * 100; i < (b+1)*100; i++ {
+					rows = append(rows, fmt.Sprintf(`{"id":%d,"p":"%c","v":%d,"s":"s%d"}`, i, 'a'+i%3, i*7%100, i%5))
+				}
+				rec := jsonBatch(t, sc, "["+strings.Join(rows, ",")+"]")
+				if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), writer.WithTargetFileSize(4<<10)); err != nil {
+					t.Fatal(err)
+				}
+				rec.Release()
+			}
+			var srcRows []string
+			for i := 100; i < 130; i++ {
+				v := i
+				if i%10 == 0 {
+					v = -i
+				}
+				srcRows = append(srcRows, fmt.Sprintf(`{"id":%d,"p":"%c","v":%d,"s":"merged"}`, i, 'a'+i%3, v))
+			}
+			for i := 1000; i < 1030; i++ {
+				srcRows = append(srcRows, fmt.Sprintf(`{"id":%d,"p":"%c","v":%d,"s":"inserted"}`, i, 'a'+i%3, i))
+			}
+			ops := []struct {
+				name string
+				run  func(snap *deltalog.Snapshot) (*dml.Result, error)
+			}{
+				{"DELETE WHERE v < 10", func(snap *deltalog.Snapshot) (*dml.Result, error) {
+					return dml.Delete(ctx, snap, parse(t, "v < 10"))
+				}},
+				{"UPDATE", func(snap *deltalog.Snapshot) (*dml.Result, error) {
+					set := []*expr.Assignment{assign(t, "v = v + 1000"), assign(t, "s = 'updated'")}
+					return dml.Update(ctx, snap, parse(t, "p = 'a' AND id < 150"), set)
+				}},
+				{"MERGE", func(snap *deltalog.Snapshot) (*dml.Result, error) {
+					src := jsonBatch(t, sc, "["+strings.Join(srcRows, ",")+"]")
+					defer src.Release()
+					return dml.Merge(ctx, snap, seq(src), parse(t, "target.id = source.id"), []dml.Clause{
+						dml.WhenMatchedDelete(parse(t, "source.v < 0")),
+						dml.WhenMatchedUpdateAll(nil),
+						dml.WhenNotMatchedInsertAll(nil),
+					})
+				}},
+				{"DELETE of a partition", func(snap *deltalog.Snapshot) (*dml.Result, error) {
+					return dml.Delete(ctx, snap, parse(t, "p = 'c'"))
+				}},
+			}
+			for _, op := range ops {
+				before := open(t, store, "")
+				beforeLines := lakelogLines(t, before)
+				res, err := op.run(before)
+				if err != nil {
+					t.Fatalf("%s: %v", op.name, err)
+				}
+				if res.CommitResult == nil {
+					t.Fatalf("%s: nothing committed", op.name)
+				}
+				v := res.Version
+				after := lakelogLines(t, open(t, store, ""))
+				if slices.Equal(after, beforeLines) {
+					t.Fatalf("%s changed no row: it tests nothing", op.name)
+				}
+				t.Logf("%s: version %d, metrics %v", op.name, v, res.Metrics)
+				for _, p := range []*peer{sp, rs} {
+					got, _ := peerRead(t, p, request{Path: dir})
+					sameRows(t, fmt.Sprintf("%s after %s", p.engine, op.name), got, after)
+					want := expectedChanges(t, beforeLines, after, v)
+					out := filepath.Join(t.TempDir(), "changes.parquet")
+					p.call(t, request{Op: "changes", Path: dir, From: &v, To: &v, Out: out})
+					sameRows(t, fmt.Sprintf("%s change feed of %s (version %d)", p.engine, op.name, v), parquetLines(t, out), want)
+				}
+			}
+		})
+	}
+}
+
+// expectedChanges is the change feed between two states of a table whose
+// rows are identified by "id" (sorted canonical lines): deleted rows,
+// inserted rows, and the pre- and post-images of changed rows, each with
+// _change_type and _commit_version.
+func expectedChanges(t *testing.T, before, after []string, version int64) []string {
+	t.Helper()
+	index := func(lines []string) map[string]string {
+		m := map[string]string{}
+		for _, l := range lines {
+			var row map[string]any
+			if err := json.Unmarshal([]byte(l), &row); err != nil {
+				t.Fatal(err)
+			}
+			m[fmt.Sprint(row["id"])] = l
+		}
+		return m
+	}
+	tag := func(line, kind string) string {
+		return strings.TrimSuffix(line, "}") + fmt.Sprintf(`,"_change_type":"%s","_commit_version":%d}`, kind, version)
+	}
+	b, a := index(before), index(after)
+	var out []string
+	for id, l := range b {
+		switch n, ok := a[id]; {
+		case !ok:
+			out = append(out, tag(l, "delete"))
+		case n != l:
+			out = append(out, tag(l, "update_preimage"), tag(n, "update_postimage"))
+		}
+	}
+	for id, l := range a {
+		if _, ok := b[id]; !ok {
+			out = append(out, tag(l, "insert"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func jsonBatch(t *testing.T, sc *arrow.Schema, rows string) arrow.RecordBatch {
+	t.Helper()
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func parse(t *testing.T, s string) expr.Expr {
+	t.Helper()
+	e, err := expr.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func assign(t *testing.T, s string) *expr.Assignment {
+	t.Helper()
+	a, err := expr.ParseAssignment(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
