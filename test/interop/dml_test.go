@@ -192,4 +192,3 @@ func assign(t *testing.T, s string) *expr.Assignment {
 	}
 	return a
 }
-
