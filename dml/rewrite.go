@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -547,6 +548,7 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	if app, v, ok := writer.AppTransaction(j.cfg.wopts...); ok {
 		tx.SetTransaction(app, v)
 	}
+	maps.Copy(params, writer.OperationParameters(j.cfg.wopts...))
 	m := j.finalMetrics(out, rewriteMs)
 	metrics := map[string]any{}
 	for k, v := range m {
