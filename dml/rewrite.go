@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -297,27 +298,13 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 		if cdc != nil {
 			defer close(cdc)
 		}
-		for _, t := range reads {
-			for rec, err := range full.ReadFile(ctx, t.file) {
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				outs, err := j.rewriteBatch(t, rec, emitChange)
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				for i, o := range outs {
-					ok := yield(o, nil)
-					o.Release()
-					if !ok {
-						for _, r := range outs[i+1:] {
-							r.Release()
-						}
-						return
-					}
-				}
+		for rec, err := range j.rewriteFiles(ctx, full, reads, emitChange) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(rec, nil) {
+				return
 			}
 		}
 		if j.inserts != nil {
@@ -356,6 +343,90 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 		return fmt.Errorf("dml: %s: %w", j.op, err)
 	}
 	return nil
+}
+
+// rewriteFiles reads the files of reads, cfg.parallelism at a time, and
+// yields what rewriteBatch makes of them, in no particular order. Each
+// batch is released when the loop body returns.
+func (j *job) rewriteFiles(ctx context.Context, full *reader.Scan, reads []*target, emit func(arrow.RecordBatch, string) error) iter.Seq2[arrow.RecordBatch, error] {
+	type item struct {
+		rec arrow.RecordBatch
+		err error
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		out := make(chan item, j.cfg.parallelism)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		send := func(it item) bool {
+			select {
+			case out <- it:
+				return true
+			case <-ctx.Done():
+				if it.rec != nil {
+					it.rec.Release()
+				}
+				return false
+			}
+		}
+		work := func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(reads) {
+					return
+				}
+				t := reads[i]
+				for rec, err := range full.ReadFile(ctx, t.file) {
+					if err != nil {
+						send(item{err: err})
+						return
+					}
+					outs, err := j.rewriteBatch(t, rec, emit)
+					if err != nil {
+						send(item{err: err})
+						return
+					}
+					for k, o := range outs {
+						if !send(item{rec: o}) {
+							for _, r := range outs[k+1:] {
+								r.Release()
+							}
+							return
+						}
+					}
+				}
+			}
+		}
+		for range min(j.cfg.parallelism, len(reads)) {
+			wg.Add(1)
+			go work()
+		}
+		go func() {
+			wg.Wait()
+			close(out)
+		}()
+		defer func() {
+			cancel()
+			for it := range out { // until every worker has stopped
+				if it.rec != nil {
+					it.rec.Release()
+				}
+			}
+		}()
+		for it := range out {
+			if it.err != nil {
+				yield(nil, it.err)
+				return
+			}
+			ok := yield(it.rec, nil)
+			it.rec.Release()
+			if !ok {
+				return
+			}
+		}
+	}
 }
 
 // rewriteBatch splits one batch of a target file (the table's columns and

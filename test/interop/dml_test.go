@@ -198,3 +198,41 @@ func assign(t *testing.T, s string) *expr.Assignment {
 	}
 	return a
 }
+
+// TestSparkDMLWithDeletionVectorsLakelogReads has Spark change a table with
+// DELETE, UPDATE and MERGE with deletion vectors on (Spark then marks rows
+// in vectors rather than rewriting files), and checks that lakelog reads
+// every version as Spark does.
+func TestSparkDMLWithDeletionVectorsLakelogReads(t *testing.T) {
+	sp := requirePeer(t, spark)
+	store, dir := newLocal(t)
+	table := "delta.`" + dir + "`"
+	sp.call(t, request{Op: "sql", Statements: []string{
+		"CREATE TABLE " + table + " (id BIGINT, p STRING, v BIGINT, s STRING) USING delta PARTITIONED BY (p) " +
+			"TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.enableChangeDataFeed' = 'true')",
+		"INSERT INTO " + table + " SELECT id, CAST(id % 3 AS STRING), id * 7 % 100, concat('s', id % 5) FROM range(0, 300)",
+		"INSERT INTO " + table + " SELECT id, CAST(id % 3 AS STRING), id * 7 % 100, concat('s', id % 5) FROM range(300, 400)",
+		"DELETE FROM " + table + " WHERE v < 10",
+		"UPDATE " + table + " SET v = v + 1000, s = 'updated' WHERE p = '0' AND id < 150",
+		"MERGE INTO " + table + " t USING (SELECT id, CAST(id % 3 AS STRING) AS p, CASE WHEN id % 10 = 0 THEN -id ELSE id END AS v, 'merged' AS s " +
+			"FROM range(100, 130) UNION ALL SELECT id, CAST(id % 3 AS STRING), id, 'inserted' FROM range(1000, 1030)) src " +
+			"ON t.id = src.id WHEN MATCHED AND src.v < 0 THEN DELETE WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *",
+		"DELETE FROM " + table + " WHERE id % 7 = 3",
+	}})
+	latest := sp.call(t, request{Op: "version", Path: dir}).Version
+	snap := open(t, store, "")
+	dvFiles := 0
+	for f := range snap.Files() {
+		if f.DeletionVector != nil {
+			dvFiles++
+		}
+	}
+	if dvFiles == 0 {
+		t.Fatalf("spark left no file with a deletion vector in version %d: the test tests nothing", latest)
+	}
+	t.Logf("spark's table: version %d, %d of %d files with deletion vectors", latest, dvFiles, snap.NumFiles())
+	for v := int64(0); v <= latest; v++ {
+		want, _ := peerRead(t, sp, request{Path: dir, Version: &v})
+		sameRows(t, fmt.Sprintf("lakelog at version %d", v), openLines(t, store, "", deltalog.AtVersion(v)), want)
+	}
+}
