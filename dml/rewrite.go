@@ -204,8 +204,11 @@ func (j *job) rewrite(targets []*target, params map[string]any) (*Result, error)
 		}
 	}
 	rewriteMs := time.Since(t0).Milliseconds()
-	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) {
-		// Nothing matched: Spark commits nothing either.
+	_, _, appTxn := writer.AppTransaction(j.cfg.wopts...)
+	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) && !appTxn {
+		// Nothing matched: Spark commits nothing either. With an app
+		// transaction the commit still records its version, so that the
+		// application knows this batch landed (exactly once).
 		return &Result{Metrics: j.finalMetrics(out, rewriteMs)}, nil
 	}
 	res, err := j.commit(out, params, rewriteMs)
