@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -706,6 +707,7 @@ func (m *merge) planTargets() ([]*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dml: MERGE: %w", err)
 	}
+	t0 := time.Now()
 	err = m.forEachFile(targets, func(t *target) error {
 		for rec, err := range all.ReadFile(m.ctx, t.file) {
 			if err != nil {
@@ -717,6 +719,7 @@ func (m *merge) planTargets() ([]*target, error) {
 		}
 		return nil
 	})
+	m.scanMs += time.Since(t0).Milliseconds()
 	if err != nil {
 		return nil, fmt.Errorf("dml: MERGE: %w", err)
 	}
