@@ -211,7 +211,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	}
 	res, err := dml.Merge(ctx, snap, input.ReadFile(ctx, file, schema), onExpr, clauses, df.options()...)
 	if errors.Is(err, dml.ErrDuplicateMatch) {
-		return fmt.Errorf("%s: %w (source rows are counted from 1 in file order)", file, err)
+		return fmt.Errorf("%s: %w", file, err) // its source rows are the file's rows, in order
 	}
 	if err != nil {
 		return err

@@ -389,3 +389,34 @@ func TestConcurrentIngestors(t *testing.T) {
 		t.Logf("ingestor 0:\n%s\ningestor 1:\n%s", outs[0].String(), outs[1].String())
 	}
 }
+
+// A batch whose MERGE changes nothing (it only deletes keys the table
+// lacks) still records its batch: the commit carries the txn, as
+// writer.Append records an app transaction on empty input and as Spark's
+// idempotent DML commits its SetTransaction. It fails today: dml returns
+// a nil CommitResult when nothing matched, with or without
+// WithAppTransaction, so the table's txn version stays at batch 1 and
+// only the ingestor's progress file knows batch 2 was applied. A dml
+// issue, for the lead; the ingestor copes (its progress file).
+func TestNoOpBatchRecordsItsTxn(t *testing.T) {
+	root := t.TempDir()
+	events, table := filepath.Join(root, "events"), filepath.Join(root, "customers")
+	if err := os.MkdirAll(events, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for n, line := range []string{
+		`{"op": "insert", "key": 1, "ts": "2026-03-01T10:00:00Z", "columns": {"name": "one", "balance": 1}}`,
+		`{"op": "delete", "key": 99, "ts": "2026-03-01T10:01:00Z"}`,
+	} {
+		if err := os.WriteFile(filepath.Join(events, fmt.Sprintf("%08d.jsonl", n+1)), []byte(line+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := runCmd(t, "-table", table, "-events", events); code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	_, snap := openTable(t, table)
+	if v, ok := snap.TxnVersion("cdcingest"); !ok || v != 2 {
+		t.Errorf("TxnVersion(cdcingest) = %d, %v after batch 2 changed nothing; want 2", v, ok)
+	}
+}
