@@ -240,9 +240,13 @@ func mergeSourceSchema(ctx context.Context, table *actions.StructType, file stri
 	if err != nil {
 		return nil, err
 	}
-	wide, err := input.MergeSchema(ctx, table, []string{file})
-	if err != nil {
-		return nil, err
+	wide := table
+	if slices.ContainsFunc(names, func(n string) bool { return table.FieldFold(n) == nil }) {
+		// Columns the table lacks: infer their types (another pass over
+		// a JSONL file).
+		if wide, err = input.MergeSchema(ctx, table, []string{file}); err != nil {
+			return nil, err
+		}
 	}
 	out := &actions.StructType{}
 	for _, n := range names {
