@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
@@ -173,4 +176,62 @@ func TestDeletionVectorCorrupt(t *testing.T) {
 		return
 	}
 	t.Fatal("no error")
+}
+
+// TestDeletionVectorWithoutStats: a file with a vector but no statistics
+// (the protocol requires numRecords, but a reader must not return wrong
+// counts when it is missing) is counted from its footer less the vector's
+// cardinality, and a vector deleting a row past the footer's count fails
+// the read.
+func TestDeletionVectorWithoutStats(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		rows    []uint64
+		wantErr bool
+	}{{[]uint64{1}, false}, {[]uint64{1, 3}, true}} { // the file holds 3 rows
+		store, snap := fourFiles(t)
+		var target *actions.Add
+		for f := range snap.Files() {
+			if f.PartitionValues["p"] != nil && *f.PartitionValues["p"] == "z" {
+				target = f
+			}
+		}
+		w := deletionvector.NewWriter(store, snap.Root())
+		dv, err := w.Add(roaring64.BitmapOf(c.rows...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare := *target
+		bare.Stats = ""
+		bare.DeletionVector = dv
+		tx := snap.NewTransaction()
+		tx.RemoveFile(target, true)
+		tx.Add(actions.Action{Add: &bare})
+		if _, err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		snap = open(t, store)
+		n, err := mustScan(t, snap).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(10 - len(c.rows)); n != want {
+			t.Errorf("rows %v: Count %d, want %d", c.rows, n, want)
+		}
+		var readErr error
+		rows := 0
+		for rec, err := range mustScan(t, snap).Records(ctx) {
+			if err != nil {
+				readErr = err
+				break
+			}
+			rows += int(rec.NumRows())
+		}
+		switch {
+		case c.wantErr && !errors.Is(readErr, deletionvector.ErrCorrupt):
+			t.Errorf("rows %v: read error %v, want ErrCorrupt (row 3 of a 3-row file)", c.rows, readErr)
+		case !c.wantErr && (readErr != nil || rows != 9):
+			t.Errorf("rows %v: read %d rows (%v), want 9", c.rows, rows, readErr)
+		}
+	}
 }
