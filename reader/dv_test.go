@@ -78,6 +78,16 @@ func TestDeletionVectorRowSelection(t *testing.T) {
 	if n != 8 {
 		t.Errorf("ReadFile: %d rows, want 8", n)
 	}
+	n = 0
+	for rec, err := range mustScan(t, snap, reader.WithColumns()).Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(rec.NumRows())
+	}
+	if n != 8 {
+		t.Errorf("no columns: %d rows, want 8", n)
+	}
 	for pred, want := range map[string]int64{"": 8, "value > 5": 3, "value = 0 OR value = 9": 0, "value <= 1": 1} {
 		var opts []reader.Option
 		if pred != "" {
