@@ -25,7 +25,9 @@
 //     wrote;
 //   - lakelog writes deletion vectors (inline and in a .bin file) with a
 //     DELETE-shaped commit; delta-rs's DataFusion reader and Spark read
-//     the same rows (delta-rs's PyArrow reader refuses such tables).
+//     the same rows (delta-rs's PyArrow reader refuses such tables); Spark
+//     DELETEs and UPDATEs with deletion vectors on, and lakelog reads and
+//     counts every version as Spark does.
 //
 // # Running
 //
