@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -14,48 +13,26 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // dvTable is the data-path table with deletion vectors: version 0 has
 // none, version 1 deletes every 100th row of every file, version 2 every
 // other row (the vectors are replaced, as a second DELETE would).
-var dvTable struct {
-	once sync.Once
-	dir  string
-	err  error
-}
+var dvTable sharedTable
 
 func deletionVectorTable(b *testing.B) objstore.Store {
 	b.Helper()
-	dvTable.once.Do(func() {
-		ctx := context.Background()
-		if dvTable.dir, dvTable.err = tempDir("lakelog-bench-dv-"); dvTable.err != nil {
-			return
-		}
-		var st objstore.Store
-		if st, dvTable.err = objstore.NewLocal(dvTable.dir); dvTable.err != nil {
-			return
-		}
-		n := dataPathRows()
-		if _, dvTable.err = writer.CreateTable(ctx, st, "", workload.Metadata(), workload.Batches(nil, n),
-			writer.WithTargetFileSize(workload.TargetFileSize(n))); dvTable.err != nil {
-			return
+	return dvTable.get(b, "lakelog-bench-dv-", func(st objstore.Store) error {
+		if err := createDataPathTable(st); err != nil {
+			return err
 		}
 		for _, every := range []uint64{100, 2} {
-			if dvTable.err = deleteEvery(ctx, st, every); dvTable.err != nil {
-				return
+			if err := deleteEvery(context.Background(), st, every); err != nil {
+				return err
 			}
 		}
+		return nil
 	})
-	if dvTable.err != nil {
-		b.Fatal(dvTable.err)
-	}
-	st, err := objstore.NewLocal(dvTable.dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return st
 }
 
 // deleteEvery gives every file a vector deleting every every-th row,

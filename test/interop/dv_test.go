@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
@@ -118,14 +119,7 @@ func TestSparkDeletionVectorsLakelogReads(t *testing.T) {
 	g := newGen(601)
 	g.pools = map[string][]any{"p_str": {"a b", "ü€😀", nil}, "p_int": {int32(0), nil}}
 	g.nestedNanos = true // Spark writes INT96; see TestSparkNestedInt96Timestamps
-	files := t.TempDir()
-	inputs := make([]string, 2)
-	for i := range inputs {
-		rec := g.batch(mem, sc, 120)
-		inputs[i] = filepath.Join(files, fmt.Sprintf("in-%d.parquet", i))
-		writeParquet(t, inputs[i], rec)
-		rec.Release()
-	}
+	inputs := parquetInputs(t, g, mem, sc, 2, 120)
 	store, dir := newLocal(t)
 	table := "delta.`" + dir + "`"
 	sp.call(t, request{Op: "sql", Statements: []string{
@@ -160,4 +154,19 @@ func TestSparkDeletionVectorsLakelogReads(t *testing.T) {
 			t.Errorf("version %d: Count %d (%v), spark reads %d rows", v, n, err, len(got))
 		}
 	}
+}
+
+// parquetInputs writes count Parquet files of rows random rows each, for
+// a peer to read as input, and returns their paths.
+func parquetInputs(t *testing.T, g *gen, mem memory.Allocator, sc *arrow.Schema, count, rows int) []string {
+	t.Helper()
+	files := t.TempDir()
+	inputs := make([]string, count)
+	for i := range inputs {
+		rec := g.batch(mem, sc, rows)
+		inputs[i] = filepath.Join(files, fmt.Sprintf("in-%d.parquet", i))
+		writeParquet(t, inputs[i], rec)
+		rec.Release()
+	}
+	return inputs
 }
