@@ -393,11 +393,8 @@ func TestConcurrentIngestors(t *testing.T) {
 // A batch whose MERGE changes nothing (it only deletes keys the table
 // lacks) still records its batch: the commit carries the txn, as
 // writer.Append records an app transaction on empty input and as Spark's
-// idempotent DML commits its SetTransaction. It fails today: dml returns
-// a nil CommitResult when nothing matched, with or without
-// WithAppTransaction, so the table's txn version stays at batch 1 and
-// only the ingestor's progress file knows batch 2 was applied. A dml
-// issue, for the lead; the ingestor copes (its progress file).
+// idempotent DML commits its SetTransaction, so the table's txn version
+// says batch 2 landed although it changed no row.
 func TestNoOpBatchRecordsItsTxn(t *testing.T) {
 	root := t.TempDir()
 	events, table := filepath.Join(root, "events"), filepath.Join(root, "customers")

@@ -5,11 +5,8 @@ import (
 	"testing"
 )
 
-// The duplicate-match error of MERGE says "dml: MERGE:" once. It fails
-// today: dml.ErrDuplicateMatch's text starts with "dml: MERGE:" and Merge
-// wraps it in another "dml: MERGE: %w" (dml/merge.go), so the message
-// reads "dml: MERGE: dml: MERGE: a target row matched ...". A dml bug,
-// for the lead: the CLI only adds the file name.
+// The duplicate-match error of MERGE says "dml: MERGE:" once (it once
+// said it twice: dml.ErrDuplicateMatch's text and Merge's wrapping).
 func TestMergeDuplicateMatchMessageSaysOperationOnce(t *testing.T) {
 	dir, table := newPeople(t)
 	dup := writeFile(t, dir, "dup.jsonl", `{"id": 2, "name": "x", "amount": 1, "country": "nl"}
