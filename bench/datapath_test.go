@@ -155,6 +155,34 @@ func dataPathTable(b *testing.B) objstore.Store {
 	return scanTable.get(b, "lakelog-bench-scan-", createDataPathTable)
 }
 
+// scanAll opens the table in st (at version when not nil), plans a scan
+// with opts and reads it all, as the runner's scan rows do, returning the
+// rows' checksum and the scan.
+func scanAll(b *testing.B, st objstore.Store, version *int64, opts ...reader.Option) (workload.Checksum, *reader.Scan) {
+	b.Helper()
+	ctx := context.Background()
+	var open []deltalog.Option
+	if version != nil {
+		open = append(open, deltalog.AtVersion(*version))
+	}
+	snap, err := deltalog.Open(ctx, st, "", open...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, err := reader.NewScan(snap, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var got workload.Checksum
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		got.Add(rec)
+	}
+	return got, sc
+}
+
 // createDataPathTable writes the data-path table's rows as version 0.
 func createDataPathTable(st objstore.Store) error {
 	n := dataPathRows()
@@ -189,21 +217,7 @@ func BenchmarkScan(b *testing.B) {
 			st := dataPathTable(b)
 			b.ReportAllocs()
 			for b.Loop() {
-				snap, err := deltalog.Open(ctx, st, "")
-				if err != nil {
-					b.Fatal(err)
-				}
-				sc, err := reader.NewScan(snap, c.opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var got workload.Checksum
-				for rec, err := range sc.Records(ctx) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					got.Add(rec)
-				}
+				got, _ := scanAll(b, st, nil, c.opts...)
 				if got.Rows != c.want.Rows || got.SumID != c.want.SumID {
 					b.Fatalf("read %+v, want %+v", got, c.want)
 				}

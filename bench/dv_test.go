@@ -8,11 +8,9 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/lakelog/lakelog/actions"
-	"github.com/lakelog/lakelog/bench/runner/workload"
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/reader"
 )
 
 // dvTable is the data-path table with deletion vectors: version 0 has
@@ -84,22 +82,9 @@ func BenchmarkScanDeletionVectors(b *testing.B) {
 			st := deletionVectorTable(b)
 			b.ReportAllocs()
 			var rows int64
+			version := int64(v)
 			for b.Loop() {
-				snap, err := deltalog.Open(ctx, st, "", deltalog.AtVersion(int64(v)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				sc, err := reader.NewScan(snap)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var got workload.Checksum
-				for rec, err := range sc.Records(ctx) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					got.Add(rec)
-				}
+				got, sc := scanAll(b, st, &version)
 				rows = got.Rows
 				if want, err := sc.Count(ctx); err != nil || want != rows {
 					b.Fatalf("read %d rows, Count %d (%v)", rows, want, err)
