@@ -44,6 +44,10 @@ type Spec struct {
 	Barrier bool `json:"barrier,omitempty"`
 	// Storage are delta-rs storage options (S3).
 	Storage map[string]string `json:"storage,omitempty"`
+	// Predicate is the condition of a DELETE or UPDATE, or MERGE's ON;
+	// Set is UPDATE's column = expression (dml suite).
+	Predicate string            `json:"predicate,omitempty"`
+	Set       map[string]string `json:"set,omitempty"`
 }
 
 // Checksum mirrors workload.Checksum in JSON.
@@ -106,6 +110,10 @@ type Outcome struct {
 	Latency *Latency `json:"latency_ms,omitempty"`
 	// Info is free text (versions, the checkpoint written).
 	Info string `json:"info,omitempty"`
+	// Changed is the rows a DML operation deleted, updated or inserted,
+	// by the engine's own metrics; Metrics are some of those metrics.
+	Changed int64          `json:"changed,omitempty"`
+	Metrics map[string]any `json:"metrics,omitempty"`
 
 	// Set by the parent:
 	PeakMB float64 `json:"peak_mb"`
