@@ -117,6 +117,9 @@ type Outcome struct {
 
 	// Set by the parent:
 	PeakMB float64 `json:"peak_mb"`
+	// CPUSeconds is the child's user plus system CPU time (rusage), setup
+	// included: above Seconds means it used more than one core.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Rate, when set, is the units per second of an aggregate of
 	// concurrent children, whose Seconds is the longest child's.
 	Rate        float64 `json:"rate,omitempty"`
@@ -210,6 +213,7 @@ func (c *child) wait() (Outcome, error) {
 		return Outcome{}, c.fail(errors.New("no rusage"))
 	}
 	o.PeakMB = float64(ru.Maxrss) / 1024 // Linux reports kilobytes
+	o.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	o.WallSeconds = wall.Seconds()
 	return o, nil
 }

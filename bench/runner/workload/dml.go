@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"fmt"
 	"iter"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -250,4 +253,92 @@ type DMLScale struct {
 var DMLScales = map[string]DMLScale{
 	"small": {Rows: 200_000, Files: 10},
 	"full":  {Rows: 10_000_000, Files: 100},
+}
+
+// RunDML runs op ("delete", "update" or "merge") on snap through package
+// dml with the given predicate (MERGE's ON), UPDATE assignments (column
+// to expression) and MERGE source, and returns the result and the rows
+// the operation's metrics say it deleted, updated or inserted. MERGE's
+// clauses are WHEN MATCHED UPDATE SET * and WHEN NOT MATCHED INSERT *.
+func RunDML(ctx context.Context, snap *deltalog.Snapshot, op, predicate string, set map[string]string,
+	source iter.Seq2[arrow.RecordBatch, error], opts ...dml.Option) (*dml.Result, int64, error) {
+	var pred expr.Expr
+	if predicate != "" {
+		var err error
+		if pred, err = expr.Parse(predicate); err != nil {
+			return nil, 0, err
+		}
+	}
+	var assign []*expr.Assignment
+	for col, val := range set {
+		a, err := expr.ParseAssignment(col + " = " + val)
+		if err != nil {
+			return nil, 0, err
+		}
+		assign = append(assign, a)
+	}
+	var res *dml.Result
+	var err error
+	switch op {
+	case "delete":
+		if res, err = dml.Delete(ctx, snap, pred, opts...); err == nil {
+			return res, res.Metrics["numDeletedRows"], nil
+		}
+	case "update":
+		if res, err = dml.Update(ctx, snap, pred, assign, opts...); err == nil {
+			return res, res.Metrics["numUpdatedRows"], nil
+		}
+	case "merge":
+		clauses := []dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)}
+		if res, err = dml.Merge(ctx, snap, source, pred, clauses, opts...); err == nil {
+			return res, res.Metrics["numTargetRowsUpdated"] + res.Metrics["numTargetRowsInserted"], nil
+		}
+	default:
+		err = fmt.Errorf("workload: unknown DML operation %q", op)
+	}
+	return nil, 0, err
+}
+
+// DMLSet is UPDATE's assignments in the DML workload.
+func DMLSet() map[string]string { return map[string]string{DMLUpdateCol: DMLUpdateValue} }
+
+// DMLPredicateOf is the predicate (MERGE's ON) of op in the DML workload.
+func DMLPredicateOf(op string) string {
+	if op == "merge" {
+		return DMLMergeOn
+	}
+	return DMLPredicate
+}
+
+// Collect retains and returns every batch of seq, so that a measured
+// operation does not time building its input; Release releases them.
+func Collect(seq iter.Seq2[arrow.RecordBatch, error]) ([]arrow.RecordBatch, error) {
+	var out []arrow.RecordBatch
+	for rec, err := range seq {
+		if err != nil {
+			Release(out)
+			return nil, err
+		}
+		rec.Retain()
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// Release releases batches Collect returned.
+func Release(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
+
+// Replay yields recs, for an operation that takes batches as a sequence.
+func Replay(recs []arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
 }
