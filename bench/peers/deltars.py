@@ -345,6 +345,27 @@ def op_dml(spec):
     return {"seconds": secs, "count": spec["rows"], "changed": changed, "metrics": dml_metrics(m, keep), "version": dt.version()}
 
 
+def op_dmlcheck(spec):
+    """Read the table through DeltaTable.scan (DataFusion, which applies
+    deletion vectors) into the DML checksum (workload.DMLChecksum): rows,
+    sum(id), bytes of p and s, and the sum of v * 2^32 as integers."""
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    c = Checksum()
+    sum_v32 = 0
+    not_int = 0
+    for b in pa.RecordBatchReader.from_stream(dt.scan()):
+        c.add(b)
+        if b.num_rows:
+            v = b.column("v").to_numpy(zero_copy_only=False) * float(1 << 32)
+            iv = v.astype(np.int64)
+            not_int += int(np.count_nonzero(iv != v))
+            sum_v32 += int(iv.sum())
+    out = {"rows": c.rows, "sum_id": c.sum_id, "str_bytes": c.str_bytes, "sum_v32": sum_v32}
+    if not_int:
+        out["not_int"] = not_int
+    return {"seconds": 0, "count": c.rows, "info": json.dumps(out), "version": dt.version()}
+
+
 OPS = {
     "idle": op_idle,
     "gen": op_gen,
@@ -359,6 +380,7 @@ OPS = {
     "delete": op_dml,
     "update": op_dml,
     "merge": op_dml,
+    "dmlcheck": op_dmlcheck,
 }
 
 
