@@ -170,28 +170,23 @@ type DMLChecksum struct {
 
 // Add folds a batch with the data-path columns (found by name) into c.
 func (c *DMLChecksum) Add(rec arrow.RecordBatch) {
-	c.Rows += rec.NumRows()
+	var base Checksum
+	base.Add(rec)
+	c.Rows += base.Rows
+	c.SumID += base.SumID
+	c.StrBytes += base.StrBytes
 	for i, f := range rec.Schema().Fields() {
-		switch col := rec.Column(i).(type) {
-		case *array.Int64:
-			if f.Name == "id" {
-				for _, x := range col.Int64Values() {
-					c.SumID += x
-				}
+		col, ok := rec.Column(i).(*array.Float64)
+		if !ok || f.Name != "v" {
+			continue
+		}
+		for j, x := range col.Float64Values() {
+			y := x * (1 << 32)
+			if col.IsNull(j) || y != float64(int64(y)) {
+				c.NotInt++
+				continue
 			}
-		case *array.Float64:
-			for j, x := range col.Float64Values() {
-				y := x * (1 << 32)
-				if col.IsNull(j) || y != float64(int64(y)) {
-					c.NotInt++
-					continue
-				}
-				c.SumV32 += int64(y)
-			}
-		case *array.String:
-			if offs := col.ValueOffsets(); len(offs) > 0 {
-				c.StrBytes += int64(offs[len(offs)-1] - offs[0])
-			}
+			c.SumV32 += int64(y)
 		}
 	}
 }
