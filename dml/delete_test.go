@@ -6,6 +6,7 @@ import (
 
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/writer"
 )
 
 func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
@@ -41,4 +42,33 @@ func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
 	diffLines(t, "update changes", changeLines(t, store, res.Version), sortedLines(
 		`{"id":4,"v":40,"p":"b","_change_type":"update_preimage"}`, `{"id":4,"v":41,"p":"b","_change_type":"update_postimage"}`,
 		`{"id":5,"v":null,"p":"c","_change_type":"update_preimage"}`, `{"id":5,"v":null,"p":"c","_change_type":"update_postimage"}`))
+}
+
+// An operation that changes nothing still records its app transaction,
+// so an ingestor knows the batch landed; without one, nothing is
+// committed.
+func TestNoopRecordsAppTransaction(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	createTable(t, store, "id long, v long", nil)
+	snap := appendRows(t, store, `[{"id":1,"v":1}]`)
+	res, err := dml.Delete(ctx, snap, mustParse(t, "id = 99"))
+	if err != nil || res.CommitResult != nil {
+		t.Fatalf("delete of nothing: %v, committed %v", err, res.CommitResult)
+	}
+	res, err = dml.Delete(ctx, snap, mustParse(t, "id = 99"), dml.WithWriterOptions(writer.WithAppTransaction("ingest", 7)))
+	if err != nil || res.CommitResult == nil {
+		t.Fatalf("delete of nothing with an app transaction: %v, committed %v", err, res)
+	}
+	after := openTable(t, store)
+	if _, done := after.AlreadyApplied("ingest", 7); !done {
+		t.Errorf("the table does not hold txn ingest=7 after the no-op delete")
+	}
+	res, err = dml.Delete(ctx, after, mustParse(t, "id = 1"), dml.WithWriterOptions(writer.WithAppTransaction("ingest", 7)))
+	if err != nil || !res.AlreadyApplied {
+		t.Fatalf("a repeated batch: %v, result %+v", err, res)
+	}
+	if got := scanLines(t, openTable(t, store)); len(got) != 1 {
+		t.Errorf("the repeated batch deleted rows: %v", got)
+	}
 }

@@ -254,3 +254,20 @@ func sortedLines(s ...string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// scanLinesOf is the canonical form of a JSON array of rows whose keys
+// are in the table's column order.
+func scanLinesOf(t *testing.T, rows string) []string {
+	t.Helper()
+	rows = strings.TrimSpace(rows)
+	rows = strings.TrimSuffix(strings.TrimPrefix(rows, "["), "]")
+	var out []string
+	for _, r := range strings.Split(rows, "},") {
+		r = strings.TrimSpace(r)
+		if !strings.HasSuffix(r, "}") {
+			r += "}"
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -89,7 +90,7 @@ func WhenNotMatchedBySourceDelete(cond expr.Expr) Clause {
 // matched by more than one source row and a WHEN MATCHED clause could
 // change it: which source row should win is undefined, so Spark refuses
 // the MERGE, and so does lakelog. Nothing is committed.
-var ErrDuplicateMatch = errors.New("dml: MERGE: a target row matched more than one source row")
+var ErrDuplicateMatch = errors.New("a target row matched more than one source row")
 
 // WithAliases names the target and the source in MERGE's expressions
 // (default "target" and "source"). A column name without a qualifier is
@@ -706,6 +707,7 @@ func (m *merge) planTargets() ([]*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dml: MERGE: %w", err)
 	}
+	t0 := time.Now()
 	err = m.forEachFile(targets, func(t *target) error {
 		for rec, err := range all.ReadFile(m.ctx, t.file) {
 			if err != nil {
@@ -717,6 +719,7 @@ func (m *merge) planTargets() ([]*target, error) {
 		}
 		return nil
 	})
+	m.scanMs += time.Since(t0).Milliseconds()
 	if err != nil {
 		return nil, fmt.Errorf("dml: MERGE: %w", err)
 	}
@@ -852,7 +855,7 @@ func (m *merge) joinBatch(t *target, rec arrow.RecordBatch) error {
 	firstSource := map[int32]int32{}
 	for i, tr := range tRows {
 		if matchedTarget[tr] && m.hasMatched {
-			return fmt.Errorf("%w: %s: the target row at index %d is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys", ErrDuplicateMatch, t.file.Add.Path, idx[tr], firstSource[tr]+1, sRows[i]+1)
+			return fmt.Errorf("%w: %s: the row at index %d is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys", ErrDuplicateMatch, t.file.Add.Path, idx[tr], firstSource[tr]+1, sRows[i]+1)
 		}
 		matchedTarget[tr] = true
 		firstSource[tr] = sRows[i]

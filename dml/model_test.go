@@ -242,6 +242,18 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 		appendN(20 + r.IntN(40))
 	}
 	dopts := []dml.Option{dml.WithWriterOptions(wopts...), dml.WithParallelism(1 + r.IntN(3))}
+	var vectors int64 // deletion vectors written
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		if mode.dv && vectors == 0 {
+			t.Errorf("no operation wrote a deletion vector")
+		}
+		if !mode.dv && vectors > 0 {
+			t.Errorf("%d deletion vectors written on a table without them", vectors)
+		}
+	}()
 	for op := range ops {
 		snap := openTable(t, store)
 		var what string
@@ -301,6 +313,9 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 		}
 		if err != nil {
 			t.Fatalf("op %d: %s: %v", op, what, err)
+		}
+		for _, k := range []string{"numDeletionVectorsAdded", "numDeletionVectorsUpdated", "numTargetDeletionVectorsAdded", "numTargetDeletionVectorsUpdated"} {
+			vectors += res.Metrics[k]
 		}
 		for k, v := range wantCounts {
 			if res.Metrics[k] != v {
@@ -450,4 +465,6 @@ func modelMerge(t *testing.T, r *rand.Rand, snap *deltalog.Snapshot, model *[]mr
 var modelModes = []modelMode{
 	{name: "copy-on-write", cdf: true},
 	{name: "copy-on-write partitioned", partitioned: true},
+	{name: "deletion vectors", dv: true},
+	{name: "deletion vectors partitioned", partitioned: true, dv: true, cdf: true},
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -202,8 +204,11 @@ func (j *job) rewrite(targets []*target, params map[string]any) (*Result, error)
 		}
 	}
 	rewriteMs := time.Since(t0).Milliseconds()
-	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) {
-		// Nothing matched: Spark commits nothing either.
+	_, _, appTxn := writer.AppTransaction(j.cfg.wopts...)
+	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) && !appTxn {
+		// Nothing matched: Spark commits nothing either. With an app
+		// transaction the commit still records its version, so that the
+		// application knows this batch landed (exactly once).
 		return &Result{Metrics: j.finalMetrics(out, rewriteMs)}, nil
 	}
 	res, err := j.commit(out, params, rewriteMs)
@@ -296,27 +301,13 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 		if cdc != nil {
 			defer close(cdc)
 		}
-		for _, t := range reads {
-			for rec, err := range full.ReadFile(ctx, t.file) {
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				outs, err := j.rewriteBatch(t, rec, emitChange)
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				for i, o := range outs {
-					ok := yield(o, nil)
-					o.Release()
-					if !ok {
-						for _, r := range outs[i+1:] {
-							r.Release()
-						}
-						return
-					}
-				}
+		for rec, err := range j.rewriteFiles(ctx, full, reads, emitChange) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(rec, nil) {
+				return
 			}
 		}
 		if j.inserts != nil {
@@ -344,10 +335,101 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 	if cdcErr != nil && (err == nil || errors.Is(err, context.Canceled)) {
 		err = cdcErr
 	}
+	var se *writer.SchemaError
+	if errors.As(err, &se) {
+		// The writer counts rows of its input, which the user never saw.
+		c := *se
+		c.Row = 0
+		err = fmt.Errorf("a row it would write does not fit the table: %w", &c)
+	}
 	if err != nil {
 		return fmt.Errorf("dml: %s: %w", j.op, err)
 	}
 	return nil
+}
+
+// rewriteFiles reads the files of reads, cfg.parallelism at a time, and
+// yields what rewriteBatch makes of them, in no particular order. Each
+// batch is released when the loop body returns.
+func (j *job) rewriteFiles(ctx context.Context, full *reader.Scan, reads []*target, emit func(arrow.RecordBatch, string) error) iter.Seq2[arrow.RecordBatch, error] {
+	type item struct {
+		rec arrow.RecordBatch
+		err error
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		out := make(chan item, j.cfg.parallelism)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		send := func(it item) bool {
+			select {
+			case out <- it:
+				return true
+			case <-ctx.Done():
+				if it.rec != nil {
+					it.rec.Release()
+				}
+				return false
+			}
+		}
+		work := func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(reads) {
+					return
+				}
+				t := reads[i]
+				for rec, err := range full.ReadFile(ctx, t.file) {
+					if err != nil {
+						send(item{err: err})
+						return
+					}
+					outs, err := j.rewriteBatch(t, rec, emit)
+					if err != nil {
+						send(item{err: err})
+						return
+					}
+					for k, o := range outs {
+						if !send(item{rec: o}) {
+							for _, r := range outs[k+1:] {
+								r.Release()
+							}
+							return
+						}
+					}
+				}
+			}
+		}
+		for range min(j.cfg.parallelism, len(reads)) {
+			wg.Add(1)
+			go work()
+		}
+		go func() {
+			wg.Wait()
+			close(out)
+		}()
+		defer func() {
+			cancel()
+			for it := range out { // until every worker has stopped
+				if it.rec != nil {
+					it.rec.Release()
+				}
+			}
+		}()
+		for it := range out {
+			if it.err != nil {
+				yield(nil, it.err)
+				return
+			}
+			ok := yield(it.rec, nil)
+			it.rec.Release()
+			if !ok {
+				return
+			}
+		}
+	}
 }
 
 // rewriteBatch splits one batch of a target file (the table's columns and
@@ -540,6 +622,7 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	if app, v, ok := writer.AppTransaction(j.cfg.wopts...); ok {
 		tx.SetTransaction(app, v)
 	}
+	maps.Copy(params, writer.OperationParameters(j.cfg.wopts...))
 	m := j.finalMetrics(out, rewriteMs)
 	metrics := map[string]any{}
 	for k, v := range m {

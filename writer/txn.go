@@ -134,6 +134,17 @@ func AppTransaction(opts ...Option) (appID string, version int64, ok bool) {
 	return cfg.appID, cfg.appVersion, true
 }
 
+// OperationParameters are the commitInfo.operationParameters entries opts
+// add (WithOperationParameters), for an operation that commits on its own
+// transaction; nil for none.
+func OperationParameters(opts ...Option) map[string]any {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil
+	}
+	return cfg.opParams
+}
+
 // TxnOptions are the transaction options opts carry (WithTxnOptions), for
 // an operation that starts its own transaction before writing.
 func TxnOptions(opts ...Option) []deltalog.TxnOption {

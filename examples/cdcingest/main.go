@@ -1,39 +1,52 @@
-// Command cdcingest is an example change-data-capture ingestor that lands
-// every batch of a change feed in a Delta table exactly once, across
-// crashes and restarts.
+// Command cdcingest keeps a Delta table in step with a source database's
+// change feed, exactly once, across crashes and restarts.
 //
-// The source (a simulated change feed, as Kafka or Debezium would deliver
-// it) hands out numbered batches of change events and remembers the last
-// batch the ingestor acknowledged. The ingestor appends each batch to the
-// table with an idempotent transaction, writer.WithAppTransaction(app,
-// batch): the commit records txn(app, batch) in the log, and a commit for
-// a batch the table already holds is skipped and reported as already
-// applied. Only after the commit does the ingestor acknowledge the batch
-// to the source.
+// The feed is a folder of JSON Lines files, one per batch, named by the
+// batch number (00000001.jsonl, 00000002.jsonl, ...), as a CDC tool or a
+// Kafka consumer might drop them. Each line is one change event of a row
+// of the source's customers table:
 //
-// Whatever point it dies at, a restart is safe:
+//	{"op": "update", "key": 7, "ts": "2026-03-01T10:00:02.5Z", "columns": {"name": "ann", "balance": 120}}
 //
-//   - before the commit (data files written, no commit): the files are
-//     orphans no snapshot references; the batch is not acknowledged, the
-//     source delivers it again and it lands once;
-//   - after the commit, before the acknowledgement: the source delivers
-//     the batch again, the table already holds it (its app version), so
-//     the append is skipped.
+// op is insert, update or delete; key is the primary key; ts the source's
+// commit timestamp; columns the row after the change (none for a delete).
 //
-// On start the ingestor also reads the table's app version
-// (Snapshot.TxnVersion) to say where the table is.
+// Each batch is applied with one MERGE (dml.Merge):
+//
+//  1. only the latest event of each key counts (by ts, then by line);
+//  2. MERGE INTO customers AS target USING batch AS source
+//     ON target.key = source.key
+//     WHEN MATCHED AND source.op = 'delete' THEN DELETE
+//     WHEN MATCHED THEN UPDATE SET name, balance, updated_at
+//     WHEN NOT MATCHED AND source.op <> 'delete' THEN INSERT (...)
+//
+// An update of a key the table lacks is inserted, and an insert of a key
+// it has updates it, so the table ends as the source's rows whatever was
+// missed.
+//
+// Exactly once: the MERGE commits with writer.WithAppTransaction(app,
+// batch), which records txn(app, batch) in the same commit. After the
+// commit the ingestor saves its own progress (a file, as a consumer
+// commits its offset). On start it resumes after the larger of its
+// progress and the table's txn version for app (Snapshot.TxnVersion): a
+// crash between the commit and the progress file cannot apply a batch
+// twice, and a crash before the commit leaves only data files no snapshot
+// references. A batch already in the table is skipped by the commit too
+// (AlreadyApplied), which covers two ingestors racing.
 //
 // Usage:
 //
-//	cdcingest -table DIR [-batches N] [-rows N] [-app ID] [-crash files:K|commit:K] [-check]
+//	cdcingest -table URI -events DIR [-app ID] [-progress FILE]
+//	cdcingest -events DIR -generate N [-seed S]
 //
-// -crash simulates a crash (exit status 75) while ingesting batch K:
-// "files" just before the commit file is created, "commit" right after
-// the commit, before the acknowledgement. -check verifies that every
-// acknowledged batch is in the table exactly once and exits 1 if not.
+// -generate writes N more batches of made-up events, for trying it out.
+// -crash-step K simulates a crash (exit status 75) at the K-th step: each
+// write to the table's store (data files, commits), the return of each
+// commit, and each save of the progress file is a step.
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,22 +54,27 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -71,46 +89,54 @@ func main() {
 }
 
 // run is the command: it parses args, ingests, and returns the exit
-// status. crash is called at the -crash point and must not return.
+// status. crash is called at the -crash-step step and must not return.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, crash func()) int {
 	fs := flag.NewFlagSet("cdcingest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	table := fs.String("table", "", "table folder (created when missing); the source keeps its acknowledgements in DIR.source")
-	batches := fs.Int64("batches", 10, "number of batches the source has")
-	rows := fs.Int("rows", 5, "change events per batch")
-	app := fs.String("app", "cdcingest", "application id of the idempotent writes")
-	crashAt := fs.String("crash", "", "simulate a crash in batch K: files:K (before the commit) or commit:K (after it, before the acknowledgement)")
-	check := fs.Bool("check", false, "verify that every acknowledged batch is in the table exactly once, then exit")
+	table := fs.String("table", "", "the table (a path or URI); created when missing")
+	events := fs.String("events", "", "the folder of batch files NNNNNNNN.jsonl")
+	app := fs.String("app", "cdcingest", "application id of the idempotent commits")
+	progress := fs.String("progress", "", "the file of the last batch applied (default EVENTS/.progress)")
+	generate := fs.Int("generate", 0, "write N more batches of made-up events to EVENTS, then exit")
+	seed := fs.Uint64("seed", 1, "seed of -generate")
+	crashStep := fs.Int64("crash-step", 0, "simulate a crash (exit 75) at step K")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *table == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "cdcingest: usage: cdcingest -table DIR [-batches N] [-rows N] [-app ID] [-crash files:K|commit:K] [-check]")
+	if *events == "" || fs.NArg() > 0 || (*table == "" && *generate == 0) {
+		fmt.Fprintln(stderr, "usage: cdcingest -table URI -events DIR [-app ID] [-progress FILE] | -events DIR -generate N [-seed S]")
 		return 2
 	}
-	src := &source{dir: filepath.Clean(*table) + ".source", batches: *batches, rows: *rows}
-	store, err := objstore.NewLocal(*table)
-	if err != nil {
-		fmt.Fprintln(stderr, "cdcingest:", err)
-		return 1
-	}
-	if *check {
-		if err := checkTable(ctx, store, src, stdout); err != nil {
+	if *generate > 0 {
+		if _, err := generateBatches(*events, *generate, *seed); err != nil {
 			fmt.Fprintln(stderr, "cdcingest:", err)
 			return 1
 		}
 		return 0
 	}
-	in := &ingestor{store: store, app: *app, src: src, out: stdout}
-	if *crashAt != "" {
-		kind, k, ok := strings.Cut(*crashAt, ":")
-		n, err := strconv.ParseInt(k, 10, 64)
-		if !ok || err != nil || (kind != "files" && kind != "commit") {
-			fmt.Fprintf(stderr, "cdcingest: -crash %q: want files:K or commit:K\n", *crashAt)
-			return 2
-		}
-		in.crash = crashPoint{kind: kind, batch: n, do: crash}
+	if *progress == "" {
+		*progress = filepath.Join(*events, ".progress")
 	}
+	in := &ingestor{app: *app, events: *events, progress: *progress, out: stdout}
+	in.crash = func(what string) {
+		if in.steps.Add(1) == *crashStep {
+			fmt.Fprintf(stderr, "cdcingest: simulated crash at step %d: %s\n", *crashStep, what)
+			crash()
+		}
+	}
+	store, err := objstore.Open(ctx, *table)
+	if err != nil {
+		fmt.Fprintln(stderr, "cdcingest:", err)
+		return 1
+	}
+	defer objstore.Close(store)
+	// Every write to the store is a step where the process may die.
+	in.store = objstore.Faulty(store, objstore.Func(func(c objstore.Call) (error, error) {
+		if c.Op == objstore.OpPut {
+			in.crash("before writing " + c.Key)
+		}
+		return nil, nil
+	}))
 	if err := in.ingest(ctx); err != nil {
 		fmt.Fprintln(stderr, "cdcingest:", err)
 		return 1
@@ -118,169 +144,268 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, crash fun
 	return 0
 }
 
-// change is one change event of the feed, and one row of the table.
-type change struct {
-	Batch int64  `json:"batch"`
-	Seq   int64  `json:"seq"`
-	Op    string `json:"op"`
-	Key   int64  `json:"key"`
-	Value string `json:"value"`
+// event is one change event of the feed.
+type event struct {
+	Op      string    `json:"op"`
+	Key     *int64    `json:"key"`
+	TS      time.Time `json:"ts"`
+	Columns struct {
+		Name    *string `json:"name,omitempty"`
+		Balance *int64  `json:"balance,omitempty"`
+	} `json:"columns"`
 }
 
-// schemaDDL is the table's schema: the change events as they came.
-const schemaDDL = "batch long not null, seq long not null, op string not null, key long not null, value string"
+// schemaDDL is the table's schema: the source's columns and the time of
+// the change that wrote each row.
+const schemaDDL = "key long not null, name string, balance long, updated_at timestamp"
 
-// source is the simulated change feed: batches 1..batches of rows events
-// each, the same every time they are delivered, and the last batch the
-// ingestor acknowledged, kept in a file of dir.
-type source struct {
-	dir     string
-	batches int64
-	rows    int
-}
-
-// Batch returns batch n's change events.
-func (s *source) Batch(n int64) []change {
-	out := make([]change, s.rows)
-	for i := range out {
-		seq := (n-1)*int64(s.rows) + int64(i) + 1
-		key := (seq * 7919) % 97
-		c := change{Batch: n, Seq: seq, Key: key, Op: "update", Value: fmt.Sprintf("v%d", seq)}
-		switch seq % 5 {
-		case 0:
-			c.Op, c.Value = "delete", ""
-		case 1, 2:
-			c.Op = "insert"
-		}
-		out[i] = c
-	}
-	return out
-}
-
-// Acked returns the last acknowledged batch (0 when none).
-func (s *source) Acked() (int64, error) {
-	b, err := os.ReadFile(filepath.Join(s.dir, "acked"))
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("source: %w", err)
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("source: acknowledgement file: %w", err)
-	}
-	return n, nil
-}
-
-// Ack acknowledges batches up to n: they are not delivered again.
-func (s *source) Ack(n int64) error {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return fmt.Errorf("source: %w", err)
-	}
-	tmp := filepath.Join(s.dir, "acked.tmp")
-	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(n, 10)), 0o644); err != nil {
-		return fmt.Errorf("source: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(s.dir, "acked")); err != nil {
-		return fmt.Errorf("source: %w", err)
-	}
-	return nil
-}
-
-// crashPoint says where to simulate a crash.
-type crashPoint struct {
-	kind  string // "files" or "commit"; "" for none
-	batch int64
-	do    func()
-}
-
-// ingestor lands the source's batches in the table.
+// ingestor applies the feed's batches to the table.
 type ingestor struct {
-	store   objstore.Store
-	app     string
-	src     *source
-	out     io.Writer
-	crash   crashPoint
-	current atomic.Int64 // the batch being ingested
+	store    objstore.Store
+	app      string
+	events   string
+	progress string
+	out      io.Writer
+	crash    func(step string) // a step where a crash may be simulated
+	steps    atomic.Int64
 }
 
-// ingest delivers every batch after the last acknowledged one to the
-// table, then acknowledges it.
+// The MERGE of every batch: its ON condition and clauses.
+var (
+	mergeOn      = mustParse("target.key = source.key")
+	mergeClauses = []dml.Clause{
+		dml.WhenMatchedDelete(mustParse("source.op = 'delete'")),
+		dml.WhenMatchedUpdate(nil, mustSet("name = source.name"), mustSet("balance = source.balance"), mustSet("updated_at = source.ts")),
+		dml.WhenNotMatchedInsert(mustParse("source.op <> 'delete'"),
+			mustSet("key = source.key"), mustSet("name = source.name"), mustSet("balance = source.balance"), mustSet("updated_at = source.ts")),
+	}
+)
+
+// ingest applies every batch after the last one applied.
 func (in *ingestor) ingest(ctx context.Context) error {
 	snap, err := openOrCreate(ctx, in.store)
 	if err != nil {
 		return err
 	}
-	acked, err := in.src.Acked()
+	done, err := in.loadProgress()
 	if err != nil {
 		return err
 	}
-	if v, ok := snap.TxnVersion(in.app); ok {
-		fmt.Fprintf(in.out, "start: table version %d holds batches of %s up to %d; the source resumes after batch %d\n", snap.Version(), in.app, v, acked)
+	if v, ok := snap.TxnVersion(in.app); ok && v > done {
+		fmt.Fprintf(in.out, "start: the table holds batches up to %d (txn of %s at version %d), the progress file says %d: resuming after %d\n", v, in.app, snap.Version(), done, v)
+		done = v
 	} else {
-		fmt.Fprintf(in.out, "start: table version %d holds no batch of %s; the source resumes after batch %d\n", snap.Version(), in.app, acked)
+		fmt.Fprintf(in.out, "start: resuming after batch %d (table version %d)\n", done, snap.Version())
 	}
-	store := in.store
-	if in.crash.kind == "files" {
-		// Die when the commit of the crash batch is about to be created:
-		// its data files are written, the commit never happens.
-		store = objstore.Faulty(in.store, objstore.Func(func(c objstore.Call) (error, error) {
-			if c.Op == objstore.OpPut && isCommit(c.Key) && in.crash.batch == in.current.Load() {
-				in.crash.do()
-			}
-			return nil, nil
-		}))
-		if snap, err = deltalog.Open(ctx, store, ""); err != nil {
-			return err
-		}
+	batches, err := listBatches(in.events)
+	if err != nil {
+		return err
 	}
-	for n := acked + 1; n <= in.src.batches; n++ {
-		in.current.Store(n)
-		events := in.src.Batch(n)
-		res, err := writer.Append(ctx, snap, batchOf(events),
-			writer.WithAppTransaction(in.app, n),
-			writer.WithOperationParameters(map[string]any{"cdcBatch": strconv.FormatInt(n, 10)}))
-		if err != nil {
-			return fmt.Errorf("batch %d: %w", n, err)
+	for _, b := range batches {
+		if b.n <= done {
+			continue
 		}
-		if res.AlreadyApplied {
-			fmt.Fprintf(in.out, "batch %d: already in the table (app version >= %d at version %d), skipped\n", n, n, res.Version)
-		} else {
-			fmt.Fprintf(in.out, "batch %d: committed at version %d (%d events)\n", n, res.Version, len(events))
-		}
-		if in.crash.kind == "commit" && in.crash.batch == n {
-			in.crash.do()
-		}
-		if err := in.src.Ack(n); err != nil {
-			return err
-		}
-		// Go on from the table as of this commit, or read it again when
-		// the commit was skipped.
-		if res.AlreadyApplied {
-			snap, err = deltalog.Open(ctx, store, "")
-		} else {
-			snap, err = res.Snapshot()
-		}
+		events, err := readEvents(b.path)
 		if err != nil {
 			return err
 		}
-		if err := res.WaitCheckpoint(); err != nil {
-			fmt.Fprintf(in.out, "batch %d: checkpoint failed (the commit stands): %v\n", n, err)
+		if snap, err = in.apply(ctx, snap, b.n, events); err != nil {
+			return fmt.Errorf("batch %d (%s): %w", b.n, b.path, err)
 		}
+		in.crash(fmt.Sprintf("batch %d committed, progress not saved", b.n))
+		if err := in.saveProgress(b.n); err != nil {
+			return err
+		}
+		in.crash(fmt.Sprintf("progress %d saved", b.n))
 	}
 	v, _ := snap.TxnVersion(in.app)
-	fmt.Fprintf(in.out, "done: table version %d holds batches of %s up to %d\n", snap.Version(), in.app, v)
+	fmt.Fprintf(in.out, "done: table version %d holds batches up to %d\n", snap.Version(), v)
 	return nil
 }
 
-// isCommit reports whether key is a commit file of the log.
-func isCommit(key string) bool {
-	ok, _ := path.Match(deltalog.LogDir+"*.json", key)
-	return ok
+// apply lands batch n with one idempotent MERGE and returns the table
+// after it. A conflict with another writer is retried on the new
+// version, where a batch another ingestor landed meanwhile is skipped.
+func (in *ingestor) apply(ctx context.Context, snap *deltalog.Snapshot, n int64, events []event) (*deltalog.Snapshot, error) {
+	latest := latestPerKey(events)
+	for attempt := 1; ; attempt++ {
+		res, err := dml.Merge(ctx, snap, sourceOf(latest), mergeOn, mergeClauses,
+			dml.WithWriterOptions(writer.WithAppTransaction(in.app, n)))
+		if errors.Is(err, conflict.ErrConflict) && attempt < 5 {
+			fmt.Fprintf(in.out, "batch %d: %v; retrying\n", n, err)
+			if snap, err = deltalog.Open(ctx, in.store, ""); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		m := res.Metrics
+		switch {
+		case res.CommitResult == nil:
+			fmt.Fprintf(in.out, "batch %d: %d events changed nothing\n", n, len(events))
+			return snap, nil
+		case res.AlreadyApplied:
+			fmt.Fprintf(in.out, "batch %d: already in the table (version %d), skipped\n", n, res.Version)
+			return deltalog.Open(ctx, in.store, "")
+		}
+		fmt.Fprintf(in.out, "batch %d: %d events, %d keys: version %d (%d inserted, %d updated, %d deleted)\n",
+			n, len(events), len(latest), res.Version, m["numTargetRowsInserted"], m["numTargetRowsUpdated"], m["numTargetRowsDeleted"])
+		if err := res.WaitCheckpoint(); err != nil {
+			fmt.Fprintf(in.out, "batch %d: checkpoint failed (the commit stands): %v\n", n, err)
+		}
+		return res.Snapshot()
+	}
 }
 
-// openOrCreate opens the table, creating it when the folder has none.
+// latestPerKey keeps the last event of each key, by source timestamp and
+// then by position in the batch.
+func latestPerKey(events []event) []event {
+	order := make([]int, len(events))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return events[a].TS.Compare(events[b].TS) })
+	last := map[int64]event{}
+	for _, i := range order {
+		last[*events[i].Key] = events[i]
+	}
+	out := make([]event, 0, len(last))
+	for _, k := range slices.Sorted(maps.Keys(last)) {
+		out = append(out, last[k])
+	}
+	return out
+}
+
+// sourceSchema is the MERGE source: the event's op, key and timestamp,
+// and the row's columns.
+var sourceSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "op", Type: arrow.BinaryTypes.String},
+	{Name: "key", Type: arrow.PrimitiveTypes.Int64},
+	{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}},
+	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "balance", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+}, nil)
+
+// sourceOf is events as one Arrow batch.
+func sourceOf(events []event) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sourceSchema)
+		defer b.Release()
+		for _, e := range events {
+			b.Field(0).(*array.StringBuilder).Append(e.Op)
+			b.Field(1).(*array.Int64Builder).Append(*e.Key)
+			b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(e.TS.UnixMicro()))
+			if e.Columns.Name != nil {
+				b.Field(3).(*array.StringBuilder).Append(*e.Columns.Name)
+			} else {
+				b.Field(3).AppendNull()
+			}
+			if e.Columns.Balance != nil {
+				b.Field(4).(*array.Int64Builder).Append(*e.Columns.Balance)
+			} else {
+				b.Field(4).AppendNull()
+			}
+		}
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		yield(rec, nil)
+	}
+}
+
+// batchFile is one batch of the feed.
+type batchFile struct {
+	n    int64
+	path string
+}
+
+// listBatches lists the folder's batch files in batch order.
+func listBatches(dir string) ([]batchFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []batchFile
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || e.IsDir() {
+			continue
+		}
+		n, err := strconv.ParseInt(name, 10, 64)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%s: a batch file is named by its number (00000001.jsonl)", filepath.Join(dir, e.Name()))
+		}
+		out = append(out, batchFile{n, filepath.Join(dir, e.Name())})
+	}
+	slices.SortFunc(out, func(a, b batchFile) int { return int(a.n - b.n) })
+	return out, nil
+}
+
+// readEvents reads a batch file; a bad event is an error naming its line.
+func readEvents(path string) ([]event, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		var e event
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&e)
+		switch {
+		case err != nil:
+		case e.Op != "insert" && e.Op != "update" && e.Op != "delete":
+			err = fmt.Errorf("op %q: want insert, update or delete", e.Op)
+		case e.Key == nil:
+			err = errors.New("no key")
+		case e.TS.IsZero():
+			err = errors.New("no ts (the source's commit time)")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// loadProgress is the last batch the ingestor applied (0 when none).
+func (in *ingestor) loadProgress() (int64, error) {
+	b, err := os.ReadFile(in.progress)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("progress file %s: %w", in.progress, err)
+	}
+	return n, nil
+}
+
+// saveProgress records batch n as applied, atomically.
+func (in *ingestor) saveProgress(n int64) error {
+	tmp := in.progress + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(n, 10)+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, in.progress)
+}
+
+// openOrCreate opens the table, creating it when there is none.
 func openOrCreate(ctx context.Context, store objstore.Store) (*deltalog.Snapshot, error) {
 	snap, err := deltalog.Open(ctx, store, "")
 	if !errors.Is(err, deltalog.ErrNotTable) {
@@ -308,111 +433,67 @@ func openOrCreate(ctx context.Context, store objstore.Store) (*deltalog.Snapshot
 	return res.Snapshot()
 }
 
-// checkTable verifies that the table holds every acknowledged batch
-// exactly once, event for event, and nothing else.
-func checkTable(ctx context.Context, store objstore.Store, src *source, out io.Writer) error {
-	snap, err := deltalog.Open(ctx, store, "")
-	if err != nil {
-		return err
+// generateBatches writes n more batches of made-up events to dir, after
+// the last one there, and returns them. Keys repeat within and across
+// batches, timestamps tie and arrive out of order, and some events
+// update keys the source never inserted or delete keys it does not have.
+func generateBatches(dir string, n int, seed uint64) ([][]event, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
 	}
-	rows, err := readChanges(ctx, snap)
-	if err != nil {
-		return err
-	}
-	acked, err := src.Acked()
-	if err != nil {
-		return err
-	}
-	bySeq := map[int64]change{}
-	for _, c := range rows {
-		if _, dup := bySeq[c.Seq]; dup {
-			return fmt.Errorf("check: event %d of batch %d is in the table twice", c.Seq, c.Batch)
-		}
-		bySeq[c.Seq] = c
-	}
-	for n := int64(1); n <= acked; n++ {
-		for _, want := range src.Batch(n) {
-			got, ok := bySeq[want.Seq]
-			if !ok {
-				return fmt.Errorf("check: event %d of acknowledged batch %d is missing", want.Seq, n)
-			}
-			if got != want {
-				return fmt.Errorf("check: event %d is %+v, want %+v", want.Seq, got, want)
-			}
-			delete(bySeq, want.Seq)
-		}
-	}
-	// A batch committed but not yet acknowledged (a crash in between) is
-	// in the table too, whole.
-	if len(bySeq) > 0 {
-		next := src.Batch(acked + 1)
-		for _, want := range next {
-			if got, ok := bySeq[want.Seq]; ok && got == want {
-				delete(bySeq, want.Seq)
-			}
-		}
-		if len(bySeq) > 0 || len(rows) != int(acked+1)*src.rows {
-			return fmt.Errorf("check: the table holds %d events that are not acknowledged batches 1..%d nor the whole of batch %d", len(bySeq), acked, acked+1)
-		}
-		fmt.Fprintf(out, "check: %d events; batches 1..%d each exactly once, and batch %d (committed, not acknowledged)\n", len(rows), acked, acked+1)
-		return nil
-	}
-	fmt.Fprintf(out, "check: %d events; batches 1..%d each exactly once\n", len(rows), acked)
-	return nil
-}
-
-// readChanges scans the whole table.
-func readChanges(ctx context.Context, snap *deltalog.Snapshot) ([]change, error) {
-	sc, err := reader.NewScan(snap)
+	existing, err := listBatches(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []change
-	for rec, err := range sc.Records(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		lines, err := reader.CanonicalRows(rec)
-		if err != nil {
-			return nil, err
-		}
-		for _, l := range lines {
-			var c change
-			if err := json.Unmarshal(l, &c); err != nil {
+	first := int64(1)
+	if len(existing) > 0 {
+		first = existing[len(existing)-1].n + 1
+	}
+	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var out [][]event
+	for b := first; b < first+int64(n); b++ {
+		r := rand.New(rand.NewPCG(seed, uint64(b)))
+		var lines []byte
+		var batch []event
+		for i := range 12 {
+			var e event
+			key := r.Int64N(20) + 1
+			e.Key = &key
+			e.Op = []string{"insert", "update", "update", "delete"}[r.IntN(4)]
+			// Seconds into the batch's minute: ties and disorder.
+			e.TS = base.Add(time.Duration(b)*time.Minute + time.Duration(r.IntN(8))*time.Second + time.Duration(r.IntN(2))*time.Microsecond)
+			if e.Op != "delete" {
+				name := fmt.Sprintf("customer-%d-b%d-%d", key, b, i)
+				balance := r.Int64N(10_000) - 1_000
+				e.Columns.Name, e.Columns.Balance = &name, &balance
+			}
+			line, err := json.Marshal(e)
+			if err != nil {
 				return nil, err
 			}
-			out = append(out, c)
+			lines = append(append(lines, line...), '\n')
+			batch = append(batch, e)
 		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%08d.jsonl", b)), lines, 0o644); err != nil {
+			return nil, err
+		}
+		out = append(out, batch)
 	}
 	return out, nil
 }
 
-// batchOf turns change events into one Arrow batch of the table's schema.
-func batchOf(events []change) iter.Seq2[arrow.RecordBatch, error] {
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		b := array.NewRecordBuilder(memory.DefaultAllocator, arrowSchema)
-		defer b.Release()
-		for _, c := range events {
-			b.Field(0).(*array.Int64Builder).Append(c.Batch)
-			b.Field(1).(*array.Int64Builder).Append(c.Seq)
-			b.Field(2).(*array.StringBuilder).Append(c.Op)
-			b.Field(3).(*array.Int64Builder).Append(c.Key)
-			if c.Op == "delete" {
-				b.Field(4).AppendNull()
-			} else {
-				b.Field(4).(*array.StringBuilder).Append(c.Value)
-			}
-		}
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		yield(rec, nil)
+func mustParse(text string) expr.Expr {
+	e, err := expr.Parse(text)
+	if err != nil {
+		panic(err)
 	}
+	return e
 }
 
-var arrowSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "batch", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "seq", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "op", Type: arrow.BinaryTypes.String},
-	{Name: "key", Type: arrow.PrimitiveTypes.Int64},
-	{Name: "value", Type: arrow.BinaryTypes.String, Nullable: true},
-}, nil)
+func mustSet(text string) *expr.Assignment {
+	a, err := expr.ParseAssignment(text)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}

@@ -80,6 +80,8 @@ type request struct {
 	Configuration  map[string]string `json:"configuration,omitempty"`
 	StorageOptions map[string]string `json:"storage_options,omitempty"`
 	Statements     []string          `json:"statements,omitempty"`
+	From           *int64            `json:"from,omitempty"`
+	To             *int64            `json:"to,omitempty"`
 }
 
 // response is a peer.py response.

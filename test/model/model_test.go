@@ -40,6 +40,8 @@ type mfile struct {
 	part       string
 	rows       []row
 	minV       int64
+	minID      int64
+	maxID      int64
 	added      int64
 	removed    int64 // math.MaxInt64 while live
 	dataChange bool
@@ -79,10 +81,28 @@ type expectation struct {
 	metadata   bool // it changes the table's metadata
 }
 
-// mpred is a read predicate: p = part [AND v < below].
+// mpred is a read predicate: p = part [AND v < below] [AND id IN ids].
 type mpred struct {
 	part  string
 	below *int64
+	ids   []int64
+}
+
+// mayHold reports whether file f may hold a row of p, by its partition and
+// min/max statistics, as lakelog's planning and conflict checker see it.
+func (p mpred) mayHold(f *mfile) bool {
+	if f.part != p.part || p.below != nil && f.minV >= *p.below {
+		return false
+	}
+	if p.ids == nil {
+		return true
+	}
+	for _, id := range p.ids {
+		if f.minID <= id && id <= f.maxID {
+			return true
+		}
+	}
+	return false
 }
 
 func newModel(seed uint64, st objstore.Store) *model {
@@ -279,6 +299,7 @@ func (m *model) replay(ctx context.Context, v int64) error {
 			m.errorf("version %d: op %s: add %s: %v", v, op.ID, p, err)
 		}
 		f := &mfile{path: p, part: part, rows: rows, added: v, removed: math.MaxInt64, dataChange: a.DataChange, minV: minV(rows)}
+		f.minID, f.maxID = idRange(rows)
 		m.files[p] = f
 		m.order = append(m.order, f)
 		mv.adds = append(mv.adds, f)
@@ -332,6 +353,14 @@ func checkStats(a *actions.Add, rows []row) error {
 		return fmt.Errorf("max v %s, the model has %d", got, hi)
 	}
 	return nil
+}
+
+func idRange(rows []row) (lo, hi int64) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	for _, r := range rows {
+		lo, hi = min(lo, r.ID), max(hi, r.ID)
+	}
+	return lo, hi
 }
 
 func minV(rows []row) int64 {
@@ -420,15 +449,20 @@ func (m *model) expect(op *opRecord) *expectation {
 				}
 			}
 		}
+		// dml commits nothing when no row matches.
+		e.noop = len(e.removes) == 0
 	case opMerge:
 		e.operation = "MERGE"
-		e.preds = []mpred{{part: op.Part}}
+		// dml's MERGE reads the files that may hold the source's keys.
+		pred := mpred{part: op.Part}
 		src := map[int64]row{}
 		for _, s := range op.Source {
 			src[s.ID] = s
+			pred.ids = append(pred.ids, s.ID)
 		}
+		e.preds = []mpred{pred}
 		matched := map[int64]bool{}
-		for _, f := range read(inPart) {
+		for _, f := range read(pred.mayHold) {
 			if !slices.ContainsFunc(f.rows, func(r row) bool { _, ok := src[r.ID]; return ok }) {
 				continue
 			}
@@ -495,7 +529,7 @@ func (e *expectation) mayRead(f *mfile) bool {
 		return true
 	}
 	for _, p := range e.preds {
-		if f.part == p.part && (p.below == nil || f.minV < *p.below) {
+		if p.mayHold(f) {
 			return true
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -495,6 +497,39 @@ func (w *worker) rewrite(ctx context.Context, rec *opRecord, draws [4]uint64) er
 		rec.Outcome, rec.Err = outError, err.Error()
 		return w.journal(rec)
 	}
+	if rec.Kind == opMerge {
+		// The source: up to two ids of the partition (new values), one to
+		// three new rows. MERGE reads the files that may hold its ids.
+		var all []row
+		for _, f := range files {
+			all = append(all, f.rows...)
+		}
+		for i := range int(draws[0] % 3) {
+			if len(all) == 0 {
+				break
+			}
+			r := all[draws[1+i]%uint64(len(all))]
+			if !slices.ContainsFunc(rec.Source, func(s row) bool { return s.ID == r.ID }) {
+				rec.Source = append(rec.Source, row{ID: r.ID, P: r.P, V: int64(draws[3] % 1000)})
+			}
+		}
+		rec.Source = append(rec.Source, w.genRows(1+int(draws[3]%3), rec.Part)...)
+		var ids []string
+		for _, s := range rec.Source {
+			ids = append(ids, strconv.FormatInt(s.ID, 10))
+		}
+		predText += " AND id IN (" + strings.Join(ids, ", ") + ")"
+		if parsed, err = expr.Parse(predText); err != nil {
+			return err
+		}
+		if bound, err = expr.BindPredicate(parsed, w.snap.Schema()); err != nil {
+			return err
+		}
+		if files, err = readPlanned(ctx, w.snap, bound); err != nil {
+			rec.Outcome, rec.Err = outError, err.Error()
+			return w.journal(rec)
+		}
+	}
 	for _, f := range files {
 		rec.ReadFiles = append(rec.ReadFiles, f.path)
 	}
@@ -529,21 +564,6 @@ func (w *worker) rewrite(ctx context.Context, rec *opRecord, draws [4]uint64) er
 		}
 	case opMerge:
 		op = "MERGE"
-		var all []row
-		for _, f := range files {
-			all = append(all, f.rows...)
-		}
-		// Up to two matched ids (new values), one to three new rows.
-		for i := range int(draws[0] % 3) {
-			if len(all) == 0 {
-				break
-			}
-			r := all[draws[1+i]%uint64(len(all))]
-			if !slices.ContainsFunc(rec.Source, func(s row) bool { return s.ID == r.ID }) {
-				rec.Source = append(rec.Source, row{ID: r.ID, P: r.P, V: int64(draws[3] % 1000)})
-			}
-		}
-		rec.Source = append(rec.Source, w.genRows(1+int(draws[3]%3), rec.Part)...)
 		src := map[int64]row{}
 		for _, s := range rec.Source {
 			src[s.ID] = s
@@ -580,6 +600,9 @@ func (w *worker) rewrite(ctx context.Context, rec *opRecord, draws [4]uint64) er
 	}
 	for _, f := range removes {
 		rec.Removes = append(rec.Removes, f.path)
+	}
+	if rec.Kind != opOptimize {
+		return w.dml(ctx, rec, parsed)
 	}
 
 	var adds []*actions.Add
@@ -622,6 +645,46 @@ func (w *worker) rewrite(ctx context.Context, rec *opRecord, draws [4]uint64) er
 	res, err := tx.Commit(ctx)
 	w.disarm()
 	return w.finish(ctx, rec, res, err)
+}
+
+// errNothingMatched is a DELETE or UPDATE that matched no row: dml
+// commits nothing for it.
+var errNothingMatched = errors.New("nothing matched")
+
+// dml runs DELETE, UPDATE or MERGE through package dml, the way users do.
+func (w *worker) dml(ctx context.Context, rec *opRecord, pred expr.Expr) error {
+	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
+		dopts := []dml.Option{dml.WithWriterOptions(opts...)}
+		var res *dml.Result
+		var err error
+		switch rec.Kind {
+		case opDelete:
+			res, err = dml.Delete(ctx, w.snap, pred, dopts...)
+		case opUpdate:
+			var set *expr.Assignment
+			if set, err = expr.ParseAssignment("v = v + 500"); err != nil {
+				return nil, err
+			}
+			res, err = dml.Update(ctx, w.snap, pred, []*expr.Assignment{set}, dopts...)
+		case opMerge:
+			on, perr := expr.Parse("target.id = source.id AND target.p = source.p")
+			set, aerr := expr.ParseAssignment("v = source.v")
+			if err = errors.Join(perr, aerr); err != nil {
+				return nil, err
+			}
+			res, err = dml.Merge(ctx, w.snap, batchOf(rec.Source), on,
+				[]dml.Clause{dml.WhenMatchedUpdate(nil, set), dml.WhenNotMatchedInsertAll(nil)}, dopts...)
+		default:
+			return nil, fmt.Errorf("op %s: %s is not DML", rec.ID, rec.Kind)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res.CommitResult == nil {
+			return nil, errNothingMatched
+		}
+		return res.CommitResult, nil
+	})
 }
 
 // readPlanned plans a scan of snap under pred and reads every row of each
@@ -707,6 +770,8 @@ func (w *worker) crash(ctx context.Context, rec *opRecord) error {
 func (w *worker) finish(ctx context.Context, rec *opRecord, res *deltalog.CommitResult, err error) error {
 	var cerr *conflict.Error
 	switch {
+	case errors.Is(err, errNothingMatched):
+		rec.Outcome = outNoop
 	case err == nil && res.AlreadyApplied:
 		rec.Outcome, rec.Version = outApplied, res.Version
 		w.snap = nil

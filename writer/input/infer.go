@@ -68,6 +68,9 @@ type merger struct {
 	table  *actions.StructType
 	cols   []*newColumn
 	byName map[string]*newColumn // by lower-case name
+	// namesOnly collects every top-level name (the table's too) without
+	// typing the values: Columns.
+	namesOnly bool
 }
 
 func (m *merger) column(name string) *newColumn {
@@ -220,7 +223,10 @@ func (m *merger) object(sc *scanner, file string, line int64) error {
 		if err := sc.expect(':', "after an object key"); err != nil {
 			return err
 		}
-		if m.table.FieldFold(name) != nil {
+		if m.namesOnly {
+			m.column(name)
+		}
+		if m.namesOnly || m.table.FieldFold(name) != nil {
 			if err := sc.skip(1); err != nil {
 				return attach(err, name)
 			}

@@ -1,0 +1,92 @@
+package dml_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakelog/lakelog/conflict"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// MERGE reads only the target files that can hold a match, under the
+// source keys' predicate: a concurrent append into another partition
+// rebases it, and one that may add a matching row aborts it.
+func TestMergeVersusConcurrentAppend(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		rows      string
+		wantAbort bool
+	}{
+		{"other partition", `[{"id":3,"p":"b","v":0}]`, false},
+		{"same partition, outside the source's keys", `[{"id":50,"p":"a","v":0}]`, false},
+		{"same partition, a key of the source", `[{"id":5,"p":"a","v":0}]`, true},
+	} {
+		for _, dv := range []bool{false, true} {
+			t.Run(c.name+map[bool]string{false: "", true: ", deletion vectors"}[dv], func(t *testing.T) {
+				ctx := context.Background()
+				st := objstore.NewMem()
+				props := map[string]string{"delta.isolationLevel": "Serializable"}
+				if dv {
+					props["delta.enableDeletionVectors"] = "true"
+				}
+				createTable(t, st, "id long, p string, v long", props, "p")
+				appendRows(t, st, `[{"id":1,"p":"a","v":1},{"id":2,"p":"a","v":2},{"id":20,"p":"b","v":20}]`)
+				read := openTable(t, st)
+				// The winner appends while the MERGE is in flight.
+				if _, err := writer.Append(ctx, read, one(t, tableRows(t, read, c.rows))); err != nil {
+					t.Fatal(err)
+				}
+				sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "p", Type: arrow.BinaryTypes.String}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
+				src := rowsOf(t, sc, `[{"id":2,"p":"a","v":200},{"id":5,"p":"a","v":500}]`)
+				res, err := dml.Merge(ctx, read, one(t, src), mustParse(t, "target.id = source.id AND target.p = source.p"),
+					[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)},
+					dml.WithWriterOptions(writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable))))
+				if c.wantAbort {
+					if !errors.Is(err, conflict.ErrConcurrentAppend) {
+						t.Fatalf("want ConcurrentAppend, got %v", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("want a rebase, got %v", err)
+				}
+				if res.Attempts < 2 {
+					t.Errorf("committed in %d attempt(s); the concurrent append should have made it rebase", res.Attempts)
+				}
+				got := scanLines(t, openTable(t, st))
+				want := sortedLines(`{"id":1,"p":"a","v":1}`, `{"id":2,"p":"a","v":200}`, `{"id":5,"p":"a","v":500}`, `{"id":20,"p":"b","v":20}`)
+				want = append(want, scanLinesOf(t, c.rows)...)
+				diffLines(t, "rows", got, sortedLines(want...))
+			})
+		}
+	}
+}
+
+// Two DELETEs of rows of the same file: the loser's file was removed (or
+// re-added with another deletion vector) by the winner, so it aborts.
+func TestDeleteVersusConcurrentDelete(t *testing.T) {
+	for _, dv := range []bool{false, true} {
+		ctx := context.Background()
+		st := objstore.NewMem()
+		props := map[string]string{}
+		if dv {
+			props["delta.enableDeletionVectors"] = "true"
+		}
+		createTable(t, st, "id long, v long", props)
+		read := appendRows(t, st, `[{"id":1,"v":1},{"id":2,"v":2},{"id":3,"v":3}]`)
+		if _, err := dml.Delete(ctx, read, mustParse(t, "id = 1")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := dml.Delete(ctx, read, mustParse(t, "id = 3"))
+		if !errors.Is(err, conflict.ErrConflict) {
+			t.Fatalf("deletion vectors %v: want a conflict, got %v", dv, err)
+		}
+		diffLines(t, "rows", scanLines(t, openTable(t, st)), sortedLines(`{"id":2,"v":2}`, `{"id":3,"v":3}`))
+	}
+}
