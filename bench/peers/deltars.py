@@ -52,8 +52,12 @@ COMMIT_STATS = (
 
 def batch(start, end):
     """Rows [start, end) of the data-path table."""
-    ids = np.arange(start, end, dtype=np.int64)
-    v = ((ids.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(1 << 32)).astype(np.float64) / float(1 << 32)
+    return rows(np.arange(start, end, dtype=np.int64))
+
+
+def rows(ids, shift=0.0):
+    """The data-path rows of the given ids, with shift added to v."""
+    v = ((ids.astype(np.uint64) * np.uint64(2654435761)) % np.uint64(1 << 32)).astype(np.float64) / float(1 << 32) + shift
     return pa.record_batch(
         [
             pa.array(ids),
@@ -290,6 +294,78 @@ def op_commits(spec):
     return out
 
 
+# The DML workload (workload/dml.go): the MERGE source's ids for a table of
+# n rows and what it adds to v.
+DML_MERGE_SHIFT = 2.0
+
+
+def dml_source_keys(n):
+    m = n // 100
+    half = m // 2
+    stride = max(1, n // max(1, half))
+    return np.concatenate([np.arange(half, dtype=np.int64) * stride, n + np.arange(m - half, dtype=np.int64)])
+
+
+def dml_metrics(metrics, keys):
+    return {k: metrics[k] for k in keys if k in metrics}
+
+
+def op_dml(spec):
+    """Open the table and run DELETE (DeltaTable.delete), UPDATE
+    (DeltaTable.update) or MERGE (DeltaTable.merge(...)
+    .when_matched_update_all().when_not_matched_insert_all().execute()),
+    copy-on-write. The MERGE source (a pyarrow Table) is built before the
+    timer. "changed" is the rows the engine's metrics say it deleted,
+    updated or inserted."""
+    op = spec["op"]
+    source = None
+    if op == "merge":
+        keys = dml_source_keys(spec["rows"])
+        source = pa.Table.from_batches(
+            [rows(keys[i : i + BATCH_SIZE], DML_MERGE_SHIFT) for i in range(0, len(keys), BATCH_SIZE)], schema=SCHEMA
+        )
+    start = time.perf_counter()
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    if op == "delete":
+        m = dt.delete(spec["predicate"])
+        changed = m.get("num_deleted_rows", 0)
+    elif op == "update":
+        m = dt.update(updates=spec["set"], predicate=spec["predicate"])
+        changed = m.get("num_updated_rows", 0)
+    else:
+        m = (
+            dt.merge(source, predicate=spec["predicate"], source_alias="source", target_alias="target")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute()
+        )
+        changed = m.get("num_target_rows_updated", 0) + m.get("num_target_rows_inserted", 0)
+    secs = time.perf_counter() - start
+    keep = ["num_added_files", "num_removed_files", "num_target_files_added", "num_target_files_removed"]
+    return {"seconds": secs, "count": spec["rows"], "changed": changed, "metrics": dml_metrics(m, keep), "version": dt.version()}
+
+
+def op_dmlcheck(spec):
+    """Read the table through DeltaTable.scan (DataFusion, which applies
+    deletion vectors) into the DML checksum (workload.DMLChecksum): rows,
+    sum(id), bytes of p and s, and the sum of v * 2^32 as integers."""
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    c = Checksum()
+    sum_v32 = 0
+    not_int = 0
+    for b in pa.RecordBatchReader.from_stream(dt.scan()):
+        c.add(b)
+        if b.num_rows:
+            v = b.column("v").to_numpy(zero_copy_only=False) * float(1 << 32)
+            iv = v.astype(np.int64)
+            not_int += int(np.count_nonzero(iv != v))
+            sum_v32 += int(iv.sum())
+    out = {"rows": c.rows, "sum_id": c.sum_id, "str_bytes": c.str_bytes, "sum_v32": sum_v32}
+    if not_int:
+        out["not_int"] = not_int
+    return {"seconds": 0, "count": c.rows, "info": json.dumps(out), "version": dt.version()}
+
+
 OPS = {
     "idle": op_idle,
     "gen": op_gen,
@@ -301,6 +377,10 @@ OPS = {
     "list": op_list,
     "create": op_create,
     "commits": op_commits,
+    "delete": op_dml,
+    "update": op_dml,
+    "merge": op_dml,
+    "dmlcheck": op_dmlcheck,
 }
 
 

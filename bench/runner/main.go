@@ -22,12 +22,14 @@ type config struct {
 	work           string
 	keep           bool
 	targetFileSize int64
+	dmlRows        int64 // dml suite size, 0: the scale's
+	dmlFiles       int
 	lakelog        *Engine
 	deltars        *Engine // nil without the peer
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -51,6 +53,8 @@ func runMain(args []string) int {
 	keep := fs.Bool("keep", false, "keep the work folder")
 	out := fs.String("results", "", "folder for the results file (default bench/results in the repository)")
 	target := fs.Int64("target-file-size", 0, "data file target size in bytes for the data-path tables (default: sized for ~150 files)")
+	dmlRows := fs.Int64("dml-rows", 0, "rows of the dml suite's table (default: the scale's, 200k small, 10M full)")
+	dmlFiles := fs.Int("dml-files", 0, "data files of the dml suite's table (default: the scale's, 10 small, 100 full)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -58,7 +62,8 @@ func runMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "runner: -scale is small or full")
 		return 2
 	}
-	cfg := &config{scale: *scale, count: max(1, *count), keep: *keep, targetFileSize: *target, only: map[string]bool{}}
+	cfg := &config{scale: *scale, count: max(1, *count), keep: *keep, targetFileSize: *target, only: map[string]bool{},
+		dmlRows: *dmlRows, dmlFiles: *dmlFiles}
 	for _, s := range strings.Split(*only, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -126,6 +131,8 @@ func runMain(args []string) int {
 			err = commitsLocal(ctx, cfg, rep)
 		case "commit-s3":
 			err = commitsS3(ctx, cfg, rep)
+		case "dml":
+			err = dmlSuite(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

@@ -44,6 +44,10 @@ type Spec struct {
 	Barrier bool `json:"barrier,omitempty"`
 	// Storage are delta-rs storage options (S3).
 	Storage map[string]string `json:"storage,omitempty"`
+	// Predicate is the condition of a DELETE or UPDATE, or MERGE's ON;
+	// Set is UPDATE's column = expression (dml suite).
+	Predicate string            `json:"predicate,omitempty"`
+	Set       map[string]string `json:"set,omitempty"`
 }
 
 // Checksum mirrors workload.Checksum in JSON.
@@ -106,9 +110,16 @@ type Outcome struct {
 	Latency *Latency `json:"latency_ms,omitempty"`
 	// Info is free text (versions, the checkpoint written).
 	Info string `json:"info,omitempty"`
+	// Changed is the rows a DML operation deleted, updated or inserted,
+	// by the engine's own metrics; Metrics are some of those metrics.
+	Changed int64          `json:"changed,omitempty"`
+	Metrics map[string]any `json:"metrics,omitempty"`
 
 	// Set by the parent:
 	PeakMB float64 `json:"peak_mb"`
+	// CPUSeconds is the child's user plus system CPU time (rusage), setup
+	// included: above Seconds means it used more than one core.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 	// Rate, when set, is the units per second of an aggregate of
 	// concurrent children, whose Seconds is the longest child's.
 	Rate        float64 `json:"rate,omitempty"`
@@ -202,6 +213,7 @@ func (c *child) wait() (Outcome, error) {
 		return Outcome{}, c.fail(errors.New("no rusage"))
 	}
 	o.PeakMB = float64(ru.Maxrss) / 1024 // Linux reports kilobytes
+	o.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	o.WallSeconds = wall.Seconds()
 	return o, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/lakelog/lakelog/bench/runner/workload"
+	"github.com/lakelog/lakelog/objstore"
 )
 
 func TestSummarize(t *testing.T) {
@@ -174,4 +175,86 @@ func TestChildProcess(t *testing.T) {
 // runCmd runs a command and returns its combined output.
 func runCmd(name string, args ...string) ([]byte, error) {
 	return exec.Command(name, args...).CombinedOutput()
+}
+
+// TestDMLOps runs the dml suite's lakelog operations in-process on a
+// small table, copy-on-write and with deletion vectors, and checks the
+// bytes they wrote and the rows read back.
+func TestDMLOps(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const n, files = 20_000, 4
+	bases := map[string]string{}
+	baseFiles := map[string]map[string]int64{}
+	for _, mode := range []string{"cow", "dv"} {
+		bases[mode] = filepath.Join(dir, "base-"+mode)
+		st, err := objstore.NewLocal(bases[mode])
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := workload.CreateDMLTable(ctx, st, n, files, mode == "dv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap.NumFiles() != files || snap.Version() != 1 {
+			t.Fatalf("%s base: %d files at version %d, want %d at 1", mode, snap.NumFiles(), snap.Version(), files)
+		}
+		if baseFiles[mode], err = tableFiles(bases[mode]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := dmlCheck(ctx, bases["cow"], &Outcome{}, workload.DMLChecksum{Rows: n}, 0); !strings.Contains(got, "**WRONG") {
+		t.Errorf("a wrong expectation passed the check: %s", got)
+	}
+	if want, _ := workload.DMLExpect("", n); !strings.HasPrefix(dmlCheck(ctx, bases["cow"], &Outcome{}, want, 0), "rows checked") {
+		t.Errorf("base table: %s", dmlCheck(ctx, bases["cow"], &Outcome{}, want, 0))
+	}
+	for _, op := range []string{"delete", "update", "merge"} {
+		want, changed := workload.DMLExpect(op, n)
+		if changed < n/200 || changed > n/50 {
+			t.Errorf("%s changes %d of %d rows, want about 1%%", op, changed, n)
+		}
+		for _, mode := range []string{"cow", "dv"} {
+			table := filepath.Join(dir, op+"-"+mode)
+			if err := workload.LinkTable(bases[mode], table); err != nil {
+				t.Fatal(err)
+			}
+			o, err := lakelogOp(ctx, dmlSpec(op, table, n))
+			if err != nil {
+				t.Fatalf("%s %s: %v", op, mode, err)
+			}
+			if o.Changed != changed || o.Version != 2 || o.Count != n {
+				t.Errorf("%s %s: outcome %+v, want %d changed at version 2", op, mode, o, changed)
+			}
+			w, err := newFiles(baseFiles[mode], table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.log == 0 {
+				t.Errorf("%s %s: no commit written: %+v", op, mode, w)
+			}
+			if mode == "cow" {
+				if w.files == 0 || w.dv != 0 {
+					t.Errorf("%s cow wrote %+v", op, w)
+				}
+				if check := dmlCheck(ctx, table, &o, want, changed); !strings.HasPrefix(check, "rows checked") {
+					t.Errorf("%s cow: %s", op, check)
+				}
+				continue
+			}
+			// Deletion vectors: no file of the base table is rewritten.
+			var cow int64
+			for rel, size := range baseFiles["cow"] {
+				if !strings.HasPrefix(rel, "_delta_log/") {
+					cow += size
+				}
+			}
+			if op == "delete" && (w.files != 0 || w.total() > cow/20) {
+				t.Errorf("dv delete wrote %+v, want no data files and under 5%% of %d bytes", w, cow)
+			}
+			if check := dmlCheck(ctx, table, &o, want, changed); !strings.HasPrefix(check, "rows checked") {
+				t.Errorf("%s dv: %s", op, check)
+			}
+		}
+	}
 }

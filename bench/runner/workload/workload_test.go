@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/bench/runner/workload"
@@ -198,5 +199,52 @@ func TestLinkTable(t *testing.T) {
 	}
 	if snap.NumFiles() != 6 {
 		t.Errorf("%d files in the copy, want 6", snap.NumFiles())
+	}
+}
+
+func TestDMLSource(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	const n = 200_000 // the runner's small scale: 2,000 source rows
+	seen := map[int64]bool{}
+	var old, added int
+	for rec, err := range workload.DMLSource(mem, n) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := rec.Column(0).(*array.Int64).Int64Values()
+		vs := rec.Column(2).(*array.Float64).Float64Values()
+		for j, k := range ids {
+			if seen[k] {
+				t.Fatalf("id %d twice", k)
+			}
+			seen[k] = true
+			if k < n {
+				old++
+			} else {
+				added++
+			}
+			if vs[j] != workload.V(k)+workload.DMLMergeShift {
+				t.Errorf("id %d: v %v", k, vs[j])
+			}
+		}
+	}
+	if old != 1000 || added != 1000 {
+		t.Errorf("%d existing and %d new ids, want 1000 each", old, added)
+	}
+	// Existing ids hit every 20,000-row file of the small table.
+	files := map[int64]bool{}
+	for k := range seen {
+		if k < n {
+			files[k/20_000] = true
+		}
+	}
+	if len(files) != 10 {
+		t.Errorf("source matches %d of 10 files", len(files))
+	}
+	base, _ := workload.DMLExpect("", n)
+	merged, changed := workload.DMLExpect("merge", n)
+	if changed != 2000 || merged.Rows != base.Rows+1000 {
+		t.Errorf("merge changes %d rows and leaves %d, want 2000 and %d", changed, merged.Rows, base.Rows+1000)
 	}
 }
