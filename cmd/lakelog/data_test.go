@@ -456,19 +456,7 @@ func TestSplitCanonical(t *testing.T) {
 // the files' numRecords (less deletion-vector cardinalities), so it reads
 // them all. The test fails when one of these starts to scan, so that the
 // list stays honest.
-var goldenUnsupported = map[string]string{
-	"basic-dv-no-checkpoint":              "deletion vectors",
-	"basic-dv-with-checkpoint":            "deletion vectors",
-	"compacted-log-files-table":           "deletion vectors",
-	"dv-partitioned-with-checkpoint":      "deletion vectors",
-	"dv-with-columnmapping":               "deletion vectors and column mapping",
-	"log-replay-dv-key-cases":             "deletion vectors",
-	"table-with-dv-small":                 "deletion vectors",
-	"with-short-dv":                       "deletion vectors",
-	"table-with-columnmapping-mode-id":    "column mapping",
-	"table-with-columnmapping-mode-name":  "column mapping",
-	"data-reader-timestamp_ntz-name-mode": "column mapping",
-}
+var goldenUnsupported = map[string]string{}
 
 // Every data table of the conformance corpus: `count` equals num_rows,
 // `scan --format jsonl --sorted` hashes to rows_sha256 and equals rows,

@@ -38,7 +38,9 @@ func TestSparkColumnMapping(t *testing.T) {
 				"INSERT INTO " + table + " VALUES (5, 'five', named_struct('alpha', 50), map(), 'p2', 'new name')",
 				"DELETE FROM " + table + " WHERE id = 2",
 			}
-			sp.call(t, request{Op: "sql", Statements: stmts})
+			for _, stmt := range stmts { // one request each: each has the worker's time limit
+				sp.call(t, request{Op: "sql", Statements: []string{stmt}})
+			}
 			latest := sp.call(t, request{Op: "version", Path: dir}).Version
 			if latest != int64(len(stmts)-1) {
 				t.Fatalf("spark made version %d, want %d", latest, len(stmts)-1)
