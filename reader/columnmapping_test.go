@@ -116,18 +116,6 @@ func TestColumnMappingName(t *testing.T) {
 	}
 }
 
-// commitRaw writes a commit file of the table "tbl" directly.
-func commitRaw(t *testing.T, store objstore.Store, version int64, as ...actions.Action) {
-	t.Helper()
-	b, err := actions.MarshalCommit(as)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Put(context.Background(), "tbl/_delta_log/"+actions.CommitName(version), bytes.NewReader(b), objstore.PutOptions{IfAbsent: true}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // writeParquet writes rows (JSON) of an Arrow schema to key and returns
 // the file's size.
 func writeParquet(t *testing.T, store objstore.Store, key string, sc *arrow.Schema, rows string) int64 {

@@ -187,13 +187,18 @@ func mapColumns(t *testing.T, store objstore.Store, snap *deltalog.Snapshot, mod
 	if mode == actions.ColumnMappingID {
 		p = &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"columnMapping"}, WriterFeatures: []string{"columnMapping"}}
 	}
-	b, err := actions.MarshalCommit([]actions.Action{{Protocol: p}, {Metadata: &md}})
+	commitRaw(t, store, snap.Version()+1, actions.Action{Protocol: p}, actions.Action{Metadata: &md})
+	return open(t, store)
+}
+
+// commitRaw writes a commit file of the table "tbl" directly.
+func commitRaw(t *testing.T, store objstore.Store, version int64, as ...actions.Action) {
+	t.Helper()
+	b, err := actions.MarshalCommit(as)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := "tbl/_delta_log/" + actions.CommitName(snap.Version()+1)
-	if err := store.Put(context.Background(), key, bytes.NewReader(b), objstore.PutOptions{IfAbsent: true}); err != nil {
+	if err := store.Put(context.Background(), "tbl/_delta_log/"+actions.CommitName(version), bytes.NewReader(b), objstore.PutOptions{IfAbsent: true}); err != nil {
 		t.Fatal(err)
 	}
-	return open(t, store)
 }
