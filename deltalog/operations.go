@@ -36,9 +36,11 @@ var removesRows = map[Operation]bool{OpOverwrite: true, OpReplaceWhere: true, Op
 // correctly: nil, or an error wrapping ErrUnsupportedFeature that names
 // the operation and the feature (or property) in the way. It is the one
 // place that decides, and it is asked once, before any work: writers ask
-// before they upload a file, scans before they read one. (Reading a data
-// file that carries a deletion vector is refused file by file, with the
-// same error, until the reader applies them.)
+// before they upload a file, scans before they read one. A column-mapped
+// table (ColumnMappingMode "name" or "id") can be scanned; its change
+// data feed is not read yet, and every write (append, overwrite,
+// replaceWhere, DML, maintenance) is refused until lakelog writes
+// physical names and field ids.
 func (s *Snapshot) Supports(op Operation) error {
 	if err := s.supports(op); err != nil {
 		return fmt.Errorf("deltalog: %s of %s: %w", op, s.display(), err)
@@ -50,11 +52,20 @@ func (s *Snapshot) supports(op Operation) error {
 	if err := checkReadable(s.protocol); err != nil {
 		return err
 	}
-	if m := actions.ColumnMappingMode(s.metadata); m != "" && m != "none" {
-		return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read or write column-mapped data yet", ErrUnsupportedFeature, m)
+	switch m := s.ColumnMappingMode(); m {
+	case actions.ColumnMappingNone:
+	case actions.ColumnMappingName, actions.ColumnMappingID:
+		if op == OpChangeDataFeed {
+			return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", ErrUnsupportedFeature, m)
+		}
+	default:
+		return fmt.Errorf("%w: column mapping mode %q (%s is none, name or id)", ErrUnsupportedFeature, m, actions.PropColumnMappingMode)
 	}
 	if reads[op] {
 		return nil
+	}
+	if m := actions.ColumnMappingMode(s.metadata); m != actions.ColumnMappingNone {
+		return fmt.Errorf("%w: column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", ErrUnsupportedFeature, m)
 	}
 	schema, err := s.metadata.Schema()
 	if err != nil {
@@ -67,4 +78,17 @@ func (s *Snapshot) supports(op Operation) error {
 		return fmt.Errorf("%w: %s: the table is append-only (delta.appendOnly=true) and %s removes rows", ErrUnsupportedFeature, actions.FeatureAppendOnly, op)
 	}
 	return nil
+}
+
+// ColumnMappingMode is the column mapping mode readers honour
+// (PROTOCOL.md "Column Mapping"): delta.columnMapping.mode, lower-cased,
+// when the protocol supports the columnMapping feature (reader version 2,
+// or 3 listing it), else "none", since the property means nothing to a
+// protocol without the feature. Supports refuses any mode but "none",
+// "name" and "id".
+func (s *Snapshot) ColumnMappingMode() string {
+	if !s.protocol.HasReaderFeature(actions.FeatureColumnMapping) {
+		return actions.ColumnMappingNone
+	}
+	return actions.ColumnMappingMode(s.metadata)
 }

@@ -24,7 +24,7 @@ type Pruner struct {
 type prunedColumn struct {
 	t         actions.DataType
 	partition bool
-	keys      []string // partitionValues keys to try: physical, then logical name
+	keys      []string // partitionValues keys to try: the physical name
 	statsPath []string // physical path into minValues, maxValues, nullCount
 }
 
@@ -66,10 +66,10 @@ func NewPruner(e Expr, schema *actions.StructType, partitionColumns []string, co
 		pc := &prunedColumn{t: c.DataType, statsPath: physical}
 		if len(c.Path) == 1 && indexFold(partitionColumns, c.Path[0]) >= 0 {
 			pc.partition = true
+			// Under column mapping only the physical name is a key: a
+			// reader must not fall back to the logical one, which may be
+			// another column's physical name.
 			pc.keys = []string{physical[0]}
-			if physical[0] != c.Path[0] {
-				pc.keys = append(pc.keys, c.Path[0])
-			}
 		} else {
 			p.partitionOnly = false
 		}

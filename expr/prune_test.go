@@ -224,9 +224,15 @@ func TestPrunerColumnMapping(t *testing.T) {
 			}
 		}
 	}
+	// Under column mapping a partition value keyed by the logical name is
+	// not the column's: it is not read (the file may match).
+	pr, _ := NewPruner(mustParse(t, "region = 'us'"), schema, []string{"region"}, "name")
+	if !pr.MayMatch(map[string]*string{"region": strp("eu")}, nil) {
+		t.Error("mode name read a partition value keyed by the logical name")
+	}
 	// Without column mapping the logical names are the keys; physical
 	// ones mean nothing.
-	pr, _ := NewPruner(mustParse(t, "amount > 9 OR region = 'us'"), schema, []string{"region"}, "none")
+	pr, _ = NewPruner(mustParse(t, "amount > 9 OR region = 'us'"), schema, []string{"region"}, "none")
 	if !pr.MayMatch(map[string]*string{"region": strp("us")}, st) {
 		t.Error("mode none read physical names")
 	}

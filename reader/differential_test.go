@@ -107,6 +107,11 @@ func TestDifferentialScans(t *testing.T) {
 const diffSchema = "id long not null, i int, d double, s string, b binary, dt date, ts timestamp, " +
 	"dec decimal(12,3), l array<long>, m map<string,long>, st struct<a: long, b: string>, p string"
 
+// diffSchemaPhysical is diffSchema under the physical names of the
+// column-mapped tables.
+const diffSchemaPhysical = "col_id long not null, col_i int, col_d double, col_s string, col_b binary, col_dt date, col_ts timestamp, " +
+	"col_dec decimal(12,3), col_l array<long>, col_m map<string,long>, col_st struct<col_a: long, col_b: string>, col_p string"
+
 // diffColumns are the schema's top-level columns, in order.
 var diffColumns = []string{"id", "i", "d", "s", "b", "dt", "ts", "dec", "l", "m", "st", "p"}
 
@@ -127,11 +132,22 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 	g := &diffGen{r: rand.New(rand.NewPCG(seed, seed^0x5bd1e995)), long: long,
 		prefixes: []string{"", "a", "ab", "abc", "b", "ba", "é", "日本", "z", "😀"}}
 	store := objstore.NewMem()
+	// Odd seeds make column-mapped tables (name mode): the files are
+	// written under physical names (col_ and the logical name), then a
+	// commit maps them to the logical ones, as Spark's ALTER TABLE does.
+	// (Decided by the seed, not g.r, so that other tables keep theirs.)
+	mapped := seed%2 == 1
+	phys := func(name string) string { return name }
+	ddl := diffSchema
+	if mapped {
+		phys = func(name string) string { return "col_" + name }
+		ddl = diffSchemaPhysical
+	}
 	var parts []string
 	if g.r.IntN(2) == 0 {
-		parts = []string{"p"}
+		parts = []string{phys("p")}
 	}
-	newTable(t, store, diffSchema, parts...)
+	newTable(t, store, ddl, parts...)
 	snap := open(t, store)
 	sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
 	if err != nil {
@@ -180,9 +196,16 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 		snap = open(t, store)
 		shapes = append(shapes, how)
 	}
-	t.Logf("table: %d files, partitioned=%v, appends: %s", countFiles(snap), len(parts) > 0, strings.Join(shapes, "; "))
+	if mapped {
+		logical := map[string]string{"col_a": "a"}
+		for _, c := range diffColumns {
+			logical[phys(c)] = c
+		}
+		snap = mapColumns(t, store, snap, "name", logical)
+	}
+	t.Logf("table: %d files, partitioned=%v, column mapping=%v, appends: %s", countFiles(snap), len(parts) > 0, mapped, strings.Join(shapes, "; "))
 
-	ref := referenceRows(t, ctx, store, snap, deleted)
+	ref := referenceRows(t, ctx, store, snap, deleted, phys)
 	scans := 10
 	if long {
 		scans = 30
@@ -810,8 +833,9 @@ func (g *diffGen) deletionVectors(t *testing.T, ctx context.Context, store objst
 
 // referenceRows reads every data file of snap with pqarrow and the plain
 // Go allocator, adds the partition values from the add actions, and drops
-// the rows deleted holds for the file (by add path).
-func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap *deltalog.Snapshot, deleted map[string]map[int64]bool) *refTable {
+// the rows deleted holds for the file (by add path). phys is a column's
+// name in the files and in partitionValues.
+func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap *deltalog.Snapshot, deleted map[string]map[int64]bool, phys func(string) string) *refTable {
 	t.Helper()
 	ref := &refTable{}
 	mem := memory.NewGoAllocator()
@@ -832,11 +856,11 @@ func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap
 		if err != nil {
 			t.Fatal(err)
 		}
-		part := add.PartitionValues["p"]
+		part := add.PartitionValues[phys("p")]
 		tr := array.NewTableReader(tbl, tbl.NumRows())
 		var base int64 // file row index of the batch's first row
 		for tr.Next() {
-			ref.addRecord(t, tr.RecordBatch(), part, base, deleted[add.Path])
+			ref.addRecord(t, tr.RecordBatch(), part, base, deleted[add.Path], phys)
 			base += tr.RecordBatch().NumRows()
 		}
 		tr.Release()
@@ -848,10 +872,10 @@ func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap
 // addRecord adds the rows of rec (one data file's columns, read by
 // pqarrow, from file row index base) with the partition value part when
 // the table is partitioned, less the rows deleted holds.
-func (ref *refTable) addRecord(t *testing.T, rec arrow.RecordBatch, part *string, base int64, deleted map[int64]bool) {
+func (ref *refTable) addRecord(t *testing.T, rec arrow.RecordBatch, part *string, base int64, deleted map[int64]bool, phys func(string) string) {
 	t.Helper()
 	col := func(name string) arrow.Array {
-		idx := rec.Schema().FieldIndices(name)
+		idx := rec.Schema().FieldIndices(phys(name))
 		if len(idx) != 1 {
 			return nil
 		}
@@ -864,6 +888,16 @@ func (ref *refTable) addRecord(t *testing.T, rec arrow.RecordBatch, part *string
 		a := col(name)
 		if a == nil { // the partition column
 			a = partitionArray(name, part, int(rec.NumRows()))
+			defer a.Release()
+		}
+		if st, ok := a.DataType().(*arrow.StructType); ok && st.Field(0).Name != "a" {
+			// The physical struct's fields, by position, under their
+			// logical names.
+			d := a.Data()
+			a = array.MakeFromData(array.NewData(arrow.StructOf(
+				arrow.Field{Name: "a", Type: st.Field(0).Type, Nullable: true},
+				arrow.Field{Name: "b", Type: st.Field(1).Type, Nullable: true},
+			), d.Len(), d.Buffers(), d.Children(), d.NullN(), d.Offset()))
 			defer a.Release()
 		}
 		one := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{{Name: name, Type: a.DataType(), Nullable: true}}, nil), []arrow.Array{a}, rec.NumRows())

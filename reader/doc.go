@@ -43,10 +43,16 @@
 // the consumer, so memory stays bounded by a few batches per worker.
 // Batches are released when the loop body returns; Retain one to keep it.
 //
-// # Not yet supported
+// # Column mapping
 //
-// Tables with column mapping are refused with an error wrapping
-// ErrUnsupported naming the feature, rather than returning wrong rows.
+// In a column-mapped table (Snapshot.ColumnMappingMode "name" or "id") a
+// column, and each nested struct field, is found in a data file by its
+// physical name (mode name) or its Parquet field id (mode id), never by
+// its logical name; partition values and stats are read by physical
+// name. Batches, filters and projections use logical names. A column a
+// file lacks reads as nulls, so renamed and dropped columns read as the
+// table's schema says. What Snapshot.Supports(OpScan) refuses is refused
+// with an error wrapping ErrUnsupported, rather than returning wrong rows.
 //
 // # Deletion vectors
 //

@@ -51,12 +51,7 @@ type goldenCase struct {
 // error (never wrong rows); when one starts to pass, the test says so, so
 // that the list cannot go stale. It is the complete list: every other
 // data case must match its expected rows.
-var knownUnsupported = map[string]string{
-	"dv-with-columnmapping":               "column mapping",
-	"table-with-columnmapping-mode-id":    "column mapping",
-	"table-with-columnmapping-mode-name":  "column mapping",
-	"data-reader-timestamp_ntz-name-mode": "column mapping",
-}
+var knownUnsupported = map[string]string{}
 
 // uncheckedMemory lists cases read with Go's allocator instead of a checked
 // one: arrow-go v18.8.0's DELTA_BINARY_PACKED decoder allocates a buffer it

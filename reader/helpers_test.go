@@ -1,9 +1,11 @@
 package reader_test
 
 import (
+	"bytes"
 	"context"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -127,5 +129,76 @@ func equalLines(t *testing.T, got, want []string) {
 	t.Helper()
 	if !slices.Equal(got, want) {
 		t.Errorf("rows:\n got %d: %s\nwant %d: %s", len(got), strings.Join(got, "\n      "), len(want), strings.Join(want, "\n      "))
+	}
+}
+
+// mapColumns makes the table column-mapped as Spark does when mapping is
+// turned on for an existing table and columns are then renamed: it
+// commits a protocol that supports columnMapping and a metaData whose
+// every field (nested ones too) keeps its current name as its physical
+// name (delta.columnMapping.physicalName), gets an id
+// (delta.columnMapping.id, in depth-first order from 1) and is renamed to
+// logical[name] when the map has it. Partition columns are renamed too.
+// The log is written directly: lakelog does not write column-mapped
+// tables.
+func mapColumns(t *testing.T, store objstore.Store, snap *deltalog.Snapshot, mode string, logical map[string]string) *deltalog.Snapshot {
+	t.Helper()
+	md := *snap.Metadata()
+	schema, err := actions.ParseSchema(md.SchemaString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := int64(0)
+	var walk func(dt actions.DataType)
+	walk = func(dt actions.DataType) {
+		switch dt := dt.(type) {
+		case *actions.StructType:
+			for _, f := range dt.Fields {
+				id++
+				if f.Metadata == nil {
+					f.Metadata = map[string]any{}
+				}
+				f.Metadata[actions.MetaColumnMappingPhysical] = f.Name
+				f.Metadata[actions.MetaColumnMappingID] = id
+				if l, ok := logical[f.Name]; ok {
+					f.Name = l
+				}
+				walk(f.Type)
+			}
+		case *actions.ArrayType:
+			walk(dt.ElementType)
+		case *actions.MapType:
+			walk(dt.KeyType)
+			walk(dt.ValueType)
+		}
+	}
+	walk(schema)
+	if md.SchemaString, err = actions.SchemaString(schema); err != nil {
+		t.Fatal(err)
+	}
+	md.PartitionColumns = slices.Clone(md.PartitionColumns)
+	for i, p := range md.PartitionColumns {
+		if l, ok := logical[p]; ok {
+			md.PartitionColumns[i] = l
+		}
+	}
+	md.Configuration = map[string]string{actions.PropColumnMappingMode: mode, actions.PropColumnMappingMaxColumnID: strconv.FormatInt(id, 10)}
+	p := &actions.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}
+	if mode == actions.ColumnMappingID {
+		p = &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"columnMapping"}, WriterFeatures: []string{"columnMapping"}}
+	}
+	commitRaw(t, store, snap.Version()+1, actions.Action{Protocol: p}, actions.Action{Metadata: &md})
+	return open(t, store)
+}
+
+// commitRaw writes a commit file of the table "tbl" directly.
+func commitRaw(t *testing.T, store objstore.Store, version int64, as ...actions.Action) {
+	t.Helper()
+	b, err := actions.MarshalCommit(as)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Put(context.Background(), "tbl/_delta_log/"+actions.CommitName(version), bytes.NewReader(b), objstore.PutOptions{IfAbsent: true}); err != nil {
+		t.Fatal(err)
 	}
 }

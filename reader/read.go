@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -58,10 +57,12 @@ type columnSource struct {
 	part     bool // a partition column: a constant
 	value    any  // the partition value (nil for null)
 	fileName string
-	inFile   bool
-	int96    *int96Column     // a top-level INT96 column, decoded here
-	bytes    *byteArrayColumn // a top-level string or binary column, decoded here
-	pages    *pageColumn      // a flat column decoded here page by page
+	// fileField is the file's column, when inFile.
+	fileField *pqarrow.SchemaField
+	inFile    bool
+	int96     *int96Column     // a top-level INT96 column, decoded here
+	bytes     *byteArrayColumn // a top-level string or binary column, decoded here
+	pages     *pageColumn      // a flat column decoded here page by page
 }
 
 // readFile decodes f and calls emit with each non-empty batch, which emit
@@ -122,11 +123,14 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 		if src.part {
 			continue
 		}
-		sf := manifestField(fr.Manifest, src.field.Name)
-		if sf == nil {
-			continue // added to the table after this file: nulls
+		sf, err := s.mapping.fileField(fr.Manifest, src.field)
+		if err != nil {
+			return fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
-		src.inFile, src.fileName = true, sf.Field.Name
+		if sf == nil {
+			continue // added to the table after this file, or not in it: nulls
+		}
+		src.inFile, src.fileName, src.fileField = true, sf.Field.Name, sf
 		if sf.IsLeaf() && pf.MetaData().Schema.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int96 {
 			// Legacy INT96 timestamps: decoded here, because pqarrow goes
 			// through nanoseconds and fails outside 1677..2262.
@@ -216,15 +220,7 @@ func (s *Scan) columnSources(f *ScanFile) ([]columnSource, error) {
 			continue
 		}
 		out[i].part = true
-		raw, ok := f.Add.PartitionValues[field.Name]
-		if !ok {
-			for k, v := range f.Add.PartitionValues {
-				if strings.EqualFold(k, field.Name) {
-					raw = v
-					break
-				}
-			}
-		}
+		raw, _ := s.mapping.partitionValue(f.Add.PartitionValues, field)
 		v, err := actions.ParsePartitionValue(field.Type, raw)
 		if err != nil {
 			return nil, fmt.Errorf("reader: %s: partition column %q: %w", f.Add.Path, field.Name, err)
@@ -232,22 +228,6 @@ func (s *Scan) columnSources(f *ScanFile) ([]columnSource, error) {
 		out[i].value = v
 	}
 	return out, nil
-}
-
-// manifestField finds a file's top-level column by physical name, exactly
-// or else ignoring case.
-func manifestField(m *pqarrow.SchemaManifest, name string) *pqarrow.SchemaField {
-	for i := range m.Fields {
-		if m.Fields[i].Field.Name == name {
-			return &m.Fields[i]
-		}
-	}
-	for i := range m.Fields {
-		if strings.EqualFold(m.Fields[i].Field.Name, name) {
-			return &m.Fields[i]
-		}
-	}
-	return nil
 }
 
 // plainDictionary makes pqarrow decode a top-level column that the file's
@@ -444,7 +424,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 			if len(idx) == 0 {
 				return nil, fmt.Errorf("reader: %s: column %q missing from the decoded batch", f.Key, src.fileName)
 			}
-			cols[i], err = arrowconv.Conform(ctx, mem, batch.Column(idx[0]), src.arrow.Type)
+			cols[i], err = s.conformFileColumn(ctx, src, batch.Column(idx[0]))
 		default:
 			cols[i] = array.MakeArrayOfNull(mem, src.arrow.Type, int(n))
 		}
@@ -497,6 +477,32 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		rec = out
 	}
 	return rec, nil
+}
+
+// conformFileColumn brings a column pqarrow decoded to the table's type:
+// under column mapping a nested column's struct fields first take their
+// logical names (columnMapping.toLogical).
+func (s *Scan) conformFileColumn(ctx context.Context, src columnSource, col arrow.Array) (arrow.Array, error) {
+	if !s.mapping.on() || !nested(src.field.Type) {
+		return arrowconv.Conform(ctx, s.cfg.mem, col, src.arrow.Type)
+	}
+	d, err := s.mapping.toLogical(col.Data(), src.fileField, src.field.Type)
+	if err != nil {
+		return nil, err
+	}
+	logical := array.MakeFromData(d)
+	d.Release()
+	defer logical.Release()
+	return arrowconv.Conform(ctx, s.cfg.mem, logical, src.arrow.Type)
+}
+
+// nested reports whether t is a struct, array or map.
+func nested(t actions.DataType) bool {
+	switch t.(type) {
+	case *actions.StructType, *actions.ArrayType, *actions.MapType:
+		return true
+	}
+	return false
 }
 
 // rowIndexArray is start, start+1, ..., start+n-1.

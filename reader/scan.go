@@ -19,7 +19,7 @@ import (
 )
 
 // ErrUnsupported is returned (wrapped) when a table or a data file uses a
-// feature this reader cannot read correctly yet (column mapping). It is terminal: the scan returns no rows rather than wrong
+// feature this reader cannot read correctly (Snapshot.Supports). It is terminal: the scan returns no rows rather than wrong
 // ones. It is deltalog.ErrUnsupportedFeature: one error family for every
 // feature lakelog cannot honour.
 var ErrUnsupported = deltalog.ErrUnsupportedFeature
@@ -134,6 +134,7 @@ type Scan struct {
 	schema   *actions.StructType // the table's logical schema
 	partCols map[string]bool     // logical partition column names
 	filter   expr.Expr           // bound, or nil
+	mapping  columnMapping       // how columns are found in data files
 	pruner   *expr.Pruner        // nil when there is no filter
 	// filterColumns are the top-level columns the filter reads.
 	filterColumns []string
@@ -149,10 +150,11 @@ type Scan struct {
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
-// not resolve against the table's schema. A table whose data this reader
-// cannot read yet (ErrUnsupported: column mapping) can
-// still be planned and counted from its log; Records and ReadFile refuse
-// it before reading anything.
+// not resolve against the table's schema, or when a column-mapped
+// table's schema lacks a column's physical name (or, in mode id, its
+// column id). A table whose data this reader cannot read
+// (ErrUnsupported, Snapshot.Supports) can still be planned and counted
+// from its log; Records and ReadFile refuse it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
 	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
@@ -192,6 +194,18 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		cfg.parallelism = 1
 	}
 	s := &Scan{snap: snap, cfg: cfg, schema: snap.Schema(), partCols: map[string]bool{}}
+	mode := snap.ColumnMappingMode()
+	switch mode {
+	case actions.ColumnMappingNone, actions.ColumnMappingName, actions.ColumnMappingID:
+		var err error
+		if s.mapping, err = newColumnMapping(mode, s.schema); err != nil {
+			return nil, err
+		}
+	default:
+		// An unknown mode: Records and ReadFile refuse the table
+		// (Snapshot.Supports); planning and counting read only the log.
+		s.mapping = columnMapping{mode: mode}
+	}
 	for _, c := range snap.PartitionColumns() {
 		s.partCols[c] = true
 	}
@@ -218,12 +232,12 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 			return nil, fmt.Errorf("reader: filter: %w", err)
 		}
 		s.filter = bound
-		p, err := expr.NewPruner(bound, s.schema, snap.PartitionColumns(), actions.ColumnMappingMode(snap.Metadata()))
+		p, err := expr.NewPruner(bound, s.schema, snap.PartitionColumns(), mode)
 		if err != nil {
 			return nil, fmt.Errorf("reader: filter: %w", err)
 		}
 		s.pruner = p
-		s.widened = widenedPaths(s.schema, nil)
+		s.widened = widenedPaths(s.schema, mode, nil)
 		// Read the filter's columns too, in schema order after the output.
 		need := map[string]bool{}
 		expr.Walk(bound, func(n expr.Expr) bool {
@@ -300,16 +314,17 @@ func checkReadSupported(snap *deltalog.Snapshot) error {
 }
 
 // widenedPaths lists the columns (through structs) whose field metadata
-// records type changes (the typeWidening feature).
-func widenedPaths(st *actions.StructType, prefix []string) [][]string {
+// records type changes (the typeWidening feature), by their physical
+// paths under the column mapping mode, as stats are keyed.
+func widenedPaths(st *actions.StructType, mode string, prefix []string) [][]string {
 	var out [][]string
 	for _, f := range st.Fields {
-		p := append(append([]string(nil), prefix...), f.Name)
+		p := append(append([]string(nil), prefix...), f.PhysicalName(mode))
 		if _, ok := f.Metadata["delta.typeChanges"]; ok {
 			out = append(out, p)
 		}
 		if sub, ok := f.Type.(*actions.StructType); ok {
-			out = append(out, widenedPaths(sub, p)...)
+			out = append(out, widenedPaths(sub, mode, p)...)
 		}
 	}
 	return out

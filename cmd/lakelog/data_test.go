@@ -456,12 +456,7 @@ func TestSplitCanonical(t *testing.T) {
 // the files' numRecords (less deletion-vector cardinalities), so it reads
 // them all. The test fails when one of these starts to scan, so that the
 // list stays honest.
-var goldenUnsupported = map[string]string{
-	"dv-with-columnmapping":               "column mapping",
-	"table-with-columnmapping-mode-id":    "column mapping",
-	"table-with-columnmapping-mode-name":  "column mapping",
-	"data-reader-timestamp_ntz-name-mode": "column mapping",
-}
+var goldenUnsupported = map[string]string{}
 
 // Every data table of the conformance corpus: `count` equals num_rows,
 // `scan --format jsonl --sorted` hashes to rows_sha256 and equals rows,
