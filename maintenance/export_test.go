@@ -1,0 +1,6 @@
+package maintenance
+
+var (
+	DVKey     = dvKey
+	Z85Decode = z85Decode
+)
