@@ -52,7 +52,9 @@ func TargetSize(bytes int64) OptimizeOption { return func(c *optimizeConfig) { c
 // compacted (default three quarters of the target size, so that the
 // files a previous OPTIMIZE wrote are left alone). A file with a
 // deletion vector is rewritten whatever its size.
-func MinFileSize(bytes int64) OptimizeOption { return func(c *optimizeConfig) { c.minFileSize = bytes } }
+func MinFileSize(bytes int64) OptimizeOption {
+	return func(c *optimizeConfig) { c.minFileSize = bytes }
+}
 
 // MaxBytesPerCommit bounds the bytes of the files one commit rewrites: a
 // large table is optimized in several commits, each a consistent state.
