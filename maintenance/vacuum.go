@@ -83,6 +83,9 @@ type VacuumResult struct {
 	// StartVersion and EndVersion are the VACUUM START and VACUUM END
 	// commits; -1 in a dry run.
 	StartVersion, EndVersion int64
+	// StartCommit and EndCommit are those commits' results (nil in a dry
+	// run); a program about to exit waits for their checkpoints.
+	StartCommit, EndCommit *deltalog.CommitResult
 }
 
 // deleteBatch is how many deletes go out between progress reports; the
@@ -168,7 +171,7 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: vacuum: commit VACUUM START: %w", err)
 	}
-	res.StartVersion = sr.Version
+	res.StartVersion, res.StartCommit = sr.Version, sr
 
 	deleted := 0
 	var derr error
@@ -206,7 +209,7 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	if err != nil {
 		return res, fmt.Errorf("maintenance: vacuum: commit VACUUM END: %w", err)
 	}
-	res.EndVersion = er.Version
+	res.EndVersion, res.EndCommit = er.Version, er
 	return res, nil
 }
 
