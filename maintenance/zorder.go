@@ -47,7 +47,9 @@ func checkZOrderColumns(snap *deltalog.Snapshot, cols []string) ([]string, error
 				return nil, fmt.Errorf("maintenance: optimize: z-order column %q is a partition column; each partition holds one value of it", c)
 			}
 		}
-		if _, ok := f.Type.(actions.PrimitiveType); !ok {
+		switch f.Type.(type) {
+		case actions.PrimitiveType, *actions.DecimalType:
+		default:
 			return nil, fmt.Errorf("maintenance: optimize: z-order column %q is of type %s; only primitive columns can be z-ordered", c, f.Type)
 		}
 		if slices.Contains(out, f.Name) {

@@ -22,7 +22,11 @@
 //   - Spark writes (partitioned appends, a DELETE without deletion vectors,
 //     checkpoints every two commits), lakelog reads every version;
 //   - on MinIO (s3://), each of lakelog and delta-rs reads what the other
-//     wrote.
+//     wrote;
+//   - after lakelog's RESTORE, OPTIMIZE, Z-order and VACUUM, delta-rs and
+//     Spark read the rows lakelog reads and Spark's history names the
+//     operation; lakelog restores (across a replaced deletion vector) and
+//     vacuums a table Spark wrote with deletion vectors.
 //
 // # Running
 //
