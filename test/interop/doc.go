@@ -26,7 +26,10 @@
 //   - after lakelog's RESTORE, OPTIMIZE, Z-order and VACUUM, delta-rs and
 //     Spark read the rows lakelog reads and Spark's history names the
 //     operation; lakelog restores (across a replaced deletion vector) and
-//     vacuums a table Spark wrote with deletion vectors.
+//     vacuums a table Spark wrote with deletion vectors;
+//   - lakelog writes deletion vectors (inline and in a .bin file) with a
+//     DELETE-shaped commit; delta-rs's DataFusion reader and Spark read
+//     the same rows (delta-rs's PyArrow reader refuses such tables).
 //
 // # Running
 //
