@@ -1,6 +1,3 @@
 package maintenance
 
-var (
-	DVKey     = dvKey
-	Z85Decode = z85Decode
-)
+var DVKey = dvKey

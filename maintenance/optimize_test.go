@@ -307,3 +307,54 @@ func plannedFraction(t *testing.T, snap *deltalog.Snapshot, pred string) float64
 	}
 	return float64(n) / float64(snap.NumFiles())
 }
+
+// Files with deletion vectors are rewritten without the rows their
+// vectors delete, even alone in their partition: Spark's tables.
+func TestOptimizeRewritesDeletionVectors(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"log-replay-dv-key-cases", "dv-partitioned-with-checkpoint", "basic-dv-no-checkpoint"} {
+		t.Run(name, func(t *testing.T) {
+			store := copyCase(t, name)
+			snap, err := deltalog.Open(ctx, store, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dvs int64
+			for f := range snap.Files() {
+				if f.DeletionVector != nil {
+					dvs++
+				}
+			}
+			if dvs == 0 {
+				t.Fatal("the case has no deletion vectors")
+			}
+			before := scanLines(t, snap)
+			res, err := maintenance.Optimize(ctx, snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := deltalog.Open(ctx, store, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := range after.Files() {
+				if f.DeletionVector != nil {
+					t.Errorf("%s still has a deletion vector", f.Path)
+				}
+			}
+			if res.Metrics.NumDeletionVectorsRemoved != dvs {
+				t.Errorf("numDeletionVectorsRemoved %d, want %d", res.Metrics.NumDeletionVectorsRemoved, dvs)
+			}
+			if got := scanLines(t, after); !slices.Equal(got, before) {
+				t.Fatalf("rows changed: %d rows, want %d", len(got), len(before))
+			}
+			sc, err := reader.NewScan(after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := sc.Count(ctx); err != nil || n != int64(len(before)) {
+				t.Fatalf("count %d, %v; want %d", n, err, len(before))
+			}
+		})
+	}
+}

@@ -271,19 +271,3 @@ func openAt(t *testing.T, store objstore.Store, v int64) *deltalog.Snapshot {
 	}
 	return snap
 }
-
-func TestZ85(t *testing.T) {
-	// RFC 32's test vector.
-	got, err := maintenance.Z85Decode("HelloWorld")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []byte{0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B}; !slices.Equal(got, want) {
-		t.Fatalf("got % x, want % x", got, want)
-	}
-	for _, bad := range []string{"Hell", "Hell~", "%%%%%"} {
-		if _, err := maintenance.Z85Decode(bad); err == nil {
-			t.Errorf("%q decoded", bad)
-		}
-	}
-}

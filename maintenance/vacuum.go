@@ -222,12 +222,6 @@ func validFiles(ctx context.Context, snap *deltalog.Snapshot, cutoff time.Time) 
 		if k, ok := tableKey(snap, path); ok {
 			valid[k] = true
 		}
-		if dv != nil && dv.StorageType == "p" {
-			if k, ok := tableKey(snap, dv.PathOrInlineDv); ok {
-				valid[k] = true
-			}
-			return nil
-		}
 		k, err := dvKey(snap, dv)
 		if err != nil {
 			return fmt.Errorf("maintenance: vacuum: %s: %w", path, err)

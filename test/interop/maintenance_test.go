@@ -84,8 +84,9 @@ func TestPeersReadAfterMaintenance(t *testing.T) {
 // TestLakelogRestoresSparkDeletionVectors has Spark write a table with
 // deletion vectors (two DELETEs of rows of the same file: the second
 // replaces the first's vector), then restores it with lakelog to the
-// version between them, and vacuums it: Spark and delta-rs must read what
-// Spark read at that version.
+// version between them, vacuums it and optimizes it (rewriting the file
+// without its deleted rows): Spark and delta-rs must read what Spark read
+// at that version after each.
 func TestLakelogRestoresSparkDeletionVectors(t *testing.T) {
 	sp := requirePeer(t, spark)
 	rs := requirePeer(t, deltaRS)
@@ -158,4 +159,17 @@ func TestLakelogRestoresSparkDeletionVectors(t *testing.T) {
 		t.Fatalf("lakelog counts %d rows after the vacuum, want 90", n)
 	}
 	check("VACUUM")
+
+	// OPTIMIZE rewrites the file without the rows its vector deletes.
+	or, err := maintenance.Optimize(ctx, open(t, store, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if or.Metrics.NumDeletionVectorsRemoved == 0 {
+		t.Fatalf("OPTIMIZE removed no deletion vector: %+v", or.Metrics)
+	}
+	if n := count(); n != 90 {
+		t.Fatalf("lakelog counts %d rows after OPTIMIZE, want 90", n)
+	}
+	check("OPTIMIZE")
 }
