@@ -3,7 +3,6 @@ package maintenance
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"runtime"
@@ -101,15 +100,9 @@ type OptimizeMetrics struct {
 	TotalConsideredFiles                                            int64 // files in the selected partitions
 }
 
-func (m *OptimizeMetrics) operationMetrics(sizes []int64) map[string]any {
-	slices.Sort(sizes)
-	q := func(p int) int64 {
-		if len(sizes) == 0 {
-			return 0
-		}
-		return sizes[(len(sizes)-1)*p/100]
-	}
-	m.MinFileSize, m.P25FileSize, m.P50FileSize, m.P75FileSize, m.MaxFileSize = q(0), q(25), q(50), q(75), q(100)
+// OperationMetrics are the metrics as commitInfo.operationMetrics holds
+// them (Spark's names, string values).
+func (m *OptimizeMetrics) OperationMetrics() map[string]any {
 	s := func(n int64) string { return strconv.FormatInt(n, 10) }
 	return map[string]any{
 		"numAddedFiles":             s(m.NumAddedFiles),
@@ -125,6 +118,20 @@ func (m *OptimizeMetrics) operationMetrics(sizes []int64) map[string]any {
 		"numBatches":                s(m.NumBatches),
 		"totalConsideredFiles":      s(m.TotalConsideredFiles),
 	}
+}
+
+// setFileSizes sets the file size metrics from the added files' sizes
+// and returns the operation metrics.
+func (m *OptimizeMetrics) setFileSizes(sizes []int64) map[string]any {
+	slices.Sort(sizes)
+	q := func(p int) int64 {
+		if len(sizes) == 0 {
+			return 0
+		}
+		return sizes[(len(sizes)-1)*p/100]
+	}
+	m.MinFileSize, m.P25FileSize, m.P50FileSize, m.P75FileSize, m.MaxFileSize = q(0), q(25), q(50), q(75), q(100)
+	return m.OperationMetrics()
 }
 
 // OptimizeResult is the outcome of Optimize.
@@ -223,8 +230,8 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	}
 
 	params := map[string]any{
-		"predicate": jsonText(orEmpty(predStrings)),
-		"zOrderBy":  jsonText(orEmpty(zorder)),
+		"predicate": jsonValue(orEmpty(predStrings)),
+		"zOrderBy":  jsonValue(orEmpty(zorder)),
 		"auto":      "false",
 	}
 	var sizes []int64
@@ -275,7 +282,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 				groupSizes = append(groupSizes, a.Size)
 			}
 		}
-		tx.SetOperation("OPTIMIZE", params, m.operationMetrics(groupSizes))
+		tx.SetOperation("OPTIMIZE", params, m.setFileSizes(groupSizes))
 		cr, err := tx.Commit(ctx)
 		if err != nil {
 			return res, fmt.Errorf("maintenance: optimize: %w", err)
@@ -288,7 +295,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		res.Metrics.NumDeletionVectorsRemoved += m.NumDeletionVectorsRemoved
 		res.Metrics.NumBatches += m.NumBatches
 	}
-	res.Metrics.operationMetrics(sizes)
+	res.Metrics.setFileSizes(sizes)
 	return res, nil
 }
 
@@ -432,14 +439,4 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// jsonText is an operationParameters value: JSON text, as Spark writes
-// list parameters.
-func jsonText(v []string) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "[]"
-	}
-	return string(b)
 }

@@ -50,7 +50,9 @@ type RestoreMetrics struct {
 	RestoredFilesSize      int64
 }
 
-func (m RestoreMetrics) operationMetrics() map[string]any {
+// OperationMetrics are the metrics as commitInfo.operationMetrics holds
+// them (Spark's names, string values).
+func (m RestoreMetrics) OperationMetrics() map[string]any {
 	return map[string]any{
 		"tableSizeAfterRestore":  strconv.FormatInt(m.TableSizeAfterRestore, 10),
 		"numOfFilesAfterRestore": strconv.FormatInt(m.NumOfFilesAfterRestore, 10),
@@ -207,7 +209,7 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 	} else {
 		params["version"] = strconv.FormatInt(target.Version(), 10)
 	}
-	tx.SetOperation("RESTORE", params, m.operationMetrics())
+	tx.SetOperation("RESTORE", params, m.OperationMetrics())
 	res, err := tx.Commit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: restore to version %d: %w", target.Version(), err)

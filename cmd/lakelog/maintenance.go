@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,17 @@ parsed:
 		return 0, fmt.Errorf("%q is not a positive size (bytes, or with a unit: 128m, 1g)", s)
 	}
 	return n * mult, nil
+}
+
+// printMetrics prints operationMetrics on one line, sorted by name:
+// "metrics: name=value ...".
+func printMetrics(w io.Writer, m map[string]any) {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%v", k, m[k])
+	}
+	fmt.Fprintf(w, "metrics: %s\n", strings.Join(parts, " "))
 }
 
 // progressTo returns a progress callback that rewrites one line on w when
@@ -129,6 +142,7 @@ func runOptimize(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "optimized: %d files (%s) rewritten as %d files (%s) in version %s\n",
 		m.NumRemovedFiles, humanBytes(m.NumRemovedBytes), m.NumAddedFiles, humanBytes(m.NumAddedBytes), strings.Join(versions, ", "))
+	printMetrics(e.stdout, m.OperationMetrics())
 	return nil
 }
 
@@ -187,6 +201,7 @@ func runVacuum(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	fmt.Fprintf(e.stdout, "vacuumed: %d files (%s) deleted (versions %d and %d record it)\n", len(res.Files), humanBytes(res.Bytes), res.StartVersion, res.EndVersion)
+	printMetrics(e.stdout, map[string]any{"numDeletedFiles": len(res.Files), "sizeOfDataToDelete": res.Bytes})
 	return nil
 }
 
@@ -236,5 +251,6 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "restored version %d as version %d: %d files restored (%s), %d removed (%s); %d files (%s) now\n",
 		res.RestoredVersion, res.Commit.Version, m.NumRestoredFiles, humanBytes(m.RestoredFilesSize), m.NumRemovedFiles, humanBytes(m.RemovedFilesSize),
 		m.NumOfFilesAfterRestore, humanBytes(m.TableSizeAfterRestore))
+	printMetrics(e.stdout, m.OperationMetrics())
 	return nil
 }

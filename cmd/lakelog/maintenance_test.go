@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -21,7 +20,7 @@ func TestCLIRestore(t *testing.T) {
 	ok(t, "append", table, "--mode", "overwrite", writeFile(t, dir, "c.jsonl", `{"id":9,"region":"US"}`+"\n"))
 
 	out := ok(t, "restore", table, "--version", fmt.Sprint(v))
-	if !strings.Contains(out, fmt.Sprintf("restored version %d as version %d: 2 files restored", v, v+2)) {
+	if !strings.Contains(out, fmt.Sprintf("restored version %d as version %d: 2 files restored", v, v+2)) || !strings.Contains(out, "numRestoredFiles=2") {
 		t.Fatalf("restore printed %q", out)
 	}
 	if got := ok(t, "scan", table, "--format", "jsonl", "--sorted"); got != before {
@@ -59,7 +58,7 @@ func TestCLIOptimizeVacuum(t *testing.T) {
 		t.Fatalf("optimize printed %q", out)
 	}
 	out = ok(t, "optimize", table, "--target-size", "64m")
-	if !strings.HasPrefix(out, "optimized: 3 files") {
+	if !strings.HasPrefix(out, "optimized: 3 files") || !strings.Contains(out, "numRemovedFiles=3") {
 		t.Fatalf("optimize printed %q", out)
 	}
 	if out := ok(t, "optimize", table); !strings.HasPrefix(out, "nothing to optimize") {
@@ -95,7 +94,7 @@ func TestCLIOptimizeVacuum(t *testing.T) {
 		}
 	}
 	out = ok(t, "vacuum", table, "--retain", "0 hours", "--force")
-	if !strings.HasPrefix(out, "vacuumed: 6 files") {
+	if !strings.HasPrefix(out, "vacuumed: 6 files") || !strings.Contains(out, "metrics: numDeletedFiles=6 sizeOfDataToDelete=") {
 		t.Fatalf("vacuum printed %q", out)
 	}
 	if got := ok(t, "scan", table, "--format", "jsonl", "--sorted"); got != before {
@@ -118,5 +117,65 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("parseBytes(%q) accepted", in)
 		}
 	}
-	_ = slices.Equal[[]string]
+}
+
+func TestCLIAlterAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t")
+	ok(t, "create", table, "--schema", "id long, p string", "--partition-by", "p")
+	ok(t, "append", table, writeFile(t, dir, "a.jsonl", `{"id":1,"p":"x"}`+"\n"+`{"id":2,"p":"x"}`+"\n"+`{"id":3,"p":"y"}`+"\n"))
+
+	out := ok(t, "alter", table, "--set-property", "delta.deletedFileRetentionDuration=interval 1 day", "--set-property", "team=ops")
+	if !strings.HasPrefix(out, "version 2: set 2 properties") {
+		t.Fatalf("alter printed %q", out)
+	}
+	if d := ok(t, "describe", table, "--format", "json"); !strings.Contains(d, `"delta.deletedFileRetentionDuration":"interval 1 day"`) {
+		t.Fatalf("describe: %s", d)
+	}
+	ok(t, "alter", table, "--unset-property", "team")
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"alter", table}, exitUsage, "--set-property"},
+		{[]string{"alter", table, "--set-property", "novalue"}, exitUsage, "key=value"},
+		{[]string{"alter", table, "--set-property", "delta.logRetentionDuration=soon"}, exitError, "delta.logRetentionDuration"},
+		{[]string{"alter", table, "--set-property", "delta.nonsense=1"}, exitError, "unknown table property"},
+		{[]string{"alter", table, "--unset-property", "team"}, exitError, "team"},
+	} {
+		code, _, errOut := lakelog(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("lakelog %s: exit %d, stderr %q; want %d and %q", strings.Join(c.args, " "), code, errOut, c.code, c.msg)
+		}
+	}
+
+	got := lines(ok(t, "files", table, "--format", "jsonl"))
+	if len(got) != 2 {
+		t.Fatalf("files: %v", got)
+	}
+	var rows []string
+	for _, l := range got {
+		for _, want := range []string{`"path":"p=`, `"size":`, `"deletedRows":0`} {
+			if !strings.Contains(l, want) {
+				t.Errorf("files line %s lacks %s", l, want)
+			}
+		}
+		if strings.Contains(l, `"p":"x"`) {
+			rows = append(rows, "x")
+			if !strings.Contains(l, `"numRecords":2`) {
+				t.Errorf("partition x: %s", l)
+			}
+		}
+	}
+	if len(rows) != 1 {
+		t.Fatalf("files: %v", got)
+	}
+	table1 := lines(ok(t, "files", table, "--version", "0"))
+	if len(table1) != 1 || !strings.HasPrefix(table1[0], "path") {
+		t.Fatalf("files at version 0: %v", table1)
+	}
+	if tbl := ok(t, "files", table); !strings.Contains(tbl, "p=y") {
+		t.Fatalf("files: %s", tbl)
+	}
 }
