@@ -74,6 +74,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return rawCreates(spec)
 	case "raw-put":
 		return rawPuts(ctx, spec)
+	case "optimize", "restore", "vacuum":
+		return lakelogMaintenance(ctx, spec)
 	}
 	return Outcome{}, fmt.Errorf("unknown op %q", spec.Op)
 }
