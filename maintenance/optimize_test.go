@@ -3,6 +3,7 @@ package maintenance_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -165,13 +166,19 @@ func TestOptimizeRebasesOverAppendsAbortsOnDeletes(t *testing.T) {
 	})
 }
 
+var longOptimize = flag.Bool("maint.long", false, "run TestOptimizeWithConcurrentWriters at the issue's size (1,000 small files)")
+
 // OPTIMIZE of many small files while 4 writers keep appending: every
-// append lands, no row is lost or duplicated.
+// append lands, no row is lost or duplicated. 200 files; 1,000 with
+// -maint.long.
 func TestOptimizeWithConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
 	snap := createTable(t, store, "id long, region string", nil)
-	const small, writers, perWriter = 200, 4, 10
+	small, writers, perWriter := 200, 4, 10
+	if *longOptimize {
+		small, perWriter = 1000, 50
+	}
 	snap = appendMany(t, snap, 0, small, us)
 
 	var wg sync.WaitGroup
@@ -218,7 +225,7 @@ func TestOptimizeWithConcurrentWriters(t *testing.T) {
 	if len(res.Commits) < 2 {
 		t.Fatalf("%d commits, want several under the bytes-per-commit bound", len(res.Commits))
 	}
-	if res.Metrics.NumRemovedFiles != small {
+	if res.Metrics.NumRemovedFiles != int64(small) {
 		t.Fatalf("OPTIMIZE removed %d files, want %d", res.Metrics.NumRemovedFiles, small)
 	}
 	t.Logf("%d commits, %d files after", len(res.Commits), after.NumFiles())

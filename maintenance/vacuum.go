@@ -93,7 +93,8 @@ type VacuumResult struct {
 const deleteBatch = 1000
 
 // Vacuum deletes the files under the table's root that no version inside
-// the retention window can reach: Spark's VACUUM. A file is kept when a
+// the retention window can reach: Spark's VACUUM. It works on the latest
+// version of snap's table, whichever version snap is. A file is kept when a
 // live file or its deletion vector is it, when a remove newer than the
 // window start (deletionTimestamp) names it or its deletion vector, or
 // when it was modified inside the window (a writer may be about to commit
@@ -110,6 +111,18 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	cfg := vacuumConfig{now: time.Now}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	// What is live is decided on the latest version, as Spark does: a
+	// snapshot a newer commit superseded would have VACUUM delete that
+	// commit's files. A newer commit is found with one Head.
+	_, err := snap.Store().Head(ctx, snap.Root()+deltalog.LogDir+deltalog.CommitName(snap.Version()+1))
+	switch {
+	case err == nil:
+		if snap, err = deltalog.Open(ctx, snap.Store(), snap.Root()); err != nil {
+			return nil, fmt.Errorf("maintenance: vacuum: %w", err)
+		}
+	case !errors.Is(err, objstore.ErrNotFound):
+		return nil, fmt.Errorf("maintenance: vacuum: %w", err)
 	}
 	if err := snap.Supports(deltalog.OpVacuum); err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)

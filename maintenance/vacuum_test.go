@@ -256,3 +256,24 @@ func TestVacuumDeletionVectors(t *testing.T) {
 		t.Fatal("the live file or its deletion vector was deleted")
 	}
 }
+
+// VACUUM given an old snapshot works on the latest version: the files of
+// later commits stay.
+func TestVacuumUsesTheLatestVersion(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long", nil)
+	old := snap
+	appendRows(t, snap, `[{"id":1}]`)
+	latest := openTable(t, store)
+	res, err := maintenance.Vacuum(ctx, old, maintenance.Retain(0), maintenance.Force(), maintenance.VacuumClock(func() time.Time { return time.Now().Add(time.Hour) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 0 {
+		t.Fatalf("deleted %v, the latest version's files", vacuumKeys(res))
+	}
+	if got := scanLines(t, openTable(t, store)); len(got) != 1 || latest.NumFiles() != 1 {
+		t.Fatalf("rows %v", got)
+	}
+}
