@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -224,7 +225,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	if cfg.maxCommitBytes > 0 {
 		binCap = min(binCap, cfg.maxCommitBytes)
 	}
-	bins := planBins(files, binCap, cfg.minFileSize, zorder != nil)
+	bins := planBins(files, binCap, cfg.minFileSize, zorder)
 	if len(bins) == 0 {
 		return res, nil
 	}
@@ -299,12 +300,20 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	return res, nil
 }
 
+// zorderTag tags the files a Z-order wrote with its columns (JSON), so
+// that a later Z-order by the same columns leaves a partition alone when
+// all its files carry it: only partitions that changed are rewritten
+// (delta-rs rewrites the whole table every run).
+const zorderTag = "lakelog.zOrderBy"
+
 // planBins groups files by partition and packs each partition's small
 // files (and files with deletion vectors) into bins of at most binCap
 // bytes (the target size, or the bytes-per-commit bound when smaller),
-// smallest first. With zorder every file of a partition goes into
-// one bin, as Spark's Z-order rewrites whole partitions.
-func planBins(files []*actions.Add, binCap, minSize int64, zorder bool) []*bin {
+// smallest first. With zorder every file of a partition goes into one bin,
+// as Spark's Z-order rewrites whole partitions, unless the partition is
+// already Z-ordered by the same columns (zorderTag on every file, none
+// with a deletion vector).
+func planBins(files []*actions.Add, binCap, minSize int64, zorder []string) []*bin {
 	parts := map[string][]*actions.Add{}
 	var keys []string
 	for _, f := range files {
@@ -318,7 +327,10 @@ func planBins(files []*actions.Add, binCap, minSize int64, zorder bool) []*bin {
 	var bins []*bin
 	for _, k := range keys {
 		fs := parts[k]
-		if zorder {
+		if zorder != nil {
+			if zordered(fs, jsonValue(zorder)) {
+				continue
+			}
 			b := &bin{files: fs}
 			for _, f := range fs {
 				b.bytes += f.Size
@@ -351,6 +363,17 @@ func planBins(files []*actions.Add, binCap, minSize int64, zorder bool) []*bin {
 		flush()
 	}
 	return bins
+}
+
+// zordered reports whether every file was written by a Z-order by cols
+// (JSON) and has no deletion vector.
+func zordered(files []*actions.Add, cols string) bool {
+	for _, f := range files {
+		if f.Tags[zorderTag] != cols || f.DeletionVector != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // commitGroups splits bins into the groups committed together: each at
@@ -404,6 +427,16 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 	wr, err := writer.WriteFiles(ctx, snap, rows, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: rewrite %d files of partition %s: %w", len(b.files), partitionKey(b.files[0].PartitionValues), err)
+	}
+	if zorder != nil {
+		tag := jsonValue(zorder)
+		for _, a := range wr.Adds {
+			a.Tags = maps.Clone(a.Tags)
+			if a.Tags == nil {
+				a.Tags = map[string]string{}
+			}
+			a.Tags[zorderTag] = tag
+		}
 	}
 	return wr.Adds, nil
 }

@@ -294,6 +294,14 @@ func TestZOrderSkipping(t *testing.T) {
 			t.Errorf("Z-order on %s plans %.0f%% of the files (bin-packing %.0f%%)", col, 100*fz, 100*fb)
 		}
 	}
+	// Again by the same columns: nothing changed, nothing is rewritten.
+	again, err := maintenance.Optimize(ctx, z, maintenance.ZOrderBy("x", "y"), maintenance.TargetSize(target))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Commits) != 0 {
+		t.Fatalf("a second Z-order rewrote %d files", again.Metrics.NumRemovedFiles)
+	}
 	if _, err := maintenance.Optimize(ctx, z, maintenance.ZOrderBy("nope")); err == nil {
 		t.Fatal("z-order by a missing column")
 	}
@@ -363,5 +371,32 @@ func TestOptimizeRewritesDeletionVectors(t *testing.T) {
 				t.Fatalf("count %d, %v; want %d", n, err, len(before))
 			}
 		})
+	}
+}
+
+// Z-order rewrites only the partitions that changed since the last
+// Z-order by the same columns.
+func TestZOrderRewritesOnlyChangedPartitions(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long, region string", nil, "region")
+	snap = appendMany(t, snap, 0, 6, func(i int) string { return []string{"US", "EU"}[i%2] })
+	if _, err := maintenance.Optimize(ctx, snap, maintenance.ZOrderBy("id")); err != nil {
+		t.Fatal(err)
+	}
+	snap = appendRows(t, openTable(t, store), `[{"id":100,"region":"EU"}]`)
+	res, err := maintenance.Optimize(ctx, snap, maintenance.ZOrderBy("id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Metrics.NumRemovedFiles != 2 || res.Metrics.NumBatches != 1 {
+		t.Fatalf("rewrote %d files in %d bins, want EU's 2 in 1", res.Metrics.NumRemovedFiles, res.Metrics.NumBatches)
+	}
+	// A partition column cannot be a Z-order column.
+	if _, err = maintenance.Optimize(ctx, openTable(t, store), maintenance.ZOrderBy("id", "region")); err == nil {
+		t.Fatal("z-order by a partition column was accepted")
+	}
+	if got := scanLines(t, openTable(t, store)); len(got) != 7 {
+		t.Fatalf("%d rows", len(got))
 	}
 }
