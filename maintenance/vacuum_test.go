@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
@@ -275,5 +276,31 @@ func TestVacuumUsesTheLatestVersion(t *testing.T) {
 	}
 	if got := scanLines(t, openTable(t, store)); len(got) != 1 || latest.NumFiles() != 1 {
 		t.Fatalf("rows %v", got)
+	}
+}
+
+// A live file the log names by an absolute URI inside the table is kept.
+func TestVacuumKeepsAbsolutePaths(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	store, err := objstore.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := createTable(t, store, "id long", nil)
+	old := time.Now().Add(-time.Hour)
+	touch(t, dir, "tbl/abs-file.parquet", old)
+	touch(t, dir, "tbl/orphan.parquet", old)
+	tx := snap.NewTransaction()
+	tx.Add(actions.Action{Add: &actions.Add{Path: "file://" + filepath.ToSlash(dir) + "/tbl/abs-file.parquet", Size: 1, ModificationTime: old.UnixMilli(), DataChange: true, PartitionValues: map[string]*string{}}})
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := maintenance.Vacuum(ctx, openTable(t, store), maintenance.Retain(0), maintenance.Force())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := vacuumKeys(res); !slices.Equal(got, []string{"tbl/orphan.parquet"}) {
+		t.Fatalf("deleted %v, want only the orphan", got)
 	}
 }
