@@ -29,7 +29,9 @@
 //     vacuums a table Spark wrote with deletion vectors;
 //   - lakelog writes deletion vectors (inline and in a .bin file) with a
 //     DELETE-shaped commit; delta-rs's DataFusion reader and Spark read
-//     the same rows (delta-rs's PyArrow reader refuses such tables).
+//     the same rows (delta-rs's PyArrow reader refuses such tables); Spark
+//     DELETEs and UPDATEs with deletion vectors on, and lakelog reads and
+//     counts every version as Spark does.
 //
 // # Running
 //

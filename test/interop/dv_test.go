@@ -2,13 +2,18 @@ package interop
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -99,4 +104,69 @@ func TestPeersReadLakelogDeletionVectors(t *testing.T) {
 	sp := requirePeer(t, spark)
 	got, _ = peerRead(t, sp, request{Path: dir})
 	sameRows(t, "spark", got, latest)
+}
+
+// TestSparkDeletionVectorsLakelogReads has Spark change a table with
+// deletion vectors on (DELETE, UPDATE, and a second DELETE that unions
+// vectors on files that already have one) and checks that lakelog reads
+// every version as Spark does and counts it as Spark reads it.
+func TestSparkDeletionVectorsLakelogReads(t *testing.T) {
+	sp := requirePeer(t, spark)
+	l := layouts[1]
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	_, sc := tableSchema(t, l.ddl)
+	g := newGen(601)
+	g.pools = map[string][]any{"p_str": {"a b", "ü€😀", nil}, "p_int": {int32(0), nil}}
+	g.nestedNanos = true // Spark writes INT96; see TestSparkNestedInt96Timestamps
+	inputs := parquetInputs(t, g, mem, sc, 2, 120)
+	store, dir := newLocal(t)
+	table := "delta.`" + dir + "`"
+	sp.call(t, request{Op: "sql", Statements: []string{
+		"CREATE TABLE " + table + " USING delta PARTITIONED BY (p_str, p_int) " +
+			"TBLPROPERTIES ('delta.enableDeletionVectors' = 'true') " +
+			"AS SELECT * FROM parquet.`" + inputs[0] + "`",
+		"INSERT INTO " + table + " SELECT * FROM parquet.`" + inputs[1] + "`",
+		"DELETE FROM " + table + " WHERE i32 > 0",
+		"UPDATE " + table + " SET s = 'updated by spark' WHERE id % 3 = 0",
+		"DELETE FROM " + table + " WHERE id % 5 = 0",
+	}})
+	latest := sp.call(t, request{Op: "version", Path: dir}).Version
+	snap := open(t, store, "")
+	withDV := 0
+	for add := range snap.Files() {
+		if add.DeletionVector != nil {
+			withDV++
+		}
+	}
+	if withDV == 0 {
+		t.Fatalf("spark wrote no deletion vectors (%d files): the test tests nothing", snap.NumFiles())
+	}
+	t.Logf("spark's table: version %d, %d files, %d with a deletion vector", latest, snap.NumFiles(), withDV)
+	for v := range latest + 1 {
+		got, _ := peerRead(t, sp, request{Path: dir, Version: &v})
+		sameRows(t, fmt.Sprintf("lakelog at version %d", v), openLines(t, store, "", deltalog.AtVersion(v)), got)
+		sc, err := reader.NewScan(open(t, store, "", deltalog.AtVersion(v)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := sc.Count(context.Background()); err != nil || n != int64(len(got)) {
+			t.Errorf("version %d: Count %d (%v), spark reads %d rows", v, n, err, len(got))
+		}
+	}
+}
+
+// parquetInputs writes count Parquet files of rows random rows each, for
+// a peer to read as input, and returns their paths.
+func parquetInputs(t *testing.T, g *gen, mem memory.Allocator, sc *arrow.Schema, count, rows int) []string {
+	t.Helper()
+	files := t.TempDir()
+	inputs := make([]string, count)
+	for i := range inputs {
+		rec := g.batch(mem, sc, rows)
+		inputs[i] = filepath.Join(files, fmt.Sprintf("in-%d.parquet", i))
+		writeParquet(t, inputs[i], rec)
+		rec.Release()
+	}
+	return inputs
 }
