@@ -410,16 +410,7 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: %w", err)
 	}
-	var rows iter.Seq2[arrow.RecordBatch, error] = func(yield func(arrow.RecordBatch, error) bool) {
-		for _, f := range b.files {
-			sf := &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)}
-			for rec, err := range sc.ReadFile(ctx, sf) {
-				if !yield(rec, err) || err != nil {
-					return
-				}
-			}
-		}
-	}
+	rows := prefetched(ctx, snap, sc, b.files)
 	if zorder != nil {
 		rows = zorderRows(rows, zorder, mem)
 	}
@@ -439,6 +430,66 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 		}
 	}
 	return wr.Adds, nil
+}
+
+// prefetchBatches is how many batches the reader of a bin may run ahead
+// of its writer.
+const prefetchBatches = 4
+
+// prefetched yields the rows of files, read one file after another on a
+// goroutine of its own up to prefetchBatches batches ahead of the
+// consumer, so that reading a bin's next files overlaps encoding the
+// rows already read. Each batch is released after the consumer's yield
+// returns, as Scan.ReadFile releases them; when the consumer stops, the
+// reader is cancelled and what it read ahead is released.
+func prefetched(ctx context.Context, snap *deltalog.Snapshot, sc *reader.Scan, files []*actions.Add) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		type item struct {
+			rec arrow.RecordBatch
+			err error
+		}
+		ch := make(chan item, prefetchBatches)
+		go func() {
+			defer close(ch)
+			for _, f := range files {
+				sf := &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)}
+				for rec, err := range sc.ReadFile(ctx, sf) {
+					if rec != nil {
+						rec.Retain()
+					}
+					select {
+					case ch <- item{rec, err}:
+					case <-ctx.Done():
+						if rec != nil {
+							rec.Release()
+						}
+						return
+					}
+					if err != nil {
+						return
+					}
+				}
+			}
+		}()
+		defer func() {
+			cancel()
+			for it := range ch { // until the reader has stopped
+				if it.rec != nil {
+					it.rec.Release()
+				}
+			}
+		}()
+		for it := range ch {
+			ok := yield(it.rec, it.err)
+			if it.rec != nil {
+				it.rec.Release()
+			}
+			if !ok || it.err != nil {
+				return
+			}
+		}
+	}
 }
 
 // partitionKey names a partition by its values, in column order.

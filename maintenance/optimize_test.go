@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
@@ -39,10 +41,13 @@ func TestOptimizeCompactsSmallFiles(t *testing.T) {
 	snap = appendMany(t, snap, 0, 20, us)
 	before := scanLines(t, snap)
 
-	res, err := maintenance.Optimize(ctx, snap)
+	// Through a checked allocator: every batch read ahead is released.
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	res, err := maintenance.Optimize(ctx, snap, maintenance.OptimizeWriterOptions(writer.WithAllocator(mem)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	mem.AssertSize(t, 0)
 	after := openTable(t, store)
 	if after.NumFiles() != 1 || len(res.Commits) != 1 {
 		t.Fatalf("%d files in %d commits after OPTIMIZE, want 1 in 1", after.NumFiles(), len(res.Commits))
@@ -398,5 +403,30 @@ func TestZOrderRewritesOnlyChangedPartitions(t *testing.T) {
 	}
 	if got := scanLines(t, openTable(t, store)); len(got) != 7 {
 		t.Fatalf("%d rows", len(got))
+	}
+}
+
+// A file of a bin that cannot be read fails OPTIMIZE before it commits,
+// naming the file, and every batch read ahead is released.
+func TestOptimizeFailsOnAMissingFile(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long, region string", nil)
+	snap = appendMany(t, snap, 0, 8, us)
+	var gone string
+	for f := range snap.Files() {
+		gone = snap.TablePath(f.Path)
+	}
+	if err := store.Delete(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	_, err := maintenance.Optimize(ctx, snap, maintenance.OptimizeWriterOptions(writer.WithAllocator(mem)))
+	if err == nil || !strings.Contains(err.Error(), gone[strings.LastIndexByte(gone, '/')+1:]) {
+		t.Fatalf("OPTIMIZE with a missing file: %v", err)
+	}
+	mem.AssertSize(t, 0)
+	if v := openTable(t, store).Version(); v != snap.Version() {
+		t.Fatalf("a failed OPTIMIZE committed version %d", v)
 	}
 }
