@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -413,6 +414,8 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 	rows := prefetched(ctx, snap, sc, b.files)
 	if zorder != nil {
 		rows = zorderRows(rows, zorder, mem)
+	} else {
+		rows = coalesce(rows, mem)
 	}
 	opts := append(slices.Clone(cfg.writerOpts), writer.WithDataChange(false), writer.WithTargetFileSize(cfg.target))
 	wr, err := writer.WriteFiles(ctx, snap, rows, opts...)
@@ -489,6 +492,64 @@ func prefetched(ctx context.Context, snap *deltalog.Snapshot, sc *reader.Scan, f
 				return
 			}
 		}
+	}
+}
+
+// coalesceRows is the size coalesce gathers small files' batches to.
+const coalesceRows = 64 << 10
+
+// coalesce joins consecutive batches into batches of about coalesceRows
+// rows: small files yield small batches, and the writer's cost is per
+// batch as much as per row.
+func coalesce(in iter.Seq2[arrow.RecordBatch, error], mem memory.Allocator) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		var pending []arrow.RecordBatch
+		var n int64
+		release := func() {
+			for _, r := range pending {
+				r.Release()
+			}
+			pending, n = pending[:0], 0
+		}
+		defer release()
+		flush := func() bool {
+			if len(pending) == 0 {
+				return true
+			}
+			if len(pending) == 1 {
+				ok := yield(pending[0], nil)
+				release()
+				return ok
+			}
+			rec, err := concatRecords(pending, mem)
+			release()
+			if err != nil {
+				yield(nil, fmt.Errorf("maintenance: optimize: %w", err))
+				return false
+			}
+			ok := yield(rec, nil)
+			rec.Release()
+			return ok
+		}
+		for rec, err := range in {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if rec.NumRows() >= coalesceRows {
+				if !flush() || !yield(rec, nil) {
+					return
+				}
+				continue
+			}
+			rec.Retain()
+			pending = append(pending, rec)
+			n += rec.NumRows()
+			if n >= coalesceRows && !flush() {
+				return
+			}
+		}
+		flush()
 	}
 }
 
