@@ -170,8 +170,8 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
-	if err := checkCreateProperties(&m); err != nil {
-		return nil, err
+	if err := CheckProperties(&m); err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	if len(schema.Fields) > 0 && len(m.PartitionColumns) >= len(schema.Fields) {
 		return nil, fmt.Errorf("deltalog: create: every column is a partition column (%s); a table needs at least one data column", strings.Join(m.PartitionColumns, ", "))
@@ -204,23 +204,25 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	return tx, nil
 }
 
-// checkCreateProperties refuses, at create, table properties Spark would
-// refuse (an unknown delta.* key) and those lakelog cannot honour yet
-// (column mapping, features named by delta.feature.*).
-func checkCreateProperties(md *actions.Metadata) error {
+// CheckProperties refuses the table properties of md that Spark would
+// refuse (an unknown delta.* key, a value of the wrong form) and those
+// lakelog cannot honour yet (column mapping, CHECK constraints, features
+// named by delta.feature.*). Create asks it, and so does an operation
+// that changes properties (ALTER TABLE SET TBLPROPERTIES).
+func CheckProperties(md *actions.Metadata) error {
 	keys := slices.Sorted(maps.Keys(md.Configuration))
 	for _, k := range keys {
 		switch {
 		case !actions.KnownTableProperty(k):
-			return fmt.Errorf("deltalog: create: unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
+			return fmt.Errorf("unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
 		case strings.HasPrefix(k, "delta.constraints."):
-			return fmt.Errorf("deltalog: create: %w: %s: lakelog does not enforce CHECK constraints yet", ErrUnsupportedFeature, k)
+			return fmt.Errorf("%w: %s: lakelog does not enforce CHECK constraints yet", ErrUnsupportedFeature, k)
 		case strings.HasPrefix(k, "delta.feature."):
-			return fmt.Errorf("deltalog: create: %w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
+			return fmt.Errorf("%w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
 		}
 	}
 	if mode := actions.ColumnMappingMode(md); mode != "" && mode != "none" {
-		return fmt.Errorf("deltalog: create: %w: delta.columnMapping.mode=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, mode)
+		return fmt.Errorf("%w: delta.columnMapping.mode=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, mode)
 	}
 	return checkProperties(md)
 }

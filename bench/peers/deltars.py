@@ -364,6 +364,39 @@ def op_dmlcheck(spec):
     if not_int:
         out["not_int"] = not_int
     return {"seconds": 0, "count": c.rows, "info": json.dumps(out), "version": dt.version()}
+def op_optimize(spec):
+    """OPTIMIZE: compact (bin-packing) or, with method "zorder", z_order by
+    (id, v), at the target size; the table open is included, as in lakelog's."""
+    start = time.perf_counter()
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    if spec.get("method") == "zorder":
+        m = dt.optimize.z_order(["id", "v"], target_size=spec["target_file_size"])
+    else:
+        m = dt.optimize.compact(target_size=spec["target_file_size"])
+    secs = time.perf_counter() - start
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    return {"seconds": secs, "count": m["numFilesRemoved"], "files": len(dt.file_uris()), "version": dt.version()}
+
+
+def op_restore(spec):
+    """RESTORE to version 0, the table open included."""
+    start = time.perf_counter()
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    m = dt.restore(0)
+    secs = time.perf_counter() - start
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    return {"seconds": secs, "count": m["numRestoredFile"], "files": len(dt.file_uris()), "version": dt.version()}
+
+
+def op_vacuum(spec):
+    """VACUUM with no retention, in full mode (every unreferenced file; the
+    default lite mode only deletes files of removes)."""
+    start = time.perf_counter()
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    deleted = dt.vacuum(retention_hours=0, dry_run=False, enforce_retention_duration=False, full=True)
+    secs = time.perf_counter() - start
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    return {"seconds": secs, "count": len(deleted), "files": len(dt.file_uris()), "version": dt.version()}
 
 
 OPS = {
@@ -381,6 +414,9 @@ OPS = {
     "update": op_dml,
     "merge": op_dml,
     "dmlcheck": op_dmlcheck,
+    "optimize": op_optimize,
+    "restore": op_restore,
+    "vacuum": op_vacuum,
 }
 
 

@@ -76,6 +76,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return rawPuts(ctx, spec)
 	case "delete", "update", "merge":
 		return lakelogDML(ctx, spec)
+	case "optimize", "restore", "vacuum":
+		return lakelogMaintenance(ctx, spec)
 	}
 	return Outcome{}, fmt.Errorf("unknown op %q", spec.Op)
 }

@@ -29,7 +29,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -133,6 +133,8 @@ func runMain(args []string) int {
 			err = commitsS3(ctx, cfg, rep)
 		case "dml":
 			err = dmlSuite(ctx, cfg, rep)
+		case "maintenance":
+			err = maintenanceSuite(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

@@ -23,6 +23,10 @@
 //     checkpoints every two commits), lakelog reads every version;
 //   - on MinIO (s3://), each of lakelog and delta-rs reads what the other
 //     wrote;
+//   - after lakelog's RESTORE, OPTIMIZE, Z-order and VACUUM, delta-rs and
+//     Spark read the rows lakelog reads and Spark's history names the
+//     operation; lakelog restores (across a replaced deletion vector) and
+//     vacuums a table Spark wrote with deletion vectors;
 //   - lakelog writes deletion vectors (inline and in a .bin file) with a
 //     DELETE-shaped commit; delta-rs's DataFusion reader and Spark read
 //     the same rows (delta-rs's PyArrow reader refuses such tables); Spark

@@ -1,0 +1,3 @@
+package maintenance
+
+var DVKey = dvKey

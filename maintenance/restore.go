@@ -1,0 +1,310 @@
+package maintenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// RestoreOption configures Restore.
+type RestoreOption func(*restoreConfig)
+
+type restoreConfig struct {
+	version   int64
+	timestamp *time.Time
+	txnOpts   []deltalog.TxnOption
+}
+
+// ToVersion restores the table to version v.
+func ToVersion(v int64) RestoreOption {
+	return func(c *restoreConfig) { c.version = v }
+}
+
+// ToTimestamp restores the table to the newest version committed at or
+// before t, by time travel's rules (deltalog.AtTimestamp).
+func ToTimestamp(t time.Time) RestoreOption {
+	return func(c *restoreConfig) { c.timestamp = &t }
+}
+
+// RestoreTxnOptions sets the options of the restore's transaction (a
+// clock, the number of attempts, ...).
+func RestoreTxnOptions(opts ...deltalog.TxnOption) RestoreOption {
+	return func(c *restoreConfig) { c.txnOpts = append(c.txnOpts, opts...) }
+}
+
+// RestoreMetrics are Spark's operationMetrics of RESTORE.
+type RestoreMetrics struct {
+	TableSizeAfterRestore  int64 // bytes of the files live after the restore
+	NumOfFilesAfterRestore int64
+	NumRemovedFiles        int64 // live files the restore removed
+	NumRestoredFiles       int64 // files of the target version it added back
+	RemovedFilesSize       int64
+	RestoredFilesSize      int64
+}
+
+// OperationMetrics are the metrics as commitInfo.operationMetrics holds
+// them (Spark's names, string values).
+func (m RestoreMetrics) OperationMetrics() map[string]any {
+	return map[string]any{
+		"tableSizeAfterRestore":  strconv.FormatInt(m.TableSizeAfterRestore, 10),
+		"numOfFilesAfterRestore": strconv.FormatInt(m.NumOfFilesAfterRestore, 10),
+		"numRemovedFiles":        strconv.FormatInt(m.NumRemovedFiles, 10),
+		"numRestoredFiles":       strconv.FormatInt(m.NumRestoredFiles, 10),
+		"removedFilesSize":       strconv.FormatInt(m.RemovedFilesSize, 10),
+		"restoredFilesSize":      strconv.FormatInt(m.RestoredFilesSize, 10),
+	}
+}
+
+// RestoreResult is the outcome of Restore.
+type RestoreResult struct {
+	// Commit is the RESTORE commit.
+	Commit *deltalog.CommitResult
+	// RestoredVersion is the version whose files the table now holds.
+	RestoredVersion int64
+	Metrics         RestoreMetrics
+}
+
+// MissingFilesError is returned by Restore, before anything is
+// committed, when files the target version needs no longer exist
+// (VACUUM deleted them, or someone else did).
+type MissingFilesError struct {
+	Version int64
+	// Keys are the missing store keys (the first 100).
+	Keys []string
+	// Total is how many files are missing.
+	Total int
+}
+
+func (e *MissingFilesError) Error() string {
+	more := ""
+	if e.Total > len(e.Keys) {
+		more = fmt.Sprintf(" (and %d more)", e.Total-len(e.Keys))
+	}
+	return fmt.Sprintf("maintenance: restore to version %d: %d files it needs no longer exist (vacuumed or deleted), nothing was committed: %s%s",
+		e.Version, e.Total, strings.Join(e.Keys, ", "), more)
+}
+
+// ErrNothingToRestore is returned when the target is the snapshot's own
+// version (Spark refuses it too): nothing is committed.
+var ErrNothingToRestore = errors.New("maintenance: restore: the table is already at that version")
+
+// fileKey identifies a live file as log replay does: its canonical path
+// and its deletion vector's unique id. A file whose deletion vector
+// changed is another file.
+type fileKey struct{ path, dv string }
+
+func keyOf(a *actions.Add) fileKey {
+	return fileKey{actions.CanonicalPath(a.Path), a.DeletionVector.UniqueID()}
+}
+
+// Restore puts the table of snap back to an earlier version (ToVersion or
+// ToTimestamp) in one commit that copies no data: Spark's RESTORE TABLE.
+// Files of the target version that are not live now are added back (with
+// dataChange true and the deletion vector they had then), and live files
+// the target does not hold are removed. Files are matched by path and
+// deletion-vector id, as log replay matches them, so a file whose
+// deletion vector changed since comes back with its old one. The target's
+// metadata is restored; the protocol is never downgraded (the commit keeps
+// the union of both). Before committing it checks that every file to add
+// back (and its deletion vector file) still exists, and fails with a
+// *MissingFilesError when one does not. The transaction reads the whole
+// table: any concurrent change to it aborts the restore.
+func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption) (*RestoreResult, error) {
+	cfg := restoreConfig{version: -1}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if (cfg.version >= 0) == (cfg.timestamp != nil) {
+		return nil, fmt.Errorf("maintenance: restore needs a version or a timestamp, not both")
+	}
+	if err := snap.Supports(deltalog.OpRestore); err != nil {
+		return nil, fmt.Errorf("maintenance: %w", err)
+	}
+	at := deltalog.AtVersion(cfg.version)
+	if cfg.timestamp != nil {
+		at = deltalog.AtTimestamp(*cfg.timestamp)
+	}
+	target, err := deltalog.Open(ctx, snap.Store(), snap.Root(), at)
+	if err != nil {
+		return nil, fmt.Errorf("maintenance: restore: %w", err)
+	}
+	if target.Version() == snap.Version() {
+		return nil, fmt.Errorf("%w (version %d)", ErrNothingToRestore, snap.Version())
+	}
+	if target.Version() > snap.Version() {
+		return nil, fmt.Errorf("maintenance: restore: version %d is newer than the snapshot's version %d", target.Version(), snap.Version())
+	}
+	if target.Metadata().ID != snap.Metadata().ID {
+		return nil, fmt.Errorf("maintenance: restore: version %d belongs to another table (id %s, now %s): the table was replaced since", target.Version(), target.Metadata().ID, snap.Metadata().ID)
+	}
+	// The removes and re-adds carry stats, as Spark's do.
+	if err := snap.LoadStats(ctx); err != nil {
+		return nil, err
+	}
+	if err := target.LoadStats(ctx); err != nil {
+		return nil, err
+	}
+	live := map[fileKey]bool{}
+	for f := range snap.Files() {
+		live[keyOf(f)] = true
+	}
+	wanted := map[fileKey]bool{}
+	var toAdd []*actions.Add
+	for f := range target.Files() {
+		k := keyOf(f)
+		wanted[k] = true
+		if !live[k] {
+			toAdd = append(toAdd, f)
+		}
+	}
+	var toRemove []*actions.Add
+	for f := range snap.Files() {
+		if !wanted[keyOf(f)] {
+			toRemove = append(toRemove, f)
+		}
+	}
+	if err := checkExist(ctx, target, toAdd); err != nil {
+		return nil, err
+	}
+
+	tx := snap.NewTransaction(cfg.txnOpts...)
+	tx.ReadWholeTable()
+	m := RestoreMetrics{
+		TableSizeAfterRestore:  target.SizeInBytes(),
+		NumOfFilesAfterRestore: int64(target.NumFiles()),
+		NumRemovedFiles:        int64(len(toRemove)),
+		NumRestoredFiles:       int64(len(toAdd)),
+	}
+	for _, f := range toAdd {
+		a := *f
+		a.DataChange = true
+		tx.Add(actions.Action{Add: &a})
+		m.RestoredFilesSize += f.Size
+	}
+	for _, f := range toRemove {
+		tx.RemoveFile(f, true)
+		m.RemovedFilesSize += f.Size
+	}
+	if !sameJSON(target.Metadata(), snap.Metadata()) {
+		tx.SetMetadata(target.Metadata())
+	}
+	p, err := mergeProtocol(target.Protocol(), snap.Protocol())
+	if err != nil {
+		return nil, fmt.Errorf("maintenance: restore to version %d: %w", target.Version(), err)
+	}
+	if p != snap.Protocol() {
+		tx.SetProtocol(p)
+	}
+	params := map[string]any{"version": nil, "timestamp": nil}
+	if cfg.timestamp != nil {
+		params["timestamp"] = cfg.timestamp.UTC().Format("2006-01-02 15:04:05.000")
+	} else {
+		params["version"] = strconv.FormatInt(target.Version(), 10)
+	}
+	tx.SetOperation("RESTORE", params, m.OperationMetrics())
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("maintenance: restore to version %d: %w", target.Version(), err)
+	}
+	return &RestoreResult{Commit: res, RestoredVersion: target.Version(), Metrics: m}, nil
+}
+
+// checkExist fails with a *MissingFilesError when a file of adds, or its
+// deletion vector's file, is missing from the store. Absolute paths on
+// another store (a URI with a scheme) are not checked: the store cannot
+// see them.
+func checkExist(ctx context.Context, snap *deltalog.Snapshot, adds []*actions.Add) error {
+	var keys []string
+	for _, a := range adds {
+		if !strings.Contains(a.Path, "://") {
+			keys = append(keys, snap.TablePath(a.Path))
+		}
+		k, err := dvKey(snap, a.DeletionVector)
+		if err != nil {
+			return fmt.Errorf("maintenance: restore: %s: %w", a.Path, err)
+		}
+		if k != "" && !strings.Contains(k, "://") {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	missing := make([]bool, len(keys))
+	err := parallel(ctx, len(keys), headParallelism, func(ctx context.Context, i int) error {
+		_, err := snap.Store().Head(ctx, keys[i])
+		if errors.Is(err, objstore.ErrNotFound) {
+			missing[i] = true
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("maintenance: restore: %s: %w", keys[i], err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e := &MissingFilesError{Version: snap.Version()}
+	for i, m := range missing {
+		if !m {
+			continue
+		}
+		e.Total++
+		if len(e.Keys) < 100 {
+			e.Keys = append(e.Keys, keys[i])
+		}
+	}
+	if e.Total > 0 {
+		return e
+	}
+	return nil
+}
+
+// mergeProtocol is the protocol that serves both a and b: the higher
+// versions and the union of the features. Restore uses it so that a
+// table's protocol is never downgraded (Spark's default).
+func mergeProtocol(a, b *actions.Protocol) (*actions.Protocol, error) {
+	if covers(b, a) {
+		return b, nil
+	}
+	p := &actions.Protocol{
+		MinReaderVersion: max(a.MinReaderVersion, b.MinReaderVersion),
+		MinWriterVersion: max(a.MinWriterVersion, b.MinWriterVersion),
+	}
+	if p.SupportsReaderFeatures() {
+		p.ReaderFeatures = union(a.ReaderFeatureSet(), b.ReaderFeatureSet())
+	}
+	if p.SupportsWriterFeatures() {
+		p.WriterFeatures = union(a.WriterFeatureSet(), b.WriterFeatureSet())
+	}
+	return p, nil
+}
+
+// covers reports whether protocol b already asks for everything a does.
+func covers(b, a *actions.Protocol) bool {
+	return a.MinReaderVersion <= b.MinReaderVersion && a.MinWriterVersion <= b.MinWriterVersion &&
+		subset(a.ReaderFeatureSet(), b.ReaderFeatureSet()) && subset(a.WriterFeatureSet(), b.WriterFeatureSet())
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func union(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
