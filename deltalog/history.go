@@ -119,8 +119,8 @@ type commitClock struct {
 	// inCommitTimestamp is timed by it, whatever ictFrom says
 	// (commitInfoClock).
 	fromCommitInfo bool
-	fileTimes map[int64]time.Time // versions before ictFrom, made monotonic
-	files     map[int64]logFile
+	fileTimes      map[int64]time.Time // versions before ictFrom, made monotonic
+	files          map[int64]logFile
 }
 
 func (t *table) newCommitClock(ctx context.Context, l *listing) *commitClock {

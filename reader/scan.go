@@ -39,8 +39,8 @@ type config struct {
 	batchSize   int
 	mem         memory.Allocator
 	parallelism int
-	tx          *deltalog.Transaction // RecordReads
-	rowIndex    bool                  // WithRowIndex
+	tx          *deltalog.Transaction  // RecordReads
+	rowIndex    bool                   // WithRowIndex
 	extra       []*actions.StructField // WithFileColumns
 }
 
