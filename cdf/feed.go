@@ -99,7 +99,7 @@ type config struct {
 // conditions (top-level AND terms) on table columns are pushed down to
 // the files: partition pruning, statistics skipping and the reader's row
 // filter. Conditions on the metadata columns are evaluated on the change
-// rows; a condition may not mix the two kinds.
+// rows (with the table columns they name read along).
 func WithFilter(e expr.Expr) Option { return func(c *config) { c.filter = e } }
 
 // WithColumns projects the table's columns onto the named ones, in that
@@ -139,9 +139,13 @@ type Feed struct {
 	// files with their _change_type; rows with their row index, for
 	// deletion vector differences.
 	data, cdc, indexed *reader.Scan
-	metaFilter         expr.Expr // bound against metaFields, or nil
-	schema             *arrow.Schema
-	nTable             int // the table columns in schema
+	// postFilter is the filter's part naming metadata columns, bound
+	// against the table's schema and metaFields; nil when none.
+	postFilter expr.Expr
+	schema     *arrow.Schema // the output
+	wide       *arrow.Schema // the columns read, then the metadata columns
+	nRead      int           // the table columns read (wide's)
+	nOut       int           // the table columns of the output (schema's)
 }
 
 // Open plans the change data feed of the table at root over b. It reads
@@ -180,20 +184,17 @@ func Open(ctx context.Context, store objstore.Store, root string, b Bounds, opts
 		if f.from < 0 {
 			return nil, fmt.Errorf("cdf: %s: the starting version %d is negative", f.display, f.from)
 		}
-		if f.to < 0 {
-			f.to = latest.Version()
-		}
-		if f.to < f.from {
+		if f.to >= 0 && f.to < f.from {
 			return nil, fmt.Errorf("cdf: %s: the ending version %d is before the starting version %d", f.display, f.to, f.from)
 		}
-		if f.from > latest.Version() {
-			if !cfg.emptyAfter {
-				return nil, fmt.Errorf("cdf: %s: %w: the starting version %d is after the latest version %d", f.display, deltalog.ErrVersionNotFound, f.from, latest.Version())
-			}
+		switch {
+		case f.from > latest.Version() && !cfg.emptyAfter:
+			return nil, fmt.Errorf("cdf: %s: %w: the starting version %d is after the latest version %d", f.display, deltalog.ErrVersionNotFound, f.from, latest.Version())
+		case f.from > latest.Version():
 			f.from, f.to = latest.Version()+1, latest.Version()
-		}
-		if f.to > latest.Version() {
-			return nil, fmt.Errorf("cdf: %s: %w: the ending version %d is after the latest version %d", f.display, deltalog.ErrVersionNotFound, f.to, latest.Version())
+		case f.to < 0 || f.to > latest.Version():
+			// An end beyond the latest version is the latest, as in Spark.
+			f.to = latest.Version()
 		}
 	}
 	f.end = latest
@@ -222,49 +223,49 @@ func Open(ctx context.Context, store objstore.Store, root string, b Bounds, opts
 	return f, nil
 }
 
-// plan builds the scans and the output schema.
+// plan builds the scans and the output schema. The filter's AND terms
+// on table columns only are pushed down to the scans; the others (any
+// term naming a metadata column) are evaluated on the change rows, for
+// which the scans also read the table columns they name.
 func (f *Feed) plan() error {
-	var tableConds, metaConds []expr.Expr
+	var tableConds, postConds []expr.Expr
 	if f.cfg.filter != nil {
 		for _, c := range expr.Conjuncts(f.cfg.filter) {
-			nMeta, nTable := 0, 0
-			for _, name := range expr.Columns(c) {
-				if isMetaColumn(name) {
-					nMeta++
-				} else {
-					nTable++
-				}
-			}
-			switch {
-			case nMeta > 0 && nTable > 0:
-				return fmt.Errorf("cdf: filter: the condition %s mixes metadata columns and table columns; write them as separate AND terms", c)
-			case nMeta > 0:
-				metaConds = append(metaConds, c)
-			default:
+			if slices.ContainsFunc(expr.Columns(c), isMetaColumn) {
+				postConds = append(postConds, c)
+			} else {
 				tableConds = append(tableConds, c)
 			}
 		}
 	}
-	if len(metaConds) > 0 {
-		bound, err := expr.BindPredicate(expr.And(metaConds...), &actions.StructType{Fields: metaFields})
+	schema := f.end.Schema()
+	var out []string // the table columns of the output
+	if f.cfg.columnsSet {
+		for _, c := range f.cfg.columns {
+			if !isMetaColumn(c) { // always there, last
+				out = append(out, c)
+			}
+		}
+	} else {
+		out = schema.Names()
+	}
+	read := slices.Clone(out)
+	if len(postConds) > 0 {
+		post := expr.And(postConds...)
+		bound, err := expr.BindPredicate(post, &actions.StructType{Fields: append(slices.Clone(schema.Fields), metaFields...)})
 		if err != nil {
 			return fmt.Errorf("cdf: filter: %w", err)
 		}
-		f.metaFilter = bound
+		f.postFilter = bound
+		for _, c := range expr.Columns(post) {
+			if !isMetaColumn(c) && !slices.ContainsFunc(read, func(r string) bool { return strings.EqualFold(r, c) }) {
+				read = append(read, c)
+			}
+		}
 	}
-	opts := []reader.Option{reader.WithBatchSize(f.cfg.batchSize), reader.WithParallelism(1)}
+	opts := []reader.Option{reader.WithBatchSize(f.cfg.batchSize), reader.WithParallelism(1), reader.WithColumns(read...)}
 	if f.cfg.mem != nil {
 		opts = append(opts, reader.WithAllocator(f.cfg.mem))
-	}
-	if f.cfg.columnsSet {
-		var cols []string
-		for _, c := range f.cfg.columns {
-			if isMetaColumn(c) {
-				continue // always there, last
-			}
-			cols = append(cols, c)
-		}
-		opts = append(opts, reader.WithColumns(cols...))
 	}
 	if len(tableConds) > 0 {
 		opts = append(opts, reader.WithFilter(expr.And(tableConds...)))
@@ -283,8 +284,10 @@ func (f *Feed) plan() error {
 	if err != nil {
 		return fmt.Errorf("cdf: %w", err)
 	}
-	f.nTable = len(f.data.Schema().Fields())
-	f.schema = arrow.NewSchema(append(slices.Clone(f.data.Schema().Fields()), meta.Fields()...), nil)
+	readFields := f.data.Schema().Fields()
+	f.nRead, f.nOut = len(readFields), len(out)
+	f.wide = arrow.NewSchema(append(slices.Clone(readFields), meta.Fields()...), nil)
+	f.schema = arrow.NewSchema(append(slices.Clone(readFields[:f.nOut]), meta.Fields()...), nil)
 	return nil
 }
 

@@ -82,6 +82,12 @@ func openCase(t *testing.T, name string) (*golden.Case, objstore.Store) {
 	return c, st
 }
 
+// knownUnsupported are the cases the feed cannot read yet, and why: they
+// must fail with ErrUnsupported, never give wrong rows.
+var knownUnsupported = map[string]string{
+	"cdf-table-with-dv": "deletion vectors are not loaded yet",
+}
+
 // TestGoldenChangeFeeds: the corpus cases that state a change feed give
 // exactly its rows.
 func TestGoldenChangeFeeds(t *testing.T) {
@@ -95,6 +101,17 @@ func TestGoldenChangeFeeds(t *testing.T) {
 			f, err := cdf.Open(context.Background(), st, "", cdf.Versions(want.StartVersion, want.EndVersion))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if why, ok := knownUnsupported[name]; ok {
+				for _, err := range f.Records(context.Background()) {
+					if err != nil {
+						if !errors.Is(err, reader.ErrUnsupported) {
+							t.Fatalf("want ErrUnsupported (%s), got %v", why, err)
+						}
+						return
+					}
+				}
+				t.Fatalf("the feed reads without an error: remove %s from knownUnsupported", name)
 			}
 			got := feedLines(t, f, cdf.CommitTimestampColumn)
 			if len(got) != want.NumRows || sha(got) != want.RowsSHA256 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -327,7 +328,7 @@ func (f *Feed) readRows(ctx context.Context, j *job, scan *reader.Scan, send fun
 		}
 		var types arrow.Array
 		if j.kind == cdcRows {
-			types = rec.Column(f.nTable)
+			types = rec.Column(f.nRead)
 			if err := checkChangeTypes(types); err != nil {
 				return err
 			}
@@ -433,44 +434,45 @@ func (f *Feed) readDiff(ctx context.Context, j *job, send func(arrow.RecordBatch
 }
 
 // changeRows builds the feed's batch from a batch of table rows (its
-// first nTable columns; anything after is dropped) and their change
-// types, adding the version and timestamp, and applies the metadata
-// filter. It returns nil when no row is left.
+// first nRead columns; anything after is dropped) and their change
+// types, adding the version and timestamp; applies the filter's part on
+// metadata columns, and projects away the columns read only for it. It
+// returns nil when no row is left.
 func (f *Feed) changeRows(ctx context.Context, j *job, rec arrow.RecordBatch, types arrow.Array) (arrow.RecordBatch, error) {
 	mem := f.mem()
 	n := int(rec.NumRows())
-	cols := make([]arrow.Array, 0, f.nTable+3)
-	for i := range f.nTable {
+	cols := make([]arrow.Array, 0, f.nRead+3)
+	for i := range f.nRead {
 		cols = append(cols, rec.Column(i))
 	}
 	versions := constantInt64(mem, j.version, n)
 	defer versions.Release()
-	tsType := f.schema.Field(f.nTable + 2).Type
-	stamps := constantTimestamp(mem, tsType.(*arrow.TimestampType), j.ts, n)
+	stamps := constantTimestamp(mem, f.schema.Field(f.nOut+2).Type.(*arrow.TimestampType), j.ts, n)
 	defer stamps.Release()
 	cols = append(cols, types, versions, stamps)
-	out := array.NewRecordBatch(f.schema, cols, int64(n))
-	if f.metaFilter == nil {
-		return out, nil
+	project := func(cols []arrow.Array, n int64) arrow.RecordBatch {
+		out := append(slices.Clone(cols[:f.nOut]), cols[f.nRead:]...)
+		return array.NewRecordBatch(f.schema, out, n)
 	}
-	meta := array.NewRecordBatch(arrow.NewSchema(f.schema.Fields()[f.nTable:], nil), cols[f.nTable:], int64(n))
-	mask, err := expr.EvalPredicate(f.metaFilter, meta, mem)
-	meta.Release()
+	if f.postFilter == nil {
+		return project(cols, int64(n)), nil
+	}
+	wide := array.NewRecordBatch(f.wide, cols, int64(n))
+	defer wide.Release()
+	mask, err := expr.EvalPredicate(f.postFilter, wide, mem)
 	if err != nil {
-		out.Release()
 		return nil, fmt.Errorf("filter: %w", err)
 	}
-	kept, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), out, mask, compute.DefaultFilterOptions())
+	kept, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), wide, mask, compute.DefaultFilterOptions())
 	mask.Release()
-	out.Release()
 	if err != nil {
 		return nil, fmt.Errorf("filter: %w", err)
 	}
+	defer kept.Release()
 	if kept.NumRows() == 0 {
-		kept.Release()
 		return nil, nil
 	}
-	return kept, nil
+	return project(kept.Columns(), kept.NumRows()), nil
 }
 
 func constantString(mem memory.Allocator, v string, n int) arrow.Array {
