@@ -60,6 +60,11 @@ type modelTable struct {
 	changes []mchange
 	// extraAt is the version that added the extra column (-1: none).
 	extraAt int64
+	// ict, when set, gives each commit an inCommitTimestamp: its version
+	// in seconds after it.
+	ict *time.Time
+	// props are added to the table's configuration.
+	props map[string]string
 }
 
 func (m *modelTable) schema() *actions.StructType {
@@ -81,8 +86,19 @@ func (m *modelTable) metadata() *actions.Action {
 	}
 	return &actions.Action{Metadata: &actions.Metadata{
 		ID: "model", Format: actions.Format{Provider: "parquet", Options: map[string]string{}}, SchemaString: string(b),
-		PartitionColumns: []string{"part"}, Configuration: map[string]string{"delta.enableChangeDataFeed": "true"},
+		PartitionColumns: []string{"part"}, Configuration: m.config(),
 	}}
+}
+
+func (m *modelTable) config() map[string]string {
+	c := map[string]string{"delta.enableChangeDataFeed": "true"}
+	if m.ict != nil {
+		c["delta.enableInCommitTimestamps"] = "true"
+	}
+	for k, v := range m.props {
+		c[k] = v
+	}
+	return c
 }
 
 // parquet encodes rows as a data file (without the partition column),
@@ -195,7 +211,12 @@ func (m *modelTable) livePaths() []string {
 }
 
 func (m *modelTable) commit(as []*actions.Action, what string) {
-	all := []actions.Action{{CommitInfo: &actions.CommitInfo{Operation: what}}}
+	ci := &actions.CommitInfo{Operation: what}
+	if m.ict != nil {
+		ts := m.ict.Add(time.Duration(m.version) * time.Second).UnixMilli()
+		ci.InCommitTimestamp = &ts
+	}
+	all := []actions.Action{{CommitInfo: ci}}
 	for _, a := range as {
 		all = append(all, *a)
 	}
@@ -289,6 +310,13 @@ func (m *modelTable) step() {
 	}
 }
 
+// newModel creates a model table (version 0) in a fresh store.
+func newModel(t *testing.T, rng *rand.Rand, ict *time.Time) *modelTable {
+	m := &modelTable{t: t, rng: rng, st: objstore.NewMem(), files: map[string][]mrow{}, parts: map[string]string{}, extraAt: -1, ict: ict}
+	m.commit([]*actions.Action{{Protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 4}}, m.metadata()}, "CREATE TABLE")
+	return m
+}
+
 // line renders a change in the canonical row encoding, under the end
 // version's schema (with the extra column when it exists by then),
 // projected onto cols.
@@ -335,8 +363,7 @@ func TestModelHistories(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
 	ctx := context.Background()
 	for h := range histories {
-		m := &modelTable{t: t, rng: rng, st: objstore.NewMem(), files: map[string][]mrow{}, parts: map[string]string{}, extraAt: -1}
-		m.commit([]*actions.Action{{Protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 4}}, m.metadata()}, "CREATE TABLE")
+		m := newModel(t, rng, nil)
 		for range versions {
 			m.step()
 		}
