@@ -15,8 +15,8 @@ import (
 // little as it can. Without a filter it reads no data: each planned
 // file's numRecords statistic less the rows its deletion vector deletes
 // (the vector's cardinality, as Spark's metadata-only count does), or,
-// for a file without statistics, its Parquet footer; so it counts tables
-// whose rows Records cannot read yet. With a filter it reads only the
+// for a file without statistics, its Parquet footer's row count less the
+// same; so it counts tables whose rows Records cannot read yet. With a filter it reads only the
 // filter's columns of the files planning keeps (a scan Narrowed to no
 // columns). The limit applies.
 func (s *Scan) Count(ctx context.Context) (int64, error) {
@@ -55,19 +55,20 @@ func (s *Scan) Count(ctx context.Context) (int64, error) {
 }
 
 // liveRows is the number of rows of f that its deletion vector (if any)
-// leaves: from its statistics, else from its footer.
+// leaves: numRecords from its statistics, else the row count of its
+// footer, less the vector's cardinality.
 func (s *Scan) liveRows(ctx context.Context, f *ScanFile) (int64, error) {
-	dv := f.Add.DeletionVector
-	if f.Stats == nil || f.Stats.NumRecords < 0 {
-		if dv != nil {
-			// The footer counts deleted rows too, and the vector's
-			// cardinality is only meaningful against numRecords.
-			return 0, fmt.Errorf("%w: file %s has a deletion vector and no row count in its statistics", ErrUnsupported, f.Add.Path)
+	var n int64
+	if f.Stats != nil && f.Stats.NumRecords >= 0 {
+		n = f.Stats.NumRecords
+	} else {
+		rows, err := s.footerRows(ctx, f)
+		if err != nil {
+			return 0, err
 		}
-		return s.footerRows(ctx, f)
+		n = rows
 	}
-	n := f.Stats.NumRecords
-	if dv != nil {
+	if dv := f.Add.DeletionVector; dv != nil {
 		if dv.Cardinality < 0 || dv.Cardinality > n {
 			return 0, fmt.Errorf("reader: %s: deletion vector deletes %d of %d rows", f.Add.Path, dv.Cardinality, n)
 		}

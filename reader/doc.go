@@ -45,9 +45,18 @@
 //
 // # Not yet supported
 //
-// Tables with deletion vectors or column mapping are refused with an error
-// wrapping ErrUnsupported naming the feature, rather than returning wrong
-// rows.
+// Tables with column mapping are refused with an error wrapping
+// ErrUnsupported naming the feature, rather than returning wrong rows.
+//
+// # Deletion vectors
+//
+// A file with a deletion vector is read through it: the vector is loaded
+// (package deletionvector) when the file is read, checked against the
+// file's numRecords and row count, and the rows it deletes are dropped
+// before the filter runs. WithRowIndex gives each row's position in its
+// file before that, the index vectors are written against. Count without
+// a filter subtracts each vector's cardinality from numRecords and reads
+// no vector.
 //
 // # Canonical rows
 //

@@ -52,14 +52,7 @@ type goldenCase struct {
 // that the list cannot go stale. It is the complete list: every other
 // data case must match its expected rows.
 var knownUnsupported = map[string]string{
-	"basic-dv-no-checkpoint":              "deletion vectors",
-	"basic-dv-with-checkpoint":            "deletion vectors",
-	"compacted-log-files-table":           "deletion vectors",
-	"dv-partitioned-with-checkpoint":      "deletion vectors",
-	"dv-with-columnmapping":               "deletion vectors and column mapping",
-	"log-replay-dv-key-cases":             "deletion vectors",
-	"table-with-dv-small":                 "deletion vectors",
-	"with-short-dv":                       "deletion vectors",
+	"dv-with-columnmapping":               "column mapping",
 	"table-with-columnmapping-mode-id":    "column mapping",
 	"table-with-columnmapping-mode-name":  "column mapping",
 	"data-reader-timestamp_ntz-name-mode": "column mapping",

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -20,6 +21,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowconv"
 	"github.com/lakelog/lakelog/objstore"
@@ -70,7 +72,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	if err != nil {
 		return err
 	}
-	sel, err := s.rowSelection(f)
+	sel, err := s.rowSelection(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -146,6 +148,11 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 		leaves = appendLeaves(leaves, sf)
 	}
 	fileRows := pf.NumRows()
+	if sel != nil {
+		if err := sel.check(fileRows); err != nil {
+			return fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+	}
 	if len(leaves) == 0 {
 		// Nothing for pqarrow to decode: cut the file's rows into
 		// batches, only those the page index leaves when it is of use.
@@ -270,21 +277,69 @@ func appendLeaves(dst []int, sf *pqarrow.SchemaField) []int {
 	return dst
 }
 
-// rowSelector says which of a file's rows exist, for deletion vectors:
-// keep returns a mask over the n rows starting at file row index start
-// (TRUE keeps the row). nil selects every row.
-type rowSelector interface {
-	keep(start, n int64, mem memory.Allocator) (*array.Boolean, error)
+// rowSelector says which of a file's rows exist: those its deletion
+// vector does not delete. A nil *rowSelector selects every row.
+type rowSelector struct {
+	deleted *roaring64.Bitmap
+	dv      string // the vector, for messages
 }
 
-// rowSelection returns the row selector of f. Files with a deletion vector
-// are refused here for now, so every row of a file is selected; this is
-// where a deletion vector will be loaded.
-func (s *Scan) rowSelection(f *ScanFile) (rowSelector, error) {
-	if f.Add.DeletionVector != nil {
-		return nil, fmt.Errorf("reader: %s: %w: deletionVectors: lakelog does not apply deletion vectors yet", f.Add.Path, ErrUnsupported)
+// rowSelection loads the deletion vector of f, if it has one, and checks
+// it against the file's statistics: no more rows deleted than numRecords,
+// none at or past it.
+func (s *Scan) rowSelection(ctx context.Context, f *ScanFile) (*rowSelector, error) {
+	dv := f.Add.DeletionVector
+	if dv == nil {
+		return nil, nil
 	}
-	return nil, nil
+	bm, err := deletionvector.Load(ctx, s.snap.Store(), s.snap.Root(), dv)
+	if err != nil {
+		return nil, fmt.Errorf("reader: data file %s: %w", f.Add.Path, err)
+	}
+	sel := &rowSelector{deleted: bm, dv: dv.UniqueID()}
+	if f.Stats != nil && f.Stats.NumRecords >= 0 {
+		if err := sel.check(f.Stats.NumRecords); err != nil {
+			return nil, fmt.Errorf("reader: data file %s: %w (numRecords in its statistics)", f.Add.Path, err)
+		}
+	}
+	return sel, nil
+}
+
+// check fails when the vector deletes a row at or past rows.
+func (r *rowSelector) check(rows int64) error {
+	if !r.deleted.IsEmpty() && r.deleted.Maximum() >= uint64(rows) {
+		return fmt.Errorf("%w: deletion vector %s deletes row %d of a file of %d rows", deletionvector.ErrCorrupt, r.dv, r.deleted.Maximum(), rows)
+	}
+	return nil
+}
+
+// keepMask builds the mask of rows start..start+n-1 by walking only the
+// deleted rows in that range; nil when none is deleted (or r is nil).
+func (r *rowSelector) keepMask(start, n int64, mem memory.Allocator) *array.Boolean {
+	if r == nil {
+		return nil
+	}
+	it := r.deleted.Iterator()
+	it.AdvanceIfNeeded(uint64(start))
+	if !it.HasNext() || it.PeekNext() >= uint64(start+n) {
+		return nil
+	}
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(n)))
+	bits := buf.Bytes()
+	bitutil.SetBitsTo(bits, 0, n, true)
+	for it.HasNext() {
+		row := it.PeekNext()
+		if row >= uint64(start+n) {
+			break
+		}
+		bitutil.ClearBit(bits, int(int64(row)-start))
+		it.Next()
+	}
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, int(n), []*memory.Buffer{nil, buf}, nil, 0, 0)
+	buf.Release()
+	defer data.Release()
+	return array.NewBooleanData(data)
 }
 
 // assemble builds the scan's batch for n rows of f, starting at file row
@@ -292,7 +347,7 @@ func (s *Scan) rowSelection(f *ScanFile) (rowSelector, error) {
 // it conforms file columns to the table's types, adds partition constants
 // and null columns, drops the rows sel does not select, applies the
 // filter and projects. It returns nil when no row is left.
-func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel rowSelector) (arrow.RecordBatch, error) {
+func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel *rowSelector) (arrow.RecordBatch, error) {
 	mem := s.cfg.mem
 	ncols := len(sources)
 	if s.cfg.rowIndex {
@@ -338,12 +393,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
 	}
 	rec := array.NewRecordBatch(s.readSchema, cols, n)
-	if sel != nil {
-		mask, err := sel.keep(start, n, mem)
-		if err != nil {
-			rec.Release()
-			return nil, fmt.Errorf("reader: %s: row selection: %w", f.Key, err)
-		}
+	if mask := sel.keepMask(start, n, mem); mask != nil {
 		kept, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
 		mask.Release()
 		rec.Release()

@@ -19,8 +19,7 @@ import (
 )
 
 // ErrUnsupported is returned (wrapped) when a table or a data file uses a
-// feature this reader cannot read correctly yet (deletion vectors, column
-// mapping). It is terminal: the scan returns no rows rather than wrong
+// feature this reader cannot read correctly yet (column mapping). It is terminal: the scan returns no rows rather than wrong
 // ones. It is deltalog.ErrUnsupportedFeature: one error family for every
 // feature lakelog cannot honour.
 var ErrUnsupported = deltalog.ErrUnsupportedFeature
@@ -160,7 +159,7 @@ type Scan struct {
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
 // not resolve against the table's schema. A table whose data this reader
-// cannot read yet (ErrUnsupported: column mapping, deletion vectors) can
+// cannot read yet (ErrUnsupported: column mapping) can
 // still be planned and counted from its log; Records and ReadFile refuse
 // it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
@@ -310,8 +309,7 @@ func fieldFold(s *actions.StructType, name string) *actions.StructField {
 	return nil
 }
 
-// checkReadSupported asks the snapshot whether it can be scanned (files
-// with deletion vectors are refused one by one, when read).
+// checkReadSupported asks the snapshot whether it can be scanned.
 func checkReadSupported(snap *deltalog.Snapshot) error {
 	return snap.Supports(deltalog.OpScan)
 }
@@ -379,7 +377,8 @@ func (s *Scan) Metrics() ScanMetrics {
 // hold matching rows. A file is dropped when its partition values or its
 // statistics prove that no row satisfies the filter; files without stats
 // are kept. A file with a deletion vector is planned like any other (its
-// statistics still bound its live rows); reading it is refused. Files
+// statistics still bound its live rows); reading it drops the rows the
+// vector deletes. Files
 // reads nothing but the snapshot (and, once per snapshot, the stats its
 // checkpoint holds: Snapshot.LoadStats).
 func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {

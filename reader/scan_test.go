@@ -1,6 +1,8 @@
 package reader_test
 
 import (
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/conflict"
+	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
@@ -365,56 +368,59 @@ func TestNarrow(t *testing.T) {
 	}
 }
 
-// TestDeletionVectorFilesArePlannedNotRead: a file with a deletion vector
-// is planned like any other and counted from its stats less the vector's
-// cardinality, while reading its rows is refused (ErrUnsupported) until
-// the reader applies deletion vectors.
-func TestDeletionVectorFilesArePlannedNotRead(t *testing.T) {
-	ctx := context.Background()
-	store, snap := fourFiles(t)
-	var target *actions.Add
-	for f := range snap.Files() {
-		if f.PartitionValues["p"] != nil && *f.PartitionValues["p"] == "z" {
-			target = f
-		}
-	}
-	withDV := *target
-	withDV.DeletionVector = &actions.DeletionVector{StorageType: "i", PathOrInlineDv: "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", Cardinality: 2}
-	tx := snap.NewTransaction()
-	ts := int64(1)
-	tx.Add(actions.Action{Remove: &actions.Remove{Path: target.Path, DataChange: true, DeletionTimestamp: &ts}})
-	tx.Add(actions.Action{Add: &withDV})
-	if _, err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	snap = open(t, store)
-	sc := mustScan(t, snap)
-	files := 0
-	for _, err := range sc.Files(ctx) {
-		if err != nil {
-			t.Fatalf("planning a table with a deletion vector: %v", err)
-		}
-		files++
-	}
-	if files != 4 {
-		t.Errorf("planned %d files, want 4", files)
-	}
-	n, err := sc.Count(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 8 { // 10 rows, 2 of them deleted
-		t.Errorf("count: %d, want 8", n)
-	}
-	var readErr error
-	for _, err := range sc.Records(ctx) {
-		if err != nil {
-			readErr = err
-			break
-		}
-	}
-	if !errors.Is(readErr, reader.ErrUnsupported) {
-		t.Errorf("reading a file with a deletion vector: %v, want ErrUnsupported", readErr)
+// TestDeletionVectorOnWrittenTable: a vector written with
+// deletionvector.Writer, inline or in a file, and committed as a
+// remove/add pair, is planned like any file, counted from its cardinality
+// and read without the rows it deletes.
+func TestDeletionVectorOnWrittenTable(t *testing.T) {
+	for _, limit := range []int{deletionvector.DefaultInlineLimit, 0} {
+		t.Run(fmt.Sprint("inline limit ", limit), func(t *testing.T) {
+			ctx := context.Background()
+			store, snap := fourFiles(t)
+			var target *actions.Add
+			for f := range snap.Files() {
+				if f.PartitionValues["p"] != nil && *f.PartitionValues["p"] == "z" {
+					target = f
+				}
+			}
+			w := deletionvector.NewWriter(store, snap.Root(), deletionvector.WithInlineLimit(limit))
+			dv, err := w.Add(roaring64.BitmapOf(0, 2)) // ids 8 and 10
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			withDV := *target
+			withDV.DeletionVector = dv
+			tx := snap.NewTransaction()
+			tx.RemoveFile(target, true)
+			tx.Add(actions.Action{Add: &withDV})
+			if _, err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			snap = open(t, store)
+			sc := mustScan(t, snap)
+			files := 0
+			for _, err := range sc.Files(ctx) {
+				if err != nil {
+					t.Fatalf("planning a table with a deletion vector: %v", err)
+				}
+				files++
+			}
+			if files != 4 {
+				t.Errorf("planned %d files, want 4", files)
+			}
+			n, err := sc.Count(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != 8 { // 10 rows, 2 of them deleted
+				t.Errorf("count: %d, want 8", n)
+			}
+			ids := sorted(collect(t, mustScan(t, snap, reader.WithColumns("id"))))
+			equalLines(t, ids, sorted([]string{`{"id":1}`, `{"id":2}`, `{"id":3}`, `{"id":4}`, `{"id":5}`, `{"id":6}`, `{"id":7}`, `{"id":9}`}))
+		})
 	}
 }
 
