@@ -84,9 +84,7 @@ func openCase(t *testing.T, name string) (*golden.Case, objstore.Store) {
 
 // knownUnsupported are the cases the feed cannot read yet, and why: they
 // must fail with ErrUnsupported, never give wrong rows.
-var knownUnsupported = map[string]string{
-	"cdf-table-with-dv": "deletion vectors are not loaded yet",
-}
+var knownUnsupported = map[string]string{}
 
 // TestGoldenChangeFeeds: the corpus cases that state a change feed give
 // exactly its rows.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/cdf"
+	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
@@ -38,6 +40,13 @@ type mrow struct {
 	extra *int64
 }
 
+// physFile is a live data file as written, and its deletion vector.
+type physFile struct {
+	rows    []mrow // every row of the file, by row index
+	deleted *roaring64.Bitmap
+	add     *actions.Add
+}
+
 // mchange is one change row the model expects.
 type mchange struct {
 	row     mrow
@@ -52,8 +61,9 @@ type modelTable struct {
 	rng     *rand.Rand
 	st      objstore.Store
 	version int64
-	files   map[string][]mrow // live files
+	files   map[string][]mrow // live files -> their live rows
 	parts   map[string]string // live file -> partition
+	phys    map[string]*physFile
 	hasExtr bool              // the extra column exists
 	nextID  int64
 	nfile   int
@@ -176,16 +186,57 @@ func (m *modelTable) newFile(part string, rows []mrow, dataChange bool) *actions
 	m.put(path, b)
 	m.files[path], m.parts[path] = rows, part
 	p := part
-	return &actions.Add{Path: path, PartitionValues: map[string]*string{"part": &p}, Size: int64(len(b)), ModificationTime: 1, DataChange: dataChange, Stats: stats(rows)}
+	add := &actions.Add{Path: path, PartitionValues: map[string]*string{"part": &p}, Size: int64(len(b)), ModificationTime: 1, DataChange: dataChange, Stats: stats(rows)}
+	m.phys[path] = &physFile{rows: rows, deleted: roaring64.New(), add: add}
+	return add
 }
 
 func (m *modelTable) remove(path string, dataChange bool) *actions.Remove {
-	rows, part := m.files[path], m.parts[path]
+	part, pf := m.parts[path], m.phys[path]
 	delete(m.files, path)
 	delete(m.parts, path)
-	size := int64(1)
+	delete(m.phys, path)
+	size := pf.add.Size
 	ts := int64(1)
-	return &actions.Remove{Path: path, DeletionTimestamp: &ts, DataChange: dataChange, PartitionValues: map[string]*string{"part": &part}, Size: &size, Stats: stats(rows)}
+	return &actions.Remove{Path: path, DeletionTimestamp: &ts, DataChange: dataChange, PartitionValues: map[string]*string{"part": &part}, Size: &size, Stats: pf.add.Stats, DeletionVector: pf.add.DeletionVector}
+}
+
+// changeDV gives a live file a new deletion vector (nil: none), as a
+// remove and an add of the same path, and records the rows whose bit
+// changed: newly deleted ones as deletes, restored ones as inserts.
+func (m *modelTable) changeDV(path string, deleted *roaring64.Bitmap) []*actions.Action {
+	pf := m.phys[path]
+	r := m.remove(path, true)
+	var dv *actions.DeletionVector
+	if !deleted.IsEmpty() {
+		// Inline or in a .bin file, at random.
+		w := deletionvector.NewWriter(m.st, "", deletionvector.WithInlineLimit(m.rng.IntN(2)*1000))
+		var err error
+		if dv, err = w.Add(deleted); err != nil {
+			m.t.Fatal(err)
+		}
+		if err := w.Flush(context.Background()); err != nil {
+			m.t.Fatal(err)
+		}
+	}
+	var live []mrow
+	for i, row := range pf.rows {
+		was, is := pf.deleted.Contains(uint64(i)), deleted.Contains(uint64(i))
+		switch {
+		case !was && is:
+			m.changes = append(m.changes, mchange{row, cdf.Delete, m.version})
+		case was && !is:
+			m.changes = append(m.changes, mchange{row, cdf.Insert, m.version})
+		}
+		if !is {
+			live = append(live, row)
+		}
+	}
+	add := *pf.add
+	add.DeletionVector, add.DataChange = dv, true
+	m.files[path], m.parts[path] = live, *add.PartitionValues["part"]
+	m.phys[path] = &physFile{rows: pf.rows, deleted: deleted, add: &add}
+	return []*actions.Action{{Remove: r}, {Add: &add}}
 }
 
 func (m *modelTable) randomRows(n int) []mrow {
@@ -236,7 +287,7 @@ func (m *modelTable) step() {
 	v := m.version
 	var as []*actions.Action
 	live := m.livePaths()
-	switch op := m.rng.IntN(10); {
+	switch op := m.rng.IntN(12); {
 	case op < 3 || len(live) == 0: // append
 		for range 1 + m.rng.IntN(3) {
 			part := []string{"a", "b", "c"}[m.rng.IntN(3)]
@@ -288,7 +339,21 @@ func (m *modelTable) step() {
 		pp := part
 		as = append(as, &actions.Action{CDC: &actions.AddCDCFile{Path: cdcPath, PartitionValues: map[string]*string{"part": &pp}, Size: int64(len(b))}})
 		m.commit(as, "UPDATE")
-	case op < 9: // optimize a partition: no changes
+	case op < 10: // delete or restore rows by deletion vectors
+		p := live[m.rng.IntN(len(live))]
+		pf := m.phys[p]
+		deleted := pf.deleted.Clone()
+		for i := range pf.rows {
+			switch {
+			case m.rng.IntN(3) == 0 && !deleted.Contains(uint64(i)):
+				deleted.Add(uint64(i))
+			case m.rng.IntN(3) == 0:
+				deleted.Remove(uint64(i))
+			}
+		}
+		as = append(as, m.changeDV(p, deleted)...)
+		m.commit(as, "DELETE")
+	case op < 11: // optimize a partition: no changes
 		part := m.parts[live[0]]
 		var rows []mrow
 		for _, p := range live {
@@ -312,8 +377,12 @@ func (m *modelTable) step() {
 
 // newModel creates a model table (version 0) in a fresh store.
 func newModel(t *testing.T, rng *rand.Rand, ict *time.Time) *modelTable {
-	m := &modelTable{t: t, rng: rng, st: objstore.NewMem(), files: map[string][]mrow{}, parts: map[string]string{}, extraAt: -1, ict: ict}
-	m.commit([]*actions.Action{{Protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 4}}, m.metadata()}, "CREATE TABLE")
+	m := &modelTable{t: t, rng: rng, st: objstore.NewMem(), files: map[string][]mrow{}, parts: map[string]string{}, phys: map[string]*physFile{}, extraAt: -1, ict: ict}
+	proto := &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"deletionVectors"}, WriterFeatures: []string{"deletionVectors", "changeDataFeed"}}
+	if ict != nil {
+		proto.WriterFeatures = append(proto.WriterFeatures, "inCommitTimestamp")
+	}
+	m.commit([]*actions.Action{{Protocol: proto}, m.metadata()}, "CREATE TABLE")
 	return m
 }
 
@@ -347,7 +416,8 @@ func (c mchange) line(withExtra bool, cols []string) string {
 }
 
 // TestModelHistories: random histories of appends, deletes, updates and
-// deletes with change data files, optimizes and a column addition; every
+// deletes with change data files, rows deleted and restored by deletion
+// vectors (inline and in files), optimizes and a column addition; every
 // random range, filter, projection, batch size and parallelism yields
 // exactly the model's change rows.
 func TestModelHistories(t *testing.T) {
