@@ -64,7 +64,7 @@ type modelTable struct {
 	files   map[string][]mrow // live files -> their live rows
 	parts   map[string]string // live file -> partition
 	phys    map[string]*physFile
-	hasExtr bool              // the extra column exists
+	hasExtr bool // the extra column exists
 	nextID  int64
 	nfile   int
 	changes []mchange
