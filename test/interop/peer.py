@@ -145,6 +145,34 @@ class DeltaRS:
     def version(self, req):
         return {"version": self.table(req).version()}
 
+    def changes(self, req):
+        """The change data feed from version to end_version (default the
+        latest), by load_cdf."""
+        import pyarrow as pa
+
+        dt = self.table(req)
+        kw = {"starting_version": int(req.get("version") or 0)}
+        if req.get("end_version") is not None:
+            kw["ending_version"] = int(req["end_version"])
+        table = pa.RecordBatchReader.from_stream(dt.load_cdf(**kw)).read_all()
+        columns = [f.name for f in dt.schema().fields] + ["_change_type", "_commit_version", "_commit_timestamp"]
+        n = write_rows(table, columns, req["out"])
+        return {"rows": n, "version": dt.version(), "columns": columns}
+
+    def delete(self, req):
+        """DELETE the rows matching where (delta-rs SQL)."""
+        dt = self.table(req)
+        dt.delete(req["where"])
+        return {"version": self.table(req).version()}
+
+    def update(self, req):
+        """UPDATE the rows matching where; statements are "col=expr"
+        assignments (delta-rs SQL)."""
+        dt = self.table(req)
+        updates = dict(a.split("=", 1) for a in req["statements"])
+        dt.update(updates=updates, predicate=req.get("where") or None)
+        return {"version": self.table(req).version()}
+
 
 class Spark:
     name = "spark"
@@ -210,6 +238,16 @@ class Spark:
         columns = df.columns
         if req.get("where"):
             df = df.where(req["where"])
+        n = write_rows(self._arrow(df), columns, req["out"])
+        return {"rows": n, "version": self._version(req["path"]), "columns": columns}
+
+    def changes(self, req):
+        """table_changes from version to end_version (default the latest)."""
+        r = self.spark.read.format("delta").option("readChangeFeed", "true").option("startingVersion", int(req.get("version") or 0))
+        if req.get("end_version") is not None:
+            r = r.option("endingVersion", int(req["end_version"]))
+        df = r.load(req["path"])
+        columns = df.columns
         n = write_rows(self._arrow(df), columns, req["out"])
         return {"rows": n, "version": self._version(req["path"]), "columns": columns}
 
@@ -288,7 +326,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes", "delete", "update") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)

@@ -71,6 +71,7 @@ type request struct {
 	Op             string            `json:"op"`
 	Path           string            `json:"path,omitempty"`
 	Version        *int64            `json:"version,omitempty"`
+	EndVersion     *int64            `json:"end_version,omitempty"`
 	Where          string            `json:"where,omitempty"`
 	Reader         string            `json:"reader,omitempty"`
 	Out            string            `json:"out,omitempty"`
