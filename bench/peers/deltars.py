@@ -290,6 +290,18 @@ def op_commits(spec):
     return out
 
 
+def op_changes(spec):
+    """The change data feed of every version (DeltaTable.load_cdf), every
+    batch folded into a checksum."""
+    start = time.perf_counter()
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    c = Checksum()
+    for b in pa.RecordBatchReader.from_stream(dt.load_cdf(starting_version=0)):
+        c.add(b)
+    secs = time.perf_counter() - start
+    return {"seconds": secs, "count": c.rows, "checksum": c.json(), "version": dt.version()}
+
+
 OPS = {
     "idle": op_idle,
     "gen": op_gen,
@@ -301,6 +313,7 @@ OPS = {
     "list": op_list,
     "create": op_create,
     "commits": op_commits,
+    "changes": op_changes,
 }
 
 

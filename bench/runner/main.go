@@ -27,7 +27,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "cdf"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -126,6 +126,8 @@ func runMain(args []string) int {
 			err = commitsLocal(ctx, cfg, rep)
 		case "commit-s3":
 			err = commitsS3(ctx, cfg, rep)
+		case "cdf":
+			err = changeFeeds(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)
