@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"testing"
 
@@ -10,12 +11,17 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 )
 
+var (
+	cdfVersions = flag.Int("cdf.versions", 100, "BenchmarkChangeFeed: versions after the first (1000 is the runner's -scale full)")
+	cdfRows     = flag.Int64("cdf.rows", 2500, "BenchmarkChangeFeed: rows of each append (7500 is the runner's -scale full)")
+)
+
 // BenchmarkChangeFeed reads the change data feed of every version of the
 // runner's small cdf table (100 versions of appends, UPDATEs with change
 // data files and DELETEs; 332,500 change rows), or a tenth under -short,
 // with one file read at a time and with the default parallelism.
 func BenchmarkChangeFeed(b *testing.B) {
-	spec := workload.CDFSpec{Versions: 100, RowsPerVersion: 2500}
+	spec := workload.CDFSpec{Versions: *cdfVersions, RowsPerVersion: *cdfRows}
 	if testing.Short() {
 		spec.Versions = 10
 	}
