@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/cdf"
@@ -189,5 +190,48 @@ func TestTimestampRange(t *testing.T) {
 	wantErr(t, feedErr(t, m, cdf.Timestamps(at(7), time.Time{})), deltalog.ErrVersionNotFound, "latest version 6")
 	if err := feedErr(t, m, cdf.Timestamps(at(7), time.Time{}), cdf.EmptyBeyondLatest()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStopAndCancel: a loop stopped early, or a cancelled context, ends
+// the feed with every batch released (the checked allocator) and, for
+// the cancel, an error wrapping context.Canceled.
+func TestStopAndCancel(t *testing.T) {
+	m := newModel(t, rand.New(rand.NewPCG(3, 4)), nil)
+	for range 30 {
+		m.step()
+	}
+	for _, cancelIt := range []bool{false, true} {
+		for _, par := range []int{1, 4} {
+			mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+			ctx, cancel := context.WithCancel(context.Background())
+			f, err := cdf.Open(ctx, m.st, "", cdf.Versions(0, -1), cdf.WithAllocator(mem), cdf.WithParallelism(par), cdf.WithBatchSize(2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			var last error
+			for _, err := range f.Records(ctx) {
+				if err != nil {
+					last = err
+					break
+				}
+				n++
+				if n == 3 {
+					if !cancelIt {
+						break
+					}
+					cancel()
+				}
+			}
+			cancel()
+			if cancelIt && !errors.Is(last, context.Canceled) {
+				t.Fatalf("parallelism %d: after a cancel, err = %v", par, last)
+			}
+			if !cancelIt && last != nil {
+				t.Fatal(last)
+			}
+			mem.AssertSize(t, 0)
+		}
 	}
 }

@@ -160,3 +160,15 @@ func TestSimpleTableWithCDC(t *testing.T) {
 	}
 	_ = deltalog.ErrVersionNotFound
 }
+
+// TestColumnMappingRefused: a column-mapped table is refused with
+// ErrUnsupported before anything is read, never read under physical names.
+func TestColumnMappingRefused(t *testing.T) {
+	for _, name := range []string{"table-with-columnmapping-mode-name", "table-with-columnmapping-mode-id"} {
+		_, st := openCase(t, name)
+		_, err := cdf.Open(context.Background(), st, "", cdf.Versions(0, -1))
+		if !errors.Is(err, reader.ErrUnsupported) || !strings.Contains(err.Error(), "column mapping") {
+			t.Fatalf("%s: err = %v, want ErrUnsupported naming column mapping", name, err)
+		}
+	}
+}

@@ -61,6 +61,8 @@ const jobAhead = 2
 // deltalog.Commits and turns each version into jobs, in order; up to
 // parallelism jobs read their files at once, each at most jobAhead
 // batches ahead; the batches are yielded job by job, so in version order.
+// When it returns, every goroutine it started has ended and every batch
+// it did not yield is released.
 func (f *Feed) stream(parent context.Context, yield func(arrow.RecordBatch, error) bool) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
@@ -94,41 +96,45 @@ func (f *Feed) stream(parent context.Context, yield func(arrow.RecordBatch, erro
 			}
 		})
 	}()
+	var cur *job // the job being yielded
 	defer func() {
+		// Stop the planner and the readers, and release what they made.
 		cancel()
+		if cur != nil {
+			drain(cur.out)
+		}
 		for j := range ordered {
 			drain(j.out)
 		}
 	}()
 	for j := range ordered {
+		cur = j
 		for r := range j.out {
 			if r.err != nil {
-				drain(j.out)
 				yield(nil, r.err)
 				return
 			}
 			ok := yield(r.rec, nil)
 			r.rec.Release()
 			if !ok {
-				drain(j.out)
 				return
 			}
 		}
+		cur = nil
 	}
 	if err := parent.Err(); err != nil {
 		yield(nil, fmt.Errorf("cdf: %s: %w", f.display, err))
 	}
 }
 
-// drain releases what a job still had queued, letting its reader finish.
+// drain releases what a job still sends until its reader, which sees the
+// cancelled context, closes the channel.
 func drain(ch chan batchOrErr) {
-	go func() {
-		for r := range ch {
-			if r.rec != nil {
-				r.rec.Release()
-			}
+	for r := range ch {
+		if r.rec != nil {
+			r.rec.Release()
 		}
-	}()
+	}
 }
 
 // plan1 walks the range's commits and emits each version's jobs in
