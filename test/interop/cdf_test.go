@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/cdf"
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -130,14 +132,81 @@ func TestSparkChangeFeeds(t *testing.T) {
 			// Spark reads every range under the latest schema; lakelog, as
 			// the issue asks, under the range's end version's (the column
 			// extra, added at version 7, is not in the earlier ones).
-			compareFeeds(t, sp, store, dir, latest, true, func(_, to int64, line string) string {
+			adjust := func(_, to int64, line string) string {
 				if to < 7 {
 					return strings.Replace(line, `,"extra":null`, "", 1)
 				}
 				return line
-			})
+			}
+			compareFeeds(t, sp, store, dir, latest, true, adjust)
+			if dv && !hasDVDiff(t, store, latest) {
+				t.Fatal("no version of Spark's table changes a file's deletion vector without change data files: the test does not test the deletion-vector difference")
+			}
+			// Timestamp ranges map to versions as Spark maps them: exactly
+			// at a commit's time, and a millisecond past it.
+			hist, err := deltalog.History(context.Background(), store, "", -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := map[int64]time.Time{}
+			for _, h := range hist {
+				at[h.Version] = h.Timestamp
+			}
+			for _, c := range [][2]time.Time{
+				{at[2], at[5]},
+				{at[2].Add(time.Millisecond), at[5].Add(-time.Millisecond)},
+				{at[8], {}},
+			} {
+				req := request{Op: "changes", Path: dir, Out: filepath.Join(t.TempDir(), "changes.parquet"), StartTimestamp: c[0].UTC().Format("2006-01-02 15:04:05.000")}
+				if !c[1].IsZero() {
+					req.EndTimestamp = c[1].UTC().Format("2006-01-02 15:04:05.000")
+				}
+				resp := sp.call(t, req)
+				want := parquetLines(t, req.Out)
+				if int64(len(want)) != resp.Rows {
+					t.Fatalf("spark read %d rows, the file holds %d", resp.Rows, len(want))
+				}
+				f, err := cdf.Open(context.Background(), store, "", cdf.Timestamps(c[0], c[1]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				from, to := f.Versions()
+				got := lakelogChanges(t, store, from, to)
+				for i := range want {
+					want[i] = adjust(from, to, want[i])
+				}
+				slices.Sort(want)
+				sameRows(t, fmt.Sprintf("lakelog's changes from %s to %s (versions %d to %d)", req.StartTimestamp, req.EndTimestamp, from, to), got, want)
+			}
 		})
 	}
+}
+
+// hasDVDiff reports whether some version of the table removes and adds
+// one file with different deletion vectors and has no cdc action.
+func hasDVDiff(t *testing.T, store objstore.Store, latest int64) bool {
+	for vc, err := range deltalog.Commits(context.Background(), store, "", 0, latest) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		removed := map[string]string{}
+		cdc := false
+		for _, a := range vc.Actions {
+			if a.Remove != nil && a.Remove.DataChange {
+				removed[a.Remove.Path] = a.Remove.DeletionVector.UniqueID()
+			}
+			cdc = cdc || a.CDC != nil
+		}
+		for _, a := range vc.Actions {
+			if a.Add == nil || cdc {
+				continue
+			}
+			if dv, ok := removed[a.Add.Path]; ok && dv != a.Add.DeletionVector.UniqueID() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestDeltaRSChangeFeeds: a table delta-rs writes with the feed on

@@ -242,10 +242,17 @@ class Spark:
         return {"rows": n, "version": self._version(req["path"]), "columns": columns}
 
     def changes(self, req):
-        """table_changes from version to end_version (default the latest)."""
-        r = self.spark.read.format("delta").option("readChangeFeed", "true").option("startingVersion", int(req.get("version") or 0))
-        if req.get("end_version") is not None:
-            r = r.option("endingVersion", int(req["end_version"]))
+        """table_changes from version to end_version (default the latest),
+        or from starting_timestamp to ending_timestamp."""
+        r = self.spark.read.format("delta").option("readChangeFeed", "true")
+        if req.get("starting_timestamp"):
+            r = r.option("startingTimestamp", req["starting_timestamp"])
+            if req.get("ending_timestamp"):
+                r = r.option("endingTimestamp", req["ending_timestamp"])
+        else:
+            r = r.option("startingVersion", int(req.get("version") or 0))
+            if req.get("end_version") is not None:
+                r = r.option("endingVersion", int(req["end_version"]))
         df = r.load(req["path"])
         columns = df.columns
         n = write_rows(self._arrow(df), columns, req["out"])

@@ -72,6 +72,8 @@ type request struct {
 	Path           string            `json:"path,omitempty"`
 	Version        *int64            `json:"version,omitempty"`
 	EndVersion     *int64            `json:"end_version,omitempty"`
+	StartTimestamp string            `json:"starting_timestamp,omitempty"`
+	EndTimestamp   string            `json:"ending_timestamp,omitempty"`
 	Where          string            `json:"where,omitempty"`
 	Reader         string            `json:"reader,omitempty"`
 	Out            string            `json:"out,omitempty"`
