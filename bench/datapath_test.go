@@ -115,37 +115,80 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-// scanTable is the local data-path table the scan benchmarks share,
-// written once per process.
-var scanTable struct {
+// sharedTable is a local table that benchmarks share, written once per
+// process.
+type sharedTable struct {
 	once sync.Once
 	dir  string
 	err  error
 }
 
-func dataPathTable(b *testing.B) objstore.Store {
+// get returns the table's store, building it in a new folder named with
+// prefix on first use.
+func (s *sharedTable) get(b *testing.B, prefix string, build func(objstore.Store) error) objstore.Store {
 	b.Helper()
-	scanTable.once.Do(func() {
-		scanTable.dir, scanTable.err = tempDir("lakelog-bench-scan-")
-		if scanTable.err != nil {
+	s.once.Do(func() {
+		if s.dir, s.err = tempDir(prefix); s.err != nil {
 			return
 		}
 		var st objstore.Store
-		if st, scanTable.err = objstore.NewLocal(scanTable.dir); scanTable.err != nil {
+		if st, s.err = objstore.NewLocal(s.dir); s.err != nil {
 			return
 		}
-		n := dataPathRows()
-		_, scanTable.err = writer.CreateTable(context.Background(), st, "", workload.Metadata(), workload.Batches(nil, n),
-			writer.WithTargetFileSize(workload.TargetFileSize(n)))
+		s.err = build(st)
 	})
-	if scanTable.err != nil {
-		b.Fatal(scanTable.err)
+	if s.err != nil {
+		b.Fatal(s.err)
 	}
-	st, err := objstore.NewLocal(scanTable.dir)
+	st, err := objstore.NewLocal(s.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return st
+}
+
+// scanTable is the local data-path table the scan benchmarks share.
+var scanTable sharedTable
+
+func dataPathTable(b *testing.B) objstore.Store {
+	b.Helper()
+	return scanTable.get(b, "lakelog-bench-scan-", createDataPathTable)
+}
+
+// scanAll opens the table in st (at version when not nil), plans a scan
+// with opts and reads it all, as the runner's scan rows do, returning the
+// rows' checksum and the scan.
+func scanAll(b *testing.B, st objstore.Store, version *int64, opts ...reader.Option) (workload.Checksum, *reader.Scan) {
+	b.Helper()
+	ctx := context.Background()
+	var open []deltalog.Option
+	if version != nil {
+		open = append(open, deltalog.AtVersion(*version))
+	}
+	snap, err := deltalog.Open(ctx, st, "", open...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, err := reader.NewScan(snap, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var got workload.Checksum
+	for rec, err := range sc.Records(ctx) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		got.Add(rec)
+	}
+	return got, sc
+}
+
+// createDataPathTable writes the data-path table's rows as version 0.
+func createDataPathTable(st objstore.Store) error {
+	n := dataPathRows()
+	_, err := writer.CreateTable(context.Background(), st, "", workload.Metadata(), workload.Batches(nil, n),
+		writer.WithTargetFileSize(workload.TargetFileSize(n)))
+	return err
 }
 
 // BenchmarkScan reads the data-path table (local disk, warm cache): every
@@ -174,21 +217,7 @@ func BenchmarkScan(b *testing.B) {
 			st := dataPathTable(b)
 			b.ReportAllocs()
 			for b.Loop() {
-				snap, err := deltalog.Open(ctx, st, "")
-				if err != nil {
-					b.Fatal(err)
-				}
-				sc, err := reader.NewScan(snap, c.opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var got workload.Checksum
-				for rec, err := range sc.Records(ctx) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					got.Add(rec)
-				}
+				got, _ := scanAll(b, st, nil, c.opts...)
 				if got.Rows != c.want.Rows || got.SumID != c.want.SumID {
 					b.Fatalf("read %+v, want %+v", got, c.want)
 				}

@@ -296,3 +296,56 @@ func TestLoadAbsoluteAndPrefix(t *testing.T) {
 		t.Fatalf("key %q", key)
 	}
 }
+
+// TestWriterFlushFailures: a failed upload stays pending and its key is
+// listed; a retry after a lost response finds its own file and succeeds;
+// vectors added after a Flush go to a new file, so an upload already
+// tried never changes.
+func TestWriterFlushFailures(t *testing.T) {
+	ctx := context.Background()
+	inner := objstore.NewMem()
+	store := objstore.Faulty(inner, objstore.Times(1, objstore.FailMatching(objstore.OpPut, "*.bin", nil)))
+	w := deletionvector.NewWriter(store, "", deletionvector.WithInlineLimit(0))
+	first := rangeOf(0, 100)
+	dv1, err := w.Add(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(ctx); !errors.Is(err, objstore.ErrInjected) {
+		t.Fatalf("flush: %v, want the injected failure", err)
+	}
+	if len(w.Keys()) != 1 {
+		t.Fatalf("keys after a failed upload: %v", w.Keys())
+	}
+	// Added after the failed Flush: a second file.
+	second := rangeOf(500, 700)
+	dv2, err := w.Add(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dv2.PathOrInlineDv == dv1.PathOrInlineDv {
+		t.Fatal("a vector joined a file Flush had already tried to write")
+	}
+	store.Add(objstore.Times(1, objstore.LoseResponse(objstore.OpPut, "*.bin")))
+	if err := w.Flush(ctx); !errors.Is(err, objstore.ErrLostResponse) {
+		t.Fatalf("flush: %v, want the lost response", err)
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatalf("retry after a lost response: %v", err)
+	}
+	if len(w.Keys()) != 2 {
+		t.Fatalf("keys %v, want 2", w.Keys())
+	}
+	for _, c := range []struct {
+		dv   *actions.DeletionVector
+		want *roaring64.Bitmap
+	}{{dv1, first}, {dv2, second}} {
+		got, err := deletionvector.Load(ctx, inner, "", c.dv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equals(c.want) {
+			t.Fatal("rows differ")
+		}
+	}
+}

@@ -3,6 +3,7 @@ package deletionvector
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -65,8 +66,9 @@ type Writer struct {
 }
 
 type pendingFile struct {
-	id   uuid.UUID
-	data []byte
+	id     uuid.UUID
+	data   []byte
+	sealed bool // Flush has tried to write it: it takes no more vectors
 }
 
 // NewWriter returns a Writer for the table whose keys in store start with
@@ -105,7 +107,7 @@ func (w *Writer) Add(rows *roaring64.Bitmap) (*actions.DeletionVector, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := len(w.mu.pending)
-	if n == 0 || len(w.mu.pending[n-1].data) >= w.cfg.maxFileSize || int64(len(w.mu.pending[n-1].data))+int64(len(data))+8 > math.MaxInt32 {
+	if n == 0 || w.mu.pending[n-1].sealed || len(w.mu.pending[n-1].data) >= w.cfg.maxFileSize || int64(len(w.mu.pending[n-1].data))+int64(len(data))+8 > math.MaxInt32 {
 		w.mu.pending = append(w.mu.pending, pendingFile{id: uuid.New()})
 		n++
 	}
@@ -120,20 +122,32 @@ func (w *Writer) Add(rows *roaring64.Bitmap) (*actions.DeletionVector, error) {
 
 // Flush writes the pending .bin files, each with create-if-absent. On
 // error the files not yet written stay pending, so Flush can be called
-// again; Keys lists the ones written either way. Call it before the
-// commit that carries the descriptors.
+// again (a retry that finds its own earlier upload in place, after an
+// error whose outcome was unknown, counts it as written); Keys lists them
+// either way. Vectors added after a Flush go to a new file. Call it
+// before the commit that carries the descriptors.
 func (w *Writer) Flush(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for i := range w.mu.pending {
+		w.mu.pending[i].sealed = true
+	}
 	for len(w.mu.pending) > 0 {
 		f := w.mu.pending[0]
 		key := w.root + FileName(f.id)
-		if !w.attempted(key) {
+		retry := w.attempted(key)
+		if !retry {
 			// Listed before the upload: an upload whose outcome is
 			// unknown may have landed.
 			w.mu.written = append(w.mu.written, key)
 		}
-		if err := w.store.Put(ctx, key, bytes.NewReader(f.data), objstore.PutOptions{IfAbsent: true, Size: int64(len(f.data))}); err != nil {
+		err := w.store.Put(ctx, key, bytes.NewReader(f.data), objstore.PutOptions{IfAbsent: true, Size: int64(len(f.data))})
+		if err != nil && retry && errors.Is(err, objstore.ErrExists) {
+			if got, gerr := w.store.Get(ctx, key); gerr == nil && bytes.Equal(got, f.data) {
+				err = nil
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("deletionvector: write %s: %w", key, err)
 		}
 		w.mu.pending = w.mu.pending[1:]

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -23,6 +24,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
@@ -42,7 +44,11 @@ var (
 // groups, page indexes on or off, several files), holding every type the
 // reader decodes: long, int, double (NaN, -0), string and binary values of
 // 0 bytes to 100 KB (unicode, empty, null), dates, timestamps, decimals,
-// lists, maps and structs, partitioned or not. Each table is scanned with
+// lists, maps and structs, partitioned or not. Half the tables then get
+// deletion vectors on a random subset of their files (a few rows, a run,
+// about half or all of a file's rows; inline or in .bin files), which the
+// reference read applies from its own record of the deleted rows. Each
+// table is scanned with
 // random filters, projections (with and without the filter's columns),
 // batch sizes and parallelism, through the scans' pooled allocator in its
 // checked mode, and each result must equal, value by value, the rows of
@@ -167,9 +173,16 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 		}
 	}
 	snap = open(t, store)
+	var deleted map[string]map[int64]bool
+	if g.r.IntN(2) == 0 {
+		var how string
+		deleted, how = g.deletionVectors(t, ctx, store, snap)
+		snap = open(t, store)
+		shapes = append(shapes, how)
+	}
 	t.Logf("table: %d files, partitioned=%v, appends: %s", countFiles(snap), len(parts) > 0, strings.Join(shapes, "; "))
 
-	ref := referenceRows(t, ctx, store, snap)
+	ref := referenceRows(t, ctx, store, snap, deleted)
 	scans := 10
 	if long {
 		scans = 30
@@ -216,6 +229,15 @@ func runDifferential(t *testing.T, seed uint64, long bool) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		want := ref.matching(filter, cols)
+		if k%3 == 0 {
+			n, err := mustScan(t, snap, reader.WithFilter(mustParse(t, filter.text))).Count(ctx)
+			if err != nil {
+				t.Fatalf("%s: count: %v", what, err)
+			}
+			if n != int64(len(want)) {
+				t.Fatalf("%s: Count %d, want %d", what, n, len(want))
+			}
+		}
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
@@ -710,9 +732,86 @@ func (t *refTable) matching(filter diffPred, cols []string) []string {
 	return out
 }
 
+// deletionVectors gives a random subset of the table's files a deletion
+// vector of random rows (a few, a run, about half, or all of them),
+// written with deletionvector.Writer at a random inline limit and
+// committed as Spark's DELETE does, a remove and an add of each file. It
+// returns the deleted row indexes of each file by add path: the model
+// the reference read applies, which never reads the vectors back.
+func (g *diffGen) deletionVectors(t *testing.T, ctx context.Context, store objstore.Store, snap *deltalog.Snapshot) (map[string]map[int64]bool, string) {
+	t.Helper()
+	if err := snap.LoadStats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	limit := []int{0, 64, deletionvector.DefaultInlineLimit, 1 << 20}[g.r.IntN(4)]
+	w := deletionvector.NewWriter(store, snap.Root(), deletionvector.WithInlineLimit(limit))
+	tx := snap.NewTransaction()
+	deleted := map[string]map[int64]bool{}
+	var shapes []string
+	for add := range snap.Files() {
+		if g.r.IntN(3) == 0 {
+			continue
+		}
+		st, err := actions.ParseStats(add.Stats)
+		if err != nil || st.NumRecords <= 0 {
+			t.Fatalf("%s: no numRecords (%v)", add.Path, err)
+		}
+		n := st.NumRecords
+		rows := map[int64]bool{}
+		shape := []string{"few", "run", "half", "all"}[g.r.IntN(4)]
+		switch shape {
+		case "few":
+			for range 1 + g.r.IntN(5) {
+				rows[g.r.Int64N(n)] = true
+			}
+		case "run":
+			start := g.r.Int64N(n)
+			for i := start; i < min(n, start+1+g.r.Int64N(n)); i++ {
+				rows[i] = true
+			}
+		case "half":
+			for i := range n {
+				if g.r.IntN(2) == 0 {
+					rows[i] = true
+				}
+			}
+			rows[g.r.Int64N(n)] = true // never empty
+		case "all":
+			for i := range n {
+				rows[i] = true
+			}
+		}
+		shapes = append(shapes, fmt.Sprintf("%s %d/%d", shape, len(rows), n))
+		bm := roaring64.New()
+		for r := range rows {
+			bm.Add(uint64(r))
+		}
+		dv, err := w.Add(bm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withDV := *add
+		withDV.DeletionVector = dv
+		tx.RemoveFile(add, true)
+		tx.Add(actions.Action{Add: &withDV})
+		deleted[add.Path] = rows
+	}
+	if len(deleted) == 0 {
+		return nil, "no deletion vectors"
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return deleted, fmt.Sprintf("deletion vectors (inline limit %d, %d files): %s", limit, len(w.Keys()), strings.Join(shapes, ", "))
+}
+
 // referenceRows reads every data file of snap with pqarrow and the plain
-// Go allocator, and adds the partition values from the add actions.
-func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap *deltalog.Snapshot) *refTable {
+// Go allocator, adds the partition values from the add actions, and drops
+// the rows deleted holds for the file (by add path).
+func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap *deltalog.Snapshot, deleted map[string]map[int64]bool) *refTable {
 	t.Helper()
 	ref := &refTable{}
 	mem := memory.NewGoAllocator()
@@ -735,8 +834,10 @@ func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap
 		}
 		part := add.PartitionValues["p"]
 		tr := array.NewTableReader(tbl, tbl.NumRows())
+		var base int64 // file row index of the batch's first row
 		for tr.Next() {
-			ref.addRecord(t, tr.RecordBatch(), part)
+			ref.addRecord(t, tr.RecordBatch(), part, base, deleted[add.Path])
+			base += tr.RecordBatch().NumRows()
 		}
 		tr.Release()
 		tbl.Release()
@@ -745,8 +846,9 @@ func referenceRows(t *testing.T, ctx context.Context, store objstore.Store, snap
 }
 
 // addRecord adds the rows of rec (one data file's columns, read by
-// pqarrow) with the partition value part when the table is partitioned.
-func (ref *refTable) addRecord(t *testing.T, rec arrow.RecordBatch, part *string) {
+// pqarrow, from file row index base) with the partition value part when
+// the table is partitioned, less the rows deleted holds.
+func (ref *refTable) addRecord(t *testing.T, rec arrow.RecordBatch, part *string, base int64, deleted map[int64]bool) {
 	t.Helper()
 	col := func(name string) arrow.Array {
 		idx := rec.Schema().FieldIndices(name)
@@ -792,6 +894,9 @@ func (ref *refTable) addRecord(t *testing.T, rec arrow.RecordBatch, part *string
 	stA := st.Field(0).(*array.Int64)
 	stB := st.Field(1).(*array.String)
 	for r := range int(rec.NumRows()) {
+		if deleted[base+int64(r)] {
+			continue
+		}
 		row := diffRow{id: id.Value(r), bNull: b.IsNull(r), lNull: l.IsNull(r), mNull: m.IsNull(r), stNull: st.IsNull(r), p: part}
 		if pcol != nil {
 			row.p = nil

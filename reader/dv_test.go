@@ -2,12 +2,18 @@ package reader_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
@@ -71,6 +77,16 @@ func TestDeletionVectorRowSelection(t *testing.T) {
 	}
 	if n != 8 {
 		t.Errorf("ReadFile: %d rows, want 8", n)
+	}
+	n = 0
+	for rec, err := range mustScan(t, snap, reader.WithColumns()).Records(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int(rec.NumRows())
+	}
+	if n != 8 {
+		t.Errorf("no columns: %d rows, want 8", n)
 	}
 	for pred, want := range map[string]int64{"": 8, "value > 5": 3, "value = 0 OR value = 9": 0, "value <= 1": 1} {
 		var opts []reader.Option
@@ -173,4 +189,117 @@ func TestDeletionVectorCorrupt(t *testing.T) {
 		return
 	}
 	t.Fatal("no error")
+}
+
+// TestDeletionVectorWithoutStats: a file with a vector but no statistics
+// (the protocol requires numRecords, but a reader must not return wrong
+// counts when it is missing) is counted from its footer less the vector's
+// cardinality, and a vector deleting a row past the footer's count fails
+// the read.
+func TestDeletionVectorWithoutStats(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		rows    []uint64
+		wantErr bool
+	}{{[]uint64{1}, false}, {[]uint64{1, 3}, true}} { // the file holds 3 rows
+		store, snap := fourFiles(t)
+		var target *actions.Add
+		for f := range snap.Files() {
+			if f.PartitionValues["p"] != nil && *f.PartitionValues["p"] == "z" {
+				target = f
+			}
+		}
+		w := deletionvector.NewWriter(store, snap.Root())
+		dv, err := w.Add(roaring64.BitmapOf(c.rows...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare := *target
+		bare.Stats = ""
+		bare.DeletionVector = dv
+		tx := snap.NewTransaction()
+		tx.RemoveFile(target, true)
+		tx.Add(actions.Action{Add: &bare})
+		if _, err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		snap = open(t, store)
+		n, err := mustScan(t, snap).Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(10 - len(c.rows)); n != want {
+			t.Errorf("rows %v: Count %d, want %d", c.rows, n, want)
+		}
+		var readErr error
+		rows := 0
+		for rec, err := range mustScan(t, snap).Records(ctx) {
+			if err != nil {
+				readErr = err
+				break
+			}
+			rows += int(rec.NumRows())
+		}
+		switch {
+		case c.wantErr && !errors.Is(readErr, deletionvector.ErrCorrupt):
+			t.Errorf("rows %v: read error %v, want ErrCorrupt (row 3 of a 3-row file)", c.rows, readErr)
+		case !c.wantErr && (readErr != nil || rows != 9):
+			t.Errorf("rows %v: read %d rows (%v), want 9", c.rows, rows, readErr)
+		}
+	}
+}
+
+// TestDeletionVectorCDFTableVersions reads cdf-table-with-dv at every
+// version: its commits delete and restore rows only through deletion
+// vectors (file-based and inline, one in the Rust z85 crate's padded
+// form), and its expected change data says which rows each version
+// holds: version v holds the rows inserted and not deleted since.
+func TestDeletionVectorCDFTableVersions(t *testing.T) {
+	c, err := golden.Find("cdf-table-with-dv")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	var cdf struct {
+		Rows []struct {
+			Value   int    `json:"value"`
+			Type    string `json:"_change_type"`
+			Version int64  `json:"_commit_version"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(c.CDF, &cdf); err != nil {
+		t.Fatal(err)
+	}
+	store, err := objstore.NewLocal(c.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := map[int]bool{}
+	for v := int64(0); v <= *c.LatestVersion; v++ {
+		for _, r := range cdf.Rows {
+			if r.Version != v {
+				continue
+			}
+			switch r.Type {
+			case "insert":
+				live[r.Value] = true
+			case "delete":
+				delete(live, r.Value)
+			}
+		}
+		var want []string
+		for val := range live {
+			want = append(want, fmt.Sprintf(`{"value":%d}`, val))
+		}
+		snap, err := deltalog.Open(context.Background(), store, "", deltalog.AtVersion(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sorted(collect(t, mustScan(t, snap)))
+		if !slices.Equal(got, sorted(want)) {
+			t.Errorf("version %d: rows %v, want %v", v, got, sorted(want))
+		}
+	}
 }

@@ -313,33 +313,96 @@ func (r *rowSelector) check(rows int64) error {
 	return nil
 }
 
-// keepMask builds the mask of rows start..start+n-1 by walking only the
-// deleted rows in that range; nil when none is deleted (or r is nil).
-func (r *rowSelector) keepMask(start, n int64, mem memory.Allocator) *array.Boolean {
+// deletedIn returns the deleted rows among start..start+n-1, as offsets
+// from start, walking only the vector's rows in that range; nil when none
+// is deleted (or r is nil).
+func (r *rowSelector) deletedIn(start, n int64) []int {
 	if r == nil {
 		return nil
 	}
 	it := r.deleted.Iterator()
 	it.AdvanceIfNeeded(uint64(start))
-	if !it.HasNext() || it.PeekNext() >= uint64(start+n) {
-		return nil
-	}
-	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(int(bitutil.BytesForBits(n)))
-	bits := buf.Bytes()
-	bitutil.SetBitsTo(bits, 0, n, true)
+	var out []int
 	for it.HasNext() {
 		row := it.PeekNext()
 		if row >= uint64(start+n) {
 			break
 		}
-		bitutil.ClearBit(bits, int(int64(row)-start))
+		out = append(out, int(int64(row)-start))
 		it.Next()
 	}
-	data := array.NewData(arrow.FixedWidthTypes.Boolean, int(n), []*memory.Buffer{nil, buf}, nil, 0, 0)
+	return out
+}
+
+// sparseDeletes is the largest share of a batch's rows (1 in this many)
+// for which the kept rows are copied run by run rather than through the
+// filter kernel: copying a run is a memmove per buffer, where arrow-go's
+// filter takes strings value by value, but a run costs a slice per
+// column.
+const sparseDeletes = 64
+
+// selectRows drops the rows at the offsets del (ascending) from rec,
+// which it releases.
+func selectRows(ctx context.Context, rec arrow.RecordBatch, del []int, mem memory.Allocator) (arrow.RecordBatch, error) {
+	n := int(rec.NumRows())
+	if len(del) == n {
+		rec.Release()
+		return nil, nil
+	}
+	defer rec.Release()
+	if rec.NumCols() == 0 {
+		return array.NewRecordBatch(rec.Schema(), nil, int64(n-len(del))), nil
+	}
+	if len(del)*sparseDeletes <= n {
+		type run struct{ from, to int64 }
+		runs := make([]run, 0, len(del)+1)
+		from := 0
+		for _, d := range del {
+			if d > from {
+				runs = append(runs, run{int64(from), int64(d)})
+			}
+			from = d + 1
+		}
+		if from < n {
+			runs = append(runs, run{int64(from), int64(n)})
+		}
+		cols := make([]arrow.Array, rec.NumCols())
+		parts := make([]arrow.Array, len(runs))
+		for c := range cols {
+			for i, r := range runs {
+				parts[i] = array.NewSlice(rec.Column(c), r.from, r.to)
+			}
+			var err error
+			cols[c], err = array.Concatenate(parts, mem)
+			for _, p := range parts {
+				p.Release()
+			}
+			if err != nil {
+				for _, done := range cols[:c] {
+					done.Release()
+				}
+				return nil, err
+			}
+		}
+		out := array.NewRecordBatch(rec.Schema(), cols, int64(n-len(del)))
+		for _, c := range cols {
+			c.Release()
+		}
+		return out, nil
+	}
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := buf.Bytes()
+	bitutil.SetBitsTo(bits, 0, int64(n), true)
+	for _, d := range del {
+		bitutil.ClearBit(bits, d)
+	}
+	data := array.NewData(arrow.FixedWidthTypes.Boolean, n, []*memory.Buffer{nil, buf}, nil, 0, 0)
 	buf.Release()
-	defer data.Release()
-	return array.NewBooleanData(data)
+	mask := array.NewBooleanData(data)
+	data.Release()
+	defer mask.Release()
+	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
 }
 
 // assemble builds the scan's batch for n rows of f, starting at file row
@@ -393,12 +456,13 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
 	}
 	rec := array.NewRecordBatch(s.readSchema, cols, n)
-	if mask := sel.keepMask(start, n, mem); mask != nil {
-		kept, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
-		mask.Release()
-		rec.Release()
+	if del := sel.deletedIn(start, n); del != nil {
+		kept, err := selectRows(ctx, rec, del, mem)
 		if err != nil {
 			return nil, fmt.Errorf("reader: %s: row selection: %w", f.Key, err)
+		}
+		if kept == nil {
+			return nil, nil
 		}
 		rec = kept
 	}

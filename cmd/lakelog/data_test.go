@@ -457,14 +457,7 @@ func TestSplitCanonical(t *testing.T) {
 // them all. The test fails when one of these starts to scan, so that the
 // list stays honest.
 var goldenUnsupported = map[string]string{
-	"basic-dv-no-checkpoint":              "deletion vectors",
-	"basic-dv-with-checkpoint":            "deletion vectors",
-	"compacted-log-files-table":           "deletion vectors",
-	"dv-partitioned-with-checkpoint":      "deletion vectors",
-	"dv-with-columnmapping":               "deletion vectors and column mapping",
-	"log-replay-dv-key-cases":             "deletion vectors",
-	"table-with-dv-small":                 "deletion vectors",
-	"with-short-dv":                       "deletion vectors",
+	"dv-with-columnmapping":               "column mapping",
 	"table-with-columnmapping-mode-id":    "column mapping",
 	"table-with-columnmapping-mode-name":  "column mapping",
 	"data-reader-timestamp_ntz-name-mode": "column mapping",

@@ -22,7 +22,12 @@
 //   - Spark writes (partitioned appends, a DELETE without deletion vectors,
 //     checkpoints every two commits), lakelog reads every version;
 //   - on MinIO (s3://), each of lakelog and delta-rs reads what the other
-//     wrote.
+//     wrote;
+//   - lakelog writes deletion vectors (inline and in a .bin file) with a
+//     DELETE-shaped commit; delta-rs's DataFusion reader and Spark read
+//     the same rows (delta-rs's PyArrow reader refuses such tables); Spark
+//     DELETEs and UPDATEs with deletion vectors on, and lakelog reads and
+//     counts every version as Spark does.
 //
 // # Running
 //

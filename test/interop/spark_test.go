@@ -35,14 +35,7 @@ func TestSparkWritesLakelogReads(t *testing.T) {
 		"p_int": {int32(0), int32(math.MinInt32), nil},
 	}
 	g.nestedNanos = true // Spark writes INT96; see TestSparkNestedInt96Timestamps
-	files := t.TempDir()
-	inputs := make([]string, 3)
-	for i := range inputs {
-		rec := g.batch(mem, sc, 40)
-		inputs[i] = filepath.Join(files, fmt.Sprintf("in-%d.parquet", i))
-		writeParquet(t, inputs[i], rec)
-		rec.Release()
-	}
+	inputs := parquetInputs(t, g, mem, sc, 3, 40)
 	store, dir := newLocal(t)
 	table := "delta.`" + dir + "`"
 	sp.call(t, request{Op: "sql", Statements: []string{
