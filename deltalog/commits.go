@@ -80,7 +80,7 @@ func Commits(ctx context.Context, store objstore.Store, root string, from, to in
 			}
 			return
 		}
-		clock := t.newCommitClock(ctx, l)
+		clock := commitInfoClock(l)
 
 		// Fetch ahead: each pending read runs in its own goroutine, at most
 		// commitsAhead at once; they are consumed in version order.

@@ -121,3 +121,36 @@ func TestCommitRange(t *testing.T) {
 		t.Errorf("range from a cleaned-up version: %v", err)
 	}
 }
+
+// TestCommitRangeReadsOnlyItsCommits: a range reads its own commit files
+// and nothing else (no snapshot of the latest version to learn where
+// in-commit timestamps begin), and still gives in-commit timestamps.
+func TestCommitRangeReadsOnlyItsCommits(t *testing.T) {
+	ctx := context.Background()
+	mem := objstore.NewMem()
+	createTable(t, mem, map[string]string{"delta.enableInCommitTimestamps": "true"})
+	for i := range 25 {
+		appendFiles(t, mem, fmt.Sprintf("f%02d", i))
+	}
+	st := objstore.Counting(mem)
+	n := 0
+	for vc, err := range deltalog.Commits(ctx, st, "", 21, 23) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vc.CommitInfo == nil || vc.CommitInfo.InCommitTimestamp == nil || vc.Timestamp.UnixMilli() != *vc.CommitInfo.InCommitTimestamp {
+			t.Fatalf("version %d: timestamp %v, commitInfo %+v", vc.Version, vc.Timestamp, vc.CommitInfo)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Fatalf("%d versions, want 3", n)
+	}
+	var reads []string
+	for _, op := range []objstore.Op{objstore.OpGet, objstore.OpGetRange} {
+		reads = append(reads, st.Keys(op)...)
+	}
+	if len(reads) != 3 {
+		t.Fatalf("read %d objects, want the 3 commits of the range: %v", len(reads), reads)
+	}
+}

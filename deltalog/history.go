@@ -114,19 +114,41 @@ func (t *table) readCommitInfo(ctx context.Context, f logFile) (*actions.CommitI
 // without reading commits; the in-commit timestamps come from the
 // commitInfo the caller read.
 type commitClock struct {
-	ictFrom   int64               // the enablement version; -1 when none
-	fileTimes map[int64]time.Time // versions before ictFrom, made monotonic
-	files     map[int64]logFile
+	ictFrom int64 // the enablement version; -1 when none
+	// fromCommitInfo: a commit whose commitInfo carries an
+	// inCommitTimestamp is timed by it, whatever ictFrom says
+	// (commitInfoClock).
+	fromCommitInfo bool
+	fileTimes      map[int64]time.Time // versions before ictFrom, made monotonic
+	files          map[int64]logFile
 }
 
 func (t *table) newCommitClock(ctx context.Context, l *listing) *commitClock {
-	c := &commitClock{ictFrom: -1, fileTimes: make(map[int64]time.Time, len(l.commits)), files: l.commits}
-	if len(l.commits) == 0 {
-		return c
+	ictFrom := int64(-1)
+	if len(l.commits) > 0 {
+		if s, err := Open(ctx, t.store, t.root, withSkipGate()); err == nil && s.ict.enabled {
+			ictFrom = s.ict.enablementVersion
+		}
 	}
-	if s, err := Open(ctx, t.store, t.root, withSkipGate()); err == nil && s.ict.enabled {
-		c.ictFrom = s.ict.enablementVersion
-	}
+	return fileClock(l, ictFrom)
+}
+
+// commitInfoClock is the clock of a caller that reads every commit of its
+// range anyway (Commits): it needs no snapshot to learn where in-commit
+// timestamps begin, because writers put an inCommitTimestamp in every
+// commitInfo from the enablement version on, and only there. The file
+// times before that version are the same as newCommitClock's, since each
+// is raised only past its predecessors'.
+func commitInfoClock(l *listing) *commitClock {
+	c := fileClock(l, -1)
+	c.fromCommitInfo = true
+	return c
+}
+
+// fileClock times the versions before ictFrom (all when ictFrom < 0) by
+// their commit files.
+func fileClock(l *listing, ictFrom int64) *commitClock {
+	c := &commitClock{ictFrom: ictFrom, fileTimes: make(map[int64]time.Time, len(l.commits)), files: l.commits}
 	versions := make([]int64, 0, len(l.commits))
 	for v := range l.commits {
 		if c.ictFrom < 0 || v < c.ictFrom {
@@ -153,7 +175,7 @@ func (c *commitClock) needsCommitInfo(v int64) bool { return c.ictFrom >= 0 && v
 // at is version v's timestamp; ci is its commitInfo (needed only when
 // needsCommitInfo; nil when the commit has none).
 func (c *commitClock) at(v int64, ci *actions.CommitInfo) time.Time {
-	if c.needsCommitInfo(v) && ci != nil && ci.InCommitTimestamp != nil {
+	if (c.fromCommitInfo || c.needsCommitInfo(v)) && ci != nil && ci.InCommitTimestamp != nil {
 		return time.UnixMilli(*ci.InCommitTimestamp)
 	}
 	if ts, ok := c.fileTimes[v]; ok {
@@ -262,4 +284,44 @@ func FindCommit(ctx context.Context, store objstore.Store, root string, version 
 		}
 	}
 	return -1, nil
+}
+
+// VersionsBetween maps a time range to versions as Spark's change data
+// feed maps its starting and ending timestamps: from is the first version
+// committed at or after start, to the last committed at or before end (a
+// zero end: the latest version). Commit times are time travel's (in-commit
+// timestamps where enabled, else file times made increasing). When no
+// version is committed at or after start the error wraps
+// ErrVersionNotFound and names the latest version; when none lies between
+// the two, from > to.
+func VersionsBetween(ctx context.Context, store objstore.Store, root string, start, end time.Time) (from, to int64, err error) {
+	t := newTable(store, root)
+	l, err := t.list(ctx, -1)
+	if err != nil {
+		return 0, 0, err
+	}
+	if l.maxVersion < 0 {
+		return 0, 0, &notTableError{table: t.display()}
+	}
+	times, err := t.commitTimestamps(ctx, l)
+	if err != nil {
+		return 0, 0, err
+	}
+	from, to = -1, -1
+	for v, vt := range times {
+		if !vt.Before(start) && (from < 0 || v < from) {
+			from = v
+		}
+		if (end.IsZero() || !vt.After(end)) && v > to {
+			to = v
+		}
+	}
+	if from < 0 {
+		latest := l.maxVersion
+		return 0, 0, fmt.Errorf("deltalog: %w: timestamp %s of %s is after the latest version %d (%s)", ErrVersionNotFound, start.UTC().Format(time.RFC3339Nano), t.display(), latest, times[latest].UTC().Format(time.RFC3339Nano))
+	}
+	if to < 0 {
+		to = from - 1
+	}
+	return from, to, nil
 }

@@ -38,8 +38,9 @@ type config struct {
 	batchSize   int
 	mem         memory.Allocator
 	parallelism int
-	tx          *deltalog.Transaction // RecordReads
-	rowIndex    bool                  // WithRowIndex
+	tx          *deltalog.Transaction  // RecordReads
+	rowIndex    bool                   // WithRowIndex
+	extra       []*actions.StructField // WithFileColumns
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -89,6 +90,14 @@ const RowIndexColumn = "_row_index"
 // index deletion vectors are written against (Spark's
 // _metadata.row_index).
 func WithRowIndex() Option { return func(c *config) { c.rowIndex = true } }
+
+// WithFileColumns adds columns that data files may hold beside the
+// table's schema (the change data feed's _change_type in _change_data
+// files), after the projection: each is read by name from the file, null
+// where a file lacks it. The names must not be the table's columns.
+func WithFileColumns(fields ...*actions.StructField) Option {
+	return func(c *config) { c.extra = slices.Clone(fields) }
+}
 
 // ScanFile is one data file a scan reads: the add action and what planning
 // derived from it.
@@ -224,6 +233,12 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		}
 	} else {
 		s.outFields = slices.Clone(s.schema.Fields)
+	}
+	for _, f := range cfg.extra {
+		if fieldFold(s.schema, f.Name) != nil {
+			return nil, fmt.Errorf("reader: file column %q is a column of the table", f.Name)
+		}
+		s.outFields = append(s.outFields, f)
 	}
 	s.readFields = s.outFields
 	if cfg.filter != nil {
@@ -408,6 +423,15 @@ func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
 			}
 		}
 	}
+}
+
+// PlanFile plans a file that need not be in the scan's snapshot (a file
+// an earlier version added or removed, a change data file) under the
+// scan's rules: keep is false when its partition values or statistics
+// prove that no row satisfies the filter. The file is read with ReadFile.
+func (s *Scan) PlanFile(add *actions.Add) (f *ScanFile, keep bool, err error) {
+	s.m.considered.Add(1)
+	return s.planFile(add)
 }
 
 // planFile decides whether add may hold matching rows.

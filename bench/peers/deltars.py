@@ -397,6 +397,16 @@ def op_vacuum(spec):
     secs = time.perf_counter() - start
     dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
     return {"seconds": secs, "count": len(deleted), "files": len(dt.file_uris()), "version": dt.version()}
+def op_changes(spec):
+    """The change data feed of every version (DeltaTable.load_cdf), every
+    batch folded into a checksum."""
+    start = time.perf_counter()
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    c = Checksum()
+    for b in pa.RecordBatchReader.from_stream(dt.load_cdf(starting_version=0)):
+        c.add(b)
+    secs = time.perf_counter() - start
+    return {"seconds": secs, "count": c.rows, "checksum": c.json(), "version": dt.version()}
 
 
 OPS = {
@@ -417,6 +427,7 @@ OPS = {
     "optimize": op_optimize,
     "restore": op_restore,
     "vacuum": op_vacuum,
+    "changes": op_changes,
 }
 
 

@@ -70,6 +70,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return lakelogCreate(ctx, spec)
 	case "commits":
 		return lakelogCommits(ctx, spec)
+	case "changes":
+		return lakelogChanges(ctx, spec)
 	case "raw-create":
 		return rawCreates(spec)
 	case "raw-put":

@@ -29,7 +29,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -135,6 +135,8 @@ func runMain(args []string) int {
 			err = dmlSuite(ctx, cfg, rep)
 		case "maintenance":
 			err = maintenanceSuite(ctx, cfg, rep)
+		case "cdf":
+			err = changeFeeds(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

@@ -29,11 +29,13 @@ Requests ("op"):
   sql    {"statements": [...]} (Spark only) Run each statement; the rows of
          the last one come back as "result" (a list of lists of strings).
   version {"path", "storage_options"?} The table's latest version.
-  changes {"path", "from", "to", "out"} The change data feed of versions
-         from..to: delta-rs DeltaTable.load_cdf, Spark readChangeFeed. The
-         rows go to "out" with the table's columns, then _change_type and
-         _commit_version (not the timestamp, whose source differs).
-         Response: {"rows", "columns"}.
+  changes {"path", "version", "end_version"?, "starting_timestamp"?,
+          "ending_timestamp"?, "out"} The change data feed (delta-rs
+         load_cdf, Spark readChangeFeed) to "out", the table's columns then
+         _change_type, _commit_version, _commit_timestamp.
+         Response: {"rows", "version", "columns"}.
+  delete {"path", "where"}, update {"path", "where"?, "statements"}
+         (delta-rs only) DELETE and UPDATE ("col=expr" assignments).
 
 A failed request answers {"ok": false, "error": ..., "traceback": ...}; the
 worker keeps serving.
@@ -151,15 +153,32 @@ class DeltaRS:
         return {"version": self.table(req).version()}
 
     def changes(self, req):
+        """The change data feed from version to end_version (default the
+        latest), by load_cdf."""
         import pyarrow as pa
 
         dt = self.table(req)
-        columns = [f.name for f in dt.schema().fields] + ["_change_type", "_commit_version"]
-        feed = dt.load_cdf(starting_version=int(req["from"]), ending_version=int(req["to"]))
-        # load_cdf returns an Arrow C stream (arro3 in deltalake 1.x).
-        table = pa.RecordBatchReader.from_stream(feed).read_all()
+        kw = {"starting_version": int(req.get("version") or 0)}
+        if req.get("end_version") is not None:
+            kw["ending_version"] = int(req["end_version"])
+        table = pa.RecordBatchReader.from_stream(dt.load_cdf(**kw)).read_all()
+        columns = [f.name for f in dt.schema().fields] + ["_change_type", "_commit_version", "_commit_timestamp"]
         n = write_rows(table, columns, req["out"])
-        return {"rows": n, "columns": columns}
+        return {"rows": n, "version": dt.version(), "columns": columns}
+
+    def delete(self, req):
+        """DELETE the rows matching where (delta-rs SQL)."""
+        dt = self.table(req)
+        dt.delete(req["where"])
+        return {"version": self.table(req).version()}
+
+    def update(self, req):
+        """UPDATE the rows matching where; statements are "col=expr"
+        assignments (delta-rs SQL)."""
+        dt = self.table(req)
+        updates = dict(a.split("=", 1) for a in req["statements"])
+        dt.update(updates=updates, predicate=req.get("where") or None)
+        return {"version": self.table(req).version()}
 
 
 class Spark:
@@ -229,6 +248,23 @@ class Spark:
         n = write_rows(self._arrow(df), columns, req["out"])
         return {"rows": n, "version": self._version(req["path"]), "columns": columns}
 
+    def changes(self, req):
+        """table_changes from version to end_version (default the latest),
+        or from starting_timestamp to ending_timestamp."""
+        r = self.spark.read.format("delta").option("readChangeFeed", "true")
+        if req.get("starting_timestamp"):
+            r = r.option("startingTimestamp", req["starting_timestamp"])
+            if req.get("ending_timestamp"):
+                r = r.option("endingTimestamp", req["ending_timestamp"])
+        else:
+            r = r.option("startingVersion", int(req.get("version") or 0))
+            if req.get("end_version") is not None:
+                r = r.option("endingVersion", int(req["end_version"]))
+        df = r.load(req["path"])
+        columns = df.columns
+        n = write_rows(self._arrow(df), columns, req["out"])
+        return {"rows": n, "version": self._version(req["path"]), "columns": columns}
+
     def _arrow(self, df):
         """df's rows as a pyarrow Table. DataFrame.toArrow casts to the
         Spark schema's nullability, which fails on a null struct whose
@@ -261,19 +297,6 @@ class Spark:
 
     def version(self, req):
         return {"version": self._version(req["path"])}
-
-    def changes(self, req):
-        df = (
-            self.spark.read.format("delta")
-            .option("readChangeFeed", "true")
-            .option("startingVersion", int(req["from"]))
-            .option("endingVersion", int(req["to"]))
-            .load(req["path"])
-        )
-        columns = [c for c in df.columns if c not in ("_change_type", "_commit_version", "_commit_timestamp")]
-        columns += ["_change_type", "_commit_version"]
-        n = write_rows(self._arrow(df), columns, req["out"])
-        return {"rows": n, "columns": columns}
 
     def _version(self, path):
         from delta.tables import DeltaTable
@@ -317,7 +340,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes", "delete", "update") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)

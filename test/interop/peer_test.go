@@ -71,6 +71,9 @@ type request struct {
 	Op             string            `json:"op"`
 	Path           string            `json:"path,omitempty"`
 	Version        *int64            `json:"version,omitempty"`
+	EndVersion     *int64            `json:"end_version,omitempty"`
+	StartTimestamp string            `json:"starting_timestamp,omitempty"`
+	EndTimestamp   string            `json:"ending_timestamp,omitempty"`
 	Where          string            `json:"where,omitempty"`
 	Reader         string            `json:"reader,omitempty"`
 	Out            string            `json:"out,omitempty"`
@@ -80,8 +83,6 @@ type request struct {
 	Configuration  map[string]string `json:"configuration,omitempty"`
 	StorageOptions map[string]string `json:"storage_options,omitempty"`
 	Statements     []string          `json:"statements,omitempty"`
-	From           *int64            `json:"from,omitempty"`
-	To             *int64            `json:"to,omitempty"`
 }
 
 // response is a peer.py response.

@@ -1,0 +1,110 @@
+package cdf
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lakelog/lakelog/actions"
+)
+
+// checkSchema fails when the rows of a version whose metadata is md
+// cannot be read under the end version's schema: a column of md's schema
+// that the end schema lacks (dropped, or renamed), a type the end schema
+// does not widen, or other partition columns. Columns the end schema
+// adds are read as nulls. It is Spark's rule: a range is read under its
+// end version's schema only across additive changes.
+func (f *Feed) checkSchema(v int64, md *actions.Metadata) error {
+	if md == f.end.Metadata() {
+		return nil
+	}
+	schema, err := md.Schema()
+	if err != nil {
+		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, err)
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("cdf: %s: %w: version %d %s; the range %d to %d is read under version %d's schema: ask for a range on one side of version %d",
+			f.display, ErrSchemaChange, v, fmt.Sprintf(format, args...), f.from, f.to, f.to, v)
+	}
+	if mode := actions.ColumnMappingMode(md); mode != "" && mode != "none" {
+		return fail("uses column mapping (mode %q), which lakelog does not read yet", mode)
+	}
+	if !slices.EqualFunc(md.PartitionColumns, f.end.PartitionColumns(), strings.EqualFold) {
+		return fail("is partitioned by [%s], the end version by [%s]", strings.Join(md.PartitionColumns, ", "), strings.Join(f.end.PartitionColumns(), ", "))
+	}
+	if path, why := readableAs(schema, f.end.Schema(), ""); why != "" {
+		return fail("has column %s, which %s", path, why)
+	}
+	return nil
+}
+
+// readableAs reports the first column of old that cannot be read as new,
+// and why ("" when every column can).
+func readableAs(old, new *actions.StructType, prefix string) (path, why string) {
+	for _, of := range old.Fields {
+		p := prefix + of.Name
+		nf := new.Field(of.Name)
+		if nf == nil {
+			return p, "the end version's schema does not have (dropped or renamed)"
+		}
+		if path, why := typeReadableAs(of.Type, nf.Type, p); why != "" {
+			return path, why
+		}
+	}
+	return "", ""
+}
+
+func typeReadableAs(old, new actions.DataType, path string) (string, string) {
+	switch o := old.(type) {
+	case *actions.StructType:
+		if n, ok := new.(*actions.StructType); ok {
+			return readableAs(o, n, path+".")
+		}
+	case *actions.ArrayType:
+		if n, ok := new.(*actions.ArrayType); ok {
+			return typeReadableAs(o.ElementType, n.ElementType, path+".element")
+		}
+	case *actions.MapType:
+		if n, ok := new.(*actions.MapType); ok {
+			if p, why := typeReadableAs(o.KeyType, n.KeyType, path+".key"); why != "" {
+				return p, why
+			}
+			return typeReadableAs(o.ValueType, n.ValueType, path+".value")
+		}
+	case *actions.DecimalType:
+		if n, ok := new.(*actions.DecimalType); ok && n.Scale >= o.Scale && n.Precision-n.Scale >= o.Precision-o.Scale {
+			return "", ""
+		}
+	case actions.PrimitiveType:
+		if n, ok := new.(actions.PrimitiveType); ok && (n == o || widens(o, n)) {
+			return "", ""
+		}
+		if n, ok := new.(*actions.DecimalType); ok && widensToDecimal(o, n) {
+			return "", ""
+		}
+	}
+	return path, fmt.Sprintf("is %s there and %s in the end version's schema", old, new)
+}
+
+// widens reports the primitive widenings of the typeWidening feature.
+func widens(o, n actions.PrimitiveType) bool {
+	switch o {
+	case actions.TypeByte:
+		return n == actions.TypeShort || n == actions.TypeInteger || n == actions.TypeLong || n == actions.TypeDouble
+	case actions.TypeShort:
+		return n == actions.TypeInteger || n == actions.TypeLong || n == actions.TypeDouble
+	case actions.TypeInteger:
+		return n == actions.TypeLong || n == actions.TypeDouble
+	case actions.TypeFloat:
+		return n == actions.TypeDouble
+	case actions.TypeDate:
+		return n == actions.TypeTimestampNTZ
+	}
+	return false
+}
+
+func widensToDecimal(o actions.PrimitiveType, n *actions.DecimalType) bool {
+	digits := map[actions.PrimitiveType]int{actions.TypeByte: 3, actions.TypeShort: 5, actions.TypeInteger: 10, actions.TypeLong: 20}
+	d, ok := digits[o]
+	return ok && n.Precision-n.Scale >= d
+}
