@@ -90,3 +90,38 @@ func TestDeleteVersusConcurrentDelete(t *testing.T) {
 		diffLines(t, "rows", scanLines(t, openTable(t, st)), sortedLines(`{"id":2,"v":2}`, `{"id":3,"v":3}`))
 	}
 }
+
+// A commit whose response was lost may have landed: the operation must
+// not delete the files it wrote, or the table would reference missing
+// files (the concurrent-writers model found this).
+func TestLostCommitKeepsItsFiles(t *testing.T) {
+	for _, dv := range []bool{false, true} {
+		ctx := context.Background()
+		mem := objstore.NewMem()
+		props := map[string]string{}
+		if dv {
+			props["delta.enableDeletionVectors"] = "true"
+		}
+		createTable(t, mem, "id long, v long", props)
+		appendRows(t, mem, `[{"id":1,"v":1},{"id":2,"v":2},{"id":3,"v":3}]`)
+		// Every create of the next commit "fails" after it was made.
+		st := objstore.Faulty(mem, objstore.Times(20, objstore.LoseResponse(objstore.OpPut, "tbl/_delta_log/*.json")))
+		snap, err := deltalog.Open(ctx, st, "tbl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = dml.Update(ctx, snap, mustParse(t, "id = 2"), mustSet(t, "v = 20"))
+		t.Logf("deletion vectors %v: update with lost responses: %v", dv, err)
+		// Whatever the outcome, every file the table references exists.
+		after := openTable(t, mem)
+		for f := range after.Files() {
+			if _, err := mem.Head(ctx, after.TablePath(f.Path)); err != nil {
+				t.Errorf("deletion vectors %v: version %d references %s: %v", dv, after.Version(), f.Path, err)
+			}
+		}
+		got := scanLines(t, after)
+		if len(got) != 3 {
+			t.Errorf("deletion vectors %v: rows %v", dv, got)
+		}
+	}
+}

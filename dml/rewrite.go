@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
@@ -213,7 +214,12 @@ func (j *job) rewrite(targets []*target, params map[string]any) (*Result, error)
 	}
 	res, err := j.commit(out, params, rewriteMs)
 	if err != nil {
-		j.cleanup(out)
+		// Only a commit known not to have landed gives its files up: after
+		// an I/O error (deltalog.ErrCommitUnknown, say) the commit may be
+		// in the log, and its files with it.
+		if errors.Is(err, conflict.ErrConflict) {
+			j.cleanup(out)
+		}
 		return nil, err
 	}
 	return res, nil
@@ -636,8 +642,9 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	return &Result{CommitResult: res, Metrics: m}, nil
 }
 
-// cleanup deletes the files a failed operation wrote: they are not
-// referenced by any version, so this only saves VACUUM the work.
+// cleanup deletes the files an operation wrote that failed before its
+// commit or whose commit was refused: no version references them, so
+// this only saves VACUUM the work.
 func (j *job) cleanup(out *outcome) {
 	var keys []string
 	if out.data != nil {
