@@ -438,7 +438,22 @@ def main():
         print(f"deltars.py: op {spec['op']!r} is not measured for delta-rs", file=sys.stderr)
         return 2
     out = op(spec)
+    out["peak_kb"] = peak_kb()
     print(json.dumps(out), flush=True)
+    return 0
+
+
+def peak_kb():
+    """This process's peak resident set in KiB (VmHWM), 0 when /proc does
+    not say: ru_maxrss would count the runner's memory from before exec
+    (see wait in bench/runner/measure.go)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
     return 0
 
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,7 +38,24 @@ func childMain(specJSON string) error {
 	if err != nil {
 		return fmt.Errorf("runner child %s: %w", spec.Op, err)
 	}
+	o.PeakKB = peakKB()
 	return json.NewEncoder(os.Stdout).Encode(o)
+}
+
+// peakKB is this process's peak resident set in KiB (VmHWM), 0 when
+// /proc does not say.
+func peakKB() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // barrier tells the parent this child is set up and waits for its go.

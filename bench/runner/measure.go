@@ -108,6 +108,10 @@ type Outcome struct {
 	// reloads the table and goes on.
 	Failed  int64    `json:"failed,omitempty"`
 	Latency *Latency `json:"latency_ms,omitempty"`
+	// PeakKB is the child's own peak resident set (VmHWM of
+	// /proc/self/status just before it prints its outcome), in KiB; 0
+	// when it cannot say.
+	PeakKB int64 `json:"peak_kb,omitempty"`
 	// Info is free text (versions, the checkpoint written).
 	Info string `json:"info,omitempty"`
 	// Changed is the rows a DML operation deleted, updated or inserted,
@@ -190,8 +194,13 @@ func (c *child) release() error {
 }
 
 // wait reads the child's outcome, waits for it to exit and records its
-// peak resident set size (the kernel's ru_maxrss of the process, which
-// counts every thread; a child that forks would need its children's too).
+// peak resident set size: the VmHWM the child reports of itself, else the
+// kernel's ru_maxrss. ru_maxrss alone is wrong for a child of a large
+// parent: Linux carries the high-water mark of the memory the process had
+// before exec into it, and Go starts children with vfork, sharing the
+// runner's memory until exec, so every child's ru_maxrss is at least the
+// runner's own peak (which grows when the runner builds tables). VmHWM
+// belongs to the memory the child's program got at exec.
 func (c *child) wait() (Outcome, error) {
 	c.stdin.Close()
 	rest, readErr := io.ReadAll(c.out)
@@ -213,6 +222,9 @@ func (c *child) wait() (Outcome, error) {
 		return Outcome{}, c.fail(errors.New("no rusage"))
 	}
 	o.PeakMB = float64(ru.Maxrss) / 1024 // Linux reports kilobytes
+	if o.PeakKB > 0 {
+		o.PeakMB = float64(o.PeakKB) / 1024
+	}
 	o.CPUSeconds = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 	o.WallSeconds = wall.Seconds()
 	return o, nil

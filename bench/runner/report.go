@@ -195,7 +195,7 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "- machine: %s, %d CPUs, %s\n", cpuModel(), runtime.NumCPU(), memTotal())
 	fmt.Fprintf(&b, "- runner wall time: %s\n\n", r.elapsed.Round(time.Second))
 	b.WriteString("Time is the measured part only (see bench/README.md); peak is the child process's\n")
-	b.WriteString("peak resident memory (ru_maxrss), runtime and imports included (see the idle row).\n")
+	b.WriteString("peak resident memory (VmHWM, see bench/README.md), runtime and imports included (see the idle row).\n")
 	b.WriteString("speed = lakelog rate ÷ delta-rs rate (above 1: lakelog faster); mem = delta-rs peak ÷ lakelog peak\n")
 	b.WriteString("(above 1: lakelog smaller).\n\n")
 	suite := ""
