@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -238,33 +239,12 @@ func (m *merge) readSource(source iter.Seq2[arrow.RecordBatch, error]) error {
 	if schema == nil {
 		return fmt.Errorf("dml: MERGE: the source yielded no batch (and so no schema)")
 	}
-	var n int64
-	cols := make([]arrow.Array, schema.NumFields())
-	for i := range cols {
-		parts := make([]arrow.Array, len(recs))
-		for k, r := range recs {
-			parts[k] = r.Column(i)
-			if i == 0 {
-				n += r.NumRows()
-			}
-		}
-		var err error
-		if len(parts) == 1 {
-			cols[i] = parts[0]
-			cols[i].Retain()
-		} else if cols[i], err = array.Concatenate(parts, m.mem); err != nil {
-			return fmt.Errorf("dml: MERGE: source: %w", err)
-		}
+	src, err := concatBatches(recs, m.mem)
+	if err != nil {
+		return fmt.Errorf("dml: MERGE: source: %w", err)
 	}
-	if len(cols) == 0 {
-		for _, r := range recs {
-			n += r.NumRows()
-		}
-	}
-	m.src = array.NewRecordBatch(schema, cols, n)
-	for _, c := range cols {
-		c.Release()
-	}
+	m.src = src
+	n := src.NumRows()
 	if n > math.MaxInt32 {
 		return fmt.Errorf("dml: MERGE: the source has %d rows; at most %d are supported", n, math.MaxInt32)
 	}
@@ -369,7 +349,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 			return fmt.Errorf("UPDATE SET * needs a source row; NOT MATCHED BY SOURCE has none")
 		}
 		for i, f := range table.Fields {
-			si := fieldIndexFold(m.srcSchema.Names(), f.Name)
+			si := fieldIndex(m.srcSchema, f.Name)
 			if si < 0 {
 				return fmt.Errorf("the source has no column %q for %s * (source columns: %s)", f.Name, map[bool]string{true: "INSERT", false: "UPDATE SET"}[bc.Kind == NotMatchedInsert], strings.Join(m.srcSchema.Names(), ", "))
 			}
@@ -392,7 +372,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 		if len(p) != 1 {
 			return fmt.Errorf("SET %s: only top-level target columns can be assigned", a.Column)
 		}
-		i := fieldIndexFold(table.Names(), p[0])
+		i := fieldIndex(table, p[0])
 		if i < 0 {
 			return fmt.Errorf("SET %s: %w", a.Column, &expr.UnknownColumnError{Column: p[0], Known: table.Names()})
 		}
@@ -455,8 +435,8 @@ func (m *merge) qualify(e expr.Expr) (expr.Expr, error) {
 		if len(col.Path) > 1 && (strings.EqualFold(head, m.tAlias) || strings.EqualFold(head, m.sAlias)) {
 			return true
 		}
-		inT := fieldIndexFold(table.Names(), head) >= 0
-		inS := fieldIndexFold(m.srcSchema.Names(), head) >= 0
+		inT := fieldIndex(table, head) >= 0
+		inS := fieldIndex(m.srcSchema, head) >= 0
 		switch {
 		case inT && inS:
 			ferr = fmt.Errorf("column %s is ambiguous: both the target and the source have it; write %s.%s or %s.%s", col, m.tAlias, head, m.sAlias, head)
@@ -492,7 +472,7 @@ func (m *merge) joinKey(c expr.Expr) (mergeKey, bool) {
 			continue
 		}
 		table := m.snap.Schema()
-		i := fieldIndexFold(table.Names(), col.Path[1])
+		i := fieldIndex(table, col.Path[1])
 		if i < 0 {
 			continue
 		}
@@ -1022,7 +1002,7 @@ func (m *merge) updateRows(t *target, rows arrow.RecordBatch) (arrow.RecordBatch
 			p.Release()
 		}
 	}()
-	for _, ci := range slices.Sorted(mapsKeys(byClause)) {
+	for _, ci := range slices.Sorted(maps.Keys(byClause)) {
 		pos := byClause[ci]
 		tRows := make([]int32, len(pos))
 		var sRows []int32
@@ -1197,16 +1177,6 @@ func releaseAll(as []arrow.Array) {
 	for _, a := range as {
 		if a != nil {
 			a.Release()
-		}
-	}
-}
-
-func mapsKeys[K comparable, V any](m map[K]V) iter.Seq[K] {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }

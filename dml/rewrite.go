@@ -105,7 +105,7 @@ func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string
 	j.mem = writer.Allocator(cfg.wopts...)
 	j.tx = snap.NewTransaction(writer.TxnOptions(cfg.wopts...)...)
 	j.cdf = tableFlag(snap.Metadata(), "delta.enableChangeDataFeed")
-	j.useDV = !cfg.noDV && tableFlag(snap.Metadata(), "delta.enableDeletionVectors") && hasFeature(snap.Protocol(), actions.FeatureDeletionVectors)
+	j.useDV = !cfg.noDV && tableFlag(snap.Metadata(), "delta.enableDeletionVectors") && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
 	return j
 }
 
@@ -674,10 +674,6 @@ type Result struct {
 func tableFlag(md *actions.Metadata, key string) bool {
 	v, ok := md.Configuration[key]
 	return ok && (v == "true" || v == "TRUE" || v == "True")
-}
-
-func hasFeature(p *actions.Protocol, f string) bool {
-	return p.MinWriterVersion >= 7 && slices.Contains(p.WriterFeatures, f)
 }
 
 // jsonText is an operationParameters value: JSON text, as Spark writes it.

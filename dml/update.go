@@ -3,11 +3,12 @@ package dml
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/writer"
@@ -39,7 +40,7 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 		if len(a.Column.Path) != 1 {
 			return nil, fmt.Errorf("dml: UPDATE: SET %s: only top-level columns can be assigned", a.Column)
 		}
-		i := fieldIndexFold(schema.Names(), a.Column.Path[0])
+		i := fieldIndex(schema, a.Column.Path[0])
 		if i < 0 {
 			return nil, fmt.Errorf("dml: UPDATE: SET %s: %w", a.Column, &expr.UnknownColumnError{Column: a.Column.Path[0], Known: schema.Names()})
 		}
@@ -106,18 +107,13 @@ func (j *job) assign(rows arrow.RecordBatch, values []expr.Expr) (arrow.RecordBa
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rows.NumRows()), nil
 }
 
-// fieldIndexFold is the index of name among names, exactly or else
-// ignoring case; -1 when absent.
-func fieldIndexFold(names []string, name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
-		}
+// fieldIndex is the index in s of the field named name, matched as
+// actions.StructType.FieldFold matches (exactly, else ignoring case); -1
+// when s has none.
+func fieldIndex(s *actions.StructType, name string) int {
+	f := s.FieldFold(name)
+	if f == nil {
+		return -1
 	}
-	for i, n := range names {
-		if strings.EqualFold(n, name) {
-			return i
-		}
-	}
-	return -1
+	return slices.Index(s.Fields, f)
 }

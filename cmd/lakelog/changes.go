@@ -72,16 +72,9 @@ func runChanges(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("give --from V or --from-timestamp T")
 	}
-	var out rowWriter
-	switch *format {
-	case "jsonl":
-		out = &jsonlWriter{}
-	case "csv":
-		out = &csvWriter{}
-	case "table":
-		out = &tableWriter{}
-	default:
-		return usagef("--format %q: want table, jsonl or csv", *format)
+	out, err := newRowWriter(*format)
+	if err != nil {
+		return err
 	}
 	var opts []cdf.Option
 	if *where != "" {

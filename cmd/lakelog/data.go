@@ -341,16 +341,9 @@ func runScan(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one TABLE, got %d arguments", len(pos))
 	}
-	var out rowWriter
-	switch *format {
-	case "jsonl":
-		out = &jsonlWriter{}
-	case "csv":
-		out = &csvWriter{}
-	case "table":
-		out = &tableWriter{}
-	default:
-		return usagef("--format %q: want table, jsonl or csv", *format)
+	out, err := newRowWriter(*format)
+	if err != nil {
+		return err
 	}
 	if *limit < -1 {
 		return usagef("--limit %d: want a count of rows", *limit)
@@ -795,4 +788,17 @@ func (t *tableWriter) finish() error {
 	}
 	fmt.Fprintf(t.w, "(%d %s)\n", t.rows, noun)
 	return nil
+}
+
+// newRowWriter is the row output of --format: table, jsonl or csv.
+func newRowWriter(format string) (rowWriter, error) {
+	switch format {
+	case "jsonl":
+		return &jsonlWriter{}, nil
+	case "csv":
+		return &csvWriter{}, nil
+	case "table":
+		return &tableWriter{}, nil
+	}
+	return nil, usagef("--format %q: want table, jsonl or csv", format)
 }
