@@ -288,7 +288,46 @@ def op_commits(spec):
         lat.append(time.perf_counter() - now)
         i += 1
     secs = time.perf_counter() - start
-    out = {"seconds": secs, "count": len(lat), "failed": failed, "latency_ms": summarize(lat), "version": dt.version()}
+    out = {"seconds": secs, "count": len(lat), "failed": failed, "latency_ms": summarize(lat), "version": dt.version(),
+           "waits_ms": [1000 * x for x in lat]}
+    if errors:
+        out["info"] = "; ".join(sorted(errors))
+    return out
+
+
+def op_write_commits(spec):
+    """One writer of the writers suite (runner writers.go): open the table and
+    build the batch of rows [lo, lo+rows) (setup), then until `seconds` have
+    passed write it as a new data file and commit it as an append with
+    write_deltalake(DeltaTable, mode="append"), delta-rs's defaults (commit
+    retries, post-commit hooks). A call that gives up (CommitFailedError) is
+    counted in "failed" and made again; the file's wait goes on. delta-rs does
+    not time its commit apart from its write, so each wait is the whole call
+    (from the first try to success)."""
+    storage = spec.get("storage")
+    dt = DeltaTable(spec["table"], storage_options=storage)
+    lo = spec.get("lo", 0)
+    data = rows(np.arange(lo, lo + spec["rows"], dtype=np.int64))
+    barrier(spec)
+    waits = []
+    failed = 0
+    errors = set()
+    start = time.perf_counter()
+    deadline = start + spec["seconds"]
+    while time.perf_counter() < deadline:
+        t0 = time.perf_counter()
+        while True:
+            try:
+                write_deltalake(dt, data, mode="append")
+                break
+            except CommitFailedError as e:
+                failed += 1
+                errors.add(str(e)[:200])
+                dt.update_incremental()
+        waits.append(time.perf_counter() - t0)
+    secs = time.perf_counter() - start
+    out = {"seconds": secs, "count": len(waits), "failed": failed, "latency_ms": summarize(waits), "version": dt.version(),
+           "waits_ms": [1000 * x for x in waits]}
     if errors:
         out["info"] = "; ".join(sorted(errors))
     return out
@@ -420,6 +459,7 @@ OPS = {
     "list": op_list,
     "create": op_create,
     "commits": op_commits,
+    "write-commits": op_write_commits,
     "delete": op_dml,
     "update": op_dml,
     "merge": op_dml,

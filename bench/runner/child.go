@@ -88,6 +88,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return lakelogCreate(ctx, spec)
 	case "commits":
 		return lakelogCommits(ctx, spec)
+	case "write-commits":
+		return lakelogWriteCommits(ctx, spec)
 	case "changes":
 		return lakelogChanges(ctx, spec)
 	case "raw-create":
@@ -324,7 +326,8 @@ func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
 		attempts += int64(res.Attempts)
 	}
 	secs := time.Since(start).Seconds()
-	return Outcome{Seconds: secs, Count: int64(len(lat)), Attempts: attempts, Failed: failed, Latency: summarize(lat), Version: snap.Version()}, nil
+	return Outcome{Seconds: secs, Count: int64(len(lat)), Attempts: attempts, Failed: failed, Latency: summarize(lat), Version: snap.Version(),
+		Waits: secondsToMS(lat)}, nil
 }
 
 // commitBody is the bytes of a one-file append commit as lakelog writes

@@ -29,7 +29,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf", "writers", "writers-s3"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -55,6 +55,7 @@ func runMain(args []string) int {
 	target := fs.Int64("target-file-size", 0, "data file target size in bytes for the data-path tables (default: sized for ~150 files)")
 	dmlRows := fs.Int64("dml-rows", 0, "rows of the dml suite's table (default: the scale's, 200k small, 10M full)")
 	dmlFiles := fs.Int("dml-files", 0, "data files of the dml suite's table (default: the scale's, 10 small, 100 full)")
+	benchmarks := fs.String("benchmarks", "", "also write this run's tables into FILE (BENCHMARKS.md) between its tables markers")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -137,6 +138,10 @@ func runMain(args []string) int {
 			err = maintenanceSuite(ctx, cfg, rep)
 		case "cdf":
 			err = changeFeeds(ctx, cfg, rep)
+		case "writers":
+			err = writersLocal(ctx, cfg, rep)
+		case "writers-s3":
+			err = writersS3(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)
@@ -144,18 +149,27 @@ func runMain(args []string) int {
 		}
 	}
 	rep.elapsed = time.Since(start)
-	text := rep.markdown()
-	fmt.Print(text)
-	path, err := rep.write(text)
+	path, err := rep.path()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "runner:", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "runner: wrote %s\n", path)
-	if rep.anyFailed() {
+	rep.drawChart(ctx, path)
+	text := rep.markdown()
+	fmt.Print(text)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "runner:", err)
 		return 1
 	}
-	return 0
+	fmt.Fprintf(os.Stderr, "runner: wrote %s\n", path)
+	if *benchmarks != "" {
+		if err := fillBenchmarks(*benchmarks, rep, path); err != nil {
+			fmt.Fprintln(os.Stderr, "runner:", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "runner: filled the tables of %s\n", *benchmarks)
+	}
+	return rep.exitStatus()
 }
 
 // repoRoot finds the lakelog module's folder from the working directory.

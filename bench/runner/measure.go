@@ -108,6 +108,10 @@ type Outcome struct {
 	// reloads the table and goes on.
 	Failed  int64    `json:"failed,omitempty"`
 	Latency *Latency `json:"latency_ms,omitempty"`
+	// Waits are each landed commit's wait in ms, Ops each landed file's
+	// write + commit time in ms (writers suites; see writers.go).
+	Waits []float64 `json:"waits_ms,omitempty"`
+	Ops   []float64 `json:"ops_ms,omitempty"`
 	// PeakKB is the child's own peak resident set (VmHWM of
 	// /proc/self/status just before it prints its outcome), in KiB; 0
 	// when it cannot say.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,7 @@ type report struct {
 	extra   []string // raw sections appended after the table
 	elapsed time.Duration
 	started time.Time
+	chart   string // the chart's file name beside the report, "" for none
 }
 
 func newReport(cfg *config) *report {
@@ -60,6 +62,26 @@ func (r *report) note(format string, args ...any) {
 func (r *report) failed(suite string, err error) { r.errs[suite] = err }
 
 func (r *report) anyFailed() bool { return len(r.errs) > 0 }
+
+// wrongRows are the rows whose result a check marked WRONG.
+func (r *report) wrongRows() []*Row {
+	var out []*Row
+	for _, row := range r.rows {
+		if strings.Contains(row.LakelogNote, "WRONG") || strings.Contains(row.DeltaRSNote, "WRONG") {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// exitStatus is the runner's exit status: 1 when a suite did not complete
+// or a row is WRONG, else 0. Times never fail a run.
+func (r *report) exitStatus() int {
+	if r.anyFailed() || len(r.wrongRows()) > 0 {
+		return 1
+	}
+	return 0
+}
 
 // measure runs spec under e cfg.count times, calling prepare before each
 // run, and returns the run with the median time, with the largest peak
@@ -193,7 +215,11 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "- delta-rs: not measured (-no-peer)\n")
 	}
 	fmt.Fprintf(&b, "- machine: %s, %d CPUs, %s\n", cpuModel(), runtime.NumCPU(), memTotal())
-	fmt.Fprintf(&b, "- runner wall time: %s\n\n", r.elapsed.Round(time.Second))
+	fmt.Fprintf(&b, "- runner wall time: %s\n", r.elapsed.Round(time.Second))
+	if r.chart != "" {
+		fmt.Fprintf(&b, "- chart of the speed ratios: [%s](%s)\n", r.chart, r.chart)
+	}
+	b.WriteString("\n")
 	b.WriteString("Time is the measured part only (see bench/README.md); peak is the child process's\n")
 	b.WriteString("peak resident memory (VmHWM, see bench/README.md), runtime and imports included (see the idle row).\n")
 	b.WriteString("speed = lakelog rate ÷ delta-rs rate (above 1: lakelog faster); mem = delta-rs peak ÷ lakelog peak\n")
@@ -219,12 +245,13 @@ func (r *report) markdown() string {
 			timeCell(row.DeltaRS, row.PerOp), rateCell(row.DeltaRS, row.Unit), memCell(row.DeltaRS),
 			speed, mem, strings.ReplaceAll(strings.Join(notes, "; "), "|", "/"))
 	}
-	if len(r.errs) > 0 {
+	if wrong := r.wrongRows(); len(r.errs) > 0 || len(wrong) > 0 {
 		b.WriteString("\n## Failures\n\n")
-		for _, s := range suites {
-			if err, ok := r.errs[s]; ok {
-				fmt.Fprintf(&b, "- %s: %s\n", s, strings.ReplaceAll(err.Error(), "\n", "\n  "))
-			}
+		for _, s := range slices.Sorted(maps.Keys(r.errs)) {
+			fmt.Fprintf(&b, "- %s: %s\n", s, strings.ReplaceAll(r.errs[s].Error(), "\n", "\n  "))
+		}
+		for _, row := range wrong {
+			fmt.Fprintf(&b, "- WRONG result: %s: %s\n", row.Suite, row.Name)
 		}
 	}
 	if len(r.notes) > 0 {
@@ -239,9 +266,9 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
-// write saves text as <results>/<date>.md, or <date>-<time>.md when a
-// result of the same day exists.
-func (r *report) write(text string) (string, error) {
+// path is where the report goes: <results>/<date>.md, or
+// <date>-<time>.md when a result of the same day exists.
+func (r *report) path() (string, error) {
 	if err := os.MkdirAll(r.cfg.results, 0o755); err != nil {
 		return "", err
 	}
@@ -249,7 +276,7 @@ func (r *report) write(text string) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		path = filepath.Join(r.cfg.results, r.started.Format("2006-01-02-150405")+".md")
 	}
-	return path, os.WriteFile(path, []byte(text), 0o644)
+	return path, nil
 }
 
 func (r *report) peerVersion() string {
