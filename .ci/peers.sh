@@ -15,7 +15,8 @@ LAKELOG_VENV=${LAKELOG_VENV:-$LAKELOG_CACHE/venv}
 # Pinned together: delta-spark 4.4.0 supports pyspark up to 4.2.0, and its
 # jars (io.delta:delta-spark_4.2_2.13:4.4.0) are on Maven Central; 4.4.1 is
 # on PyPI only, so configure_spark_with_delta_pip could not resolve it.
-LAKELOG_PEERS=${LAKELOG_PEERS:-"deltalake==1.6.6 pyarrow pandas pyspark==4.2.0 delta-spark==4.4.0"}
+# matplotlib draws bench/runner's chart (bench/peers/chart.py).
+LAKELOG_PEERS=${LAKELOG_PEERS:-"deltalake==1.6.6 pyarrow pandas pyspark==4.2.0 delta-spark==4.4.0 matplotlib==3.11.2"}
 
 peers_install() {
   local stamp="$LAKELOG_VENV/.lakelog-peers"

@@ -14,7 +14,7 @@ func logSpec(scale string) workload.LogSpec {
 	if scale == "full" {
 		return workload.LogSpec{Commits: 100_000, AddsPerCommit: 10}
 	}
-	return workload.LogSpec{Commits: 10_000, AddsPerCommit: 10}
+	return workload.LogSpec{Commits: 2_000, AddsPerCommit: 10} // small is CI's scale
 }
 
 // checkpoints: replay a long log, write its checkpoint, open from it and
