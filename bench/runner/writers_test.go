@@ -283,4 +283,3 @@ func TestWriteCommits(t *testing.T) {
 		t.Errorf("read %d rows, want %d", c.Rows, commits*rows)
 	}
 }
-
