@@ -1,6 +1,6 @@
 """The runner's chart: the speed ratio of every row that has one.
 
-Usage: chart.py ROWS_JSON OUT.svg
+Usage: chart.py ROWS_JSON OUT.svg (or OUT.png)
 
 ROWS_JSON is what bench/runner writes next to its report:
 
@@ -23,6 +23,7 @@ matplotlib.rcParams["svg.fonttype"] = "none"
 matplotlib.rcParams["svg.hashsalt"] = "lakelog"  # stable ids: reruns diff cleanly
 
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 MAX_LABEL = 70
 
@@ -60,12 +61,16 @@ def main(argv):
             continue
         colour = "#2a7ab0" if ratio >= 1 else "#d0632b"
         ax.barh(y, ratio - 1, left=1, color=colour, height=0.7)  # from the 1× line
-        ax.text(ratio * 1.04, y, f"{ratio:.2f}×", va="center", fontsize=7)
+        if ratio >= 1:
+            ax.text(ratio * 1.04, y, f"{ratio:.2f}×", va="center", fontsize=7)
+        else:
+            ax.text(ratio / 1.04, y, f"{ratio:.2f}×", va="center", ha="right", fontsize=7)
     ax.set_xscale("log")
     lo = min(r for r in ratios if r is not None)
     hi = max(r for r in ratios if r is not None)
     ax.set_xlim(min(lo, 1) / 2, max(hi, 1) * 3)
     ax.axvline(1, color="black", linewidth=1)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}×"))
     ax.text(1, -1.2, "1× (same speed)", ha="center", fontsize=8)
     ax.set_yticks(ys)
     ax.set_yticklabels(labels, fontsize=7)
@@ -78,7 +83,7 @@ def main(argv):
     ax.set_title(doc.get("title", "lakelog vs delta-rs"), fontsize=10)
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(argv[2], format="svg")
+    fig.savefig(argv[2])  # the format from the name: .svg (the runner), .png
     return 0
 
 

@@ -182,6 +182,30 @@ func TestFillBlocks(t *testing.T) {
 	if _, err := fillBlocks("<!-- runner:table dml -->\n| x |\n", rep, "r.md"); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("a block without its end: %v", err)
 	}
+	// The repository's BENCHMARKS.md has a block for the suites the
+	// runner names.
+	repo, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = testReport(t, ratioRow("data path", "append", 1, 2), ratioRow("concurrent writers, S3 (MinIO)", "8 writers", 1, 2))
+	out, err = fillBlocks(string(b), rep, "bench/results/x.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, suite := range []string{"data path", "checkpoints", "commits, local disk", "commits, S3 (MinIO)", "dml", "maintenance",
+		"change data feed", "concurrent writers, local disk", "concurrent writers, S3 (MinIO)", "*"} {
+		if !strings.Contains(out, markTable+suite+" -->") {
+			t.Errorf("BENCHMARKS.md has no block for %q", suite)
+		}
+	}
+	if strings.Count(out, "| append | 1.00 s |") != 1 || strings.Count(out, "| 8 writers |") != 1 {
+		t.Errorf("BENCHMARKS.md filled:\n%s", out)
+	}
 }
 
 // TestFairness folds writers' waits: the median of all waits, the
