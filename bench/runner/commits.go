@@ -119,7 +119,7 @@ func goBenchmarks(ctx context.Context, cfg *config, rep *report) error {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		rep.extra = append(rep.extra, "## go test -bench BenchmarkCommitLocal\n\nfailed: "+err.Error()+"\n\n```\n"+out.String()+"```\n")
-		return nil
+		return fmt.Errorf("runner: go test -bench BenchmarkCommitLocal ./bench/: %w", err) // the suite did not complete
 	}
 	var keep []string
 	sc := bufio.NewScanner(&out)
