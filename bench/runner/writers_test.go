@@ -64,7 +64,7 @@ func TestRunnerExitsNonZeroOnFailure(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL", "")
 	t.Setenv("AWS_ENDPOINT_URL_S3", "")
 	dir := t.TempDir()
-	if got := runMain([]string{"-only", "writers-s3", "-no-peer", "-results", dir, "-work", dir}); got != 1 {
+	if got := runMain([]string{"-only", "commit-s3,writers-s3", "-no-peer", "-results", dir, "-work", dir}); got != 1 {
 		t.Errorf("runner with a failing suite exited %d, want 1", got)
 	}
 	if got := runMain([]string{"-only", "nonsense"}); got != 2 {
