@@ -15,6 +15,7 @@ the SVG (svg.fonttype none), so the labels can be searched.
 
 import json
 import sys
+import textwrap
 
 import matplotlib
 
@@ -25,11 +26,17 @@ matplotlib.rcParams["svg.hashsalt"] = "lakelog"  # stable ids: reruns diff clean
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-MAX_LABEL = 70
+WRAP = 62
 
 
 def short(name):
-    return name if len(name) <= MAX_LABEL else name[: MAX_LABEL - 1] + "…"
+    """The row's name on at most two lines of WRAP characters: the ends of
+    names tell rows apart (which engine wrote the table, which read path),
+    so they are wrapped, and only a third line's worth is cut."""
+    lines = textwrap.wrap(name, WRAP)
+    if len(lines) > 2:
+        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), WRAP, placeholder="…")]
+    return "\n".join(lines)
 
 
 def main(argv):
@@ -54,7 +61,7 @@ def main(argv):
         labels.append(short(r["name"]))
         ratios.append(r["ratio"])
     n = len(labels)
-    fig, ax = plt.subplots(figsize=(11, 0.28 * n + 1.4))
+    fig, ax = plt.subplots(figsize=(11, 0.3 * n + 1.4))
     ys = list(range(n))
     for y, ratio in zip(ys, ratios):
         if ratio is None:
