@@ -144,6 +144,20 @@ func tableBlock(rep *report, suite string, named map[string]bool, reportRel stri
 		}
 		return fmt.Sprintf("\n_Not in the run of %s._\n\n", rep.started.Format("2006-01-02"))
 	}
+	// The writers suites' numbers the issue names (commits/s, retries,
+	// give-ups, the slowest writer's p99) are in the notes: their summary,
+	// without the per-writer list, goes under the table.
+	for _, row := range rep.rows {
+		if (suite == "*" && !named[row.Suite] || row.Suite == suite) && strings.HasPrefix(row.Suite, "concurrent writers") {
+			for _, n := range []struct{ engine, note string }{{"lakelog", row.LakelogNote}, {"delta-rs", row.DeltaRSNote}} {
+				if n.note != "" {
+					summary, _, _ := strings.Cut(n.note, "; per writer (")
+					fmt.Fprintf(&b, "\n- %s, %s: %s", row.Name, n.engine, summary)
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
 	fmt.Fprintf(&b, "\nRates and notes (checks, retries, latencies): [the report](%s).\n\n", reportRel)
 	return b.String()
 }
