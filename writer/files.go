@@ -645,8 +645,11 @@ func (fs *fileSet) fileFor(folder string, values map[string]*string) (*openFile,
 	return f, nil
 }
 
-// limitBuffers flushes the row group of the open file holding the most
-// encoded bytes while all together hold more than the buffer size.
+// limitBuffers finishes the open file holding the most encoded bytes
+// while all together hold more than the buffer size. Finishing, not
+// flushing its row group: the file may receive no more rows, and a row
+// group can only be flushed by opening the next (see openFile.write), so
+// a flush could leave an empty row group in its footer.
 func (fs *fileSet) limitBuffers() error {
 	for {
 		var total int64
@@ -661,7 +664,7 @@ func (fs *fileSet) limitBuffers() error {
 		if total <= fs.cfg.bufferSize || big == nil || big.buffered() == 0 {
 			return nil
 		}
-		if err := big.flushRowGroup(); err != nil {
+		if err := fs.finish(big); err != nil {
 			return err
 		}
 	}
@@ -734,6 +737,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		seq:     seq,
 		stats:   newStatsCollector(fs.leaves),
 		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
+		target:  fs.cfg.targetFileSize,
 		shared:  &fs.encoded,
 	}
 	if fs.dataSchema.NumFields() == 0 {
@@ -799,6 +803,7 @@ type openFile struct {
 	seq     int
 	lastUse int64
 	rgLimit int64
+	target  int64 // the file is finished once its size reaches it
 	fw      *pqarrow.FileWriter
 	upload  objstore.Writer // the file's streaming upload
 	stats   *statsCollector
@@ -858,7 +863,13 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 	}
 	f.pendingArrow += arrowBytes
 	f.stats.update(rec)
-	if f.buffered() >= f.rgLimit {
+	if f.buffered() >= f.rgLimit && f.size() < f.target {
+		// A file that has reached its target is finished by the caller,
+		// which writes the row group with the footer. Flushing it here
+		// would open the next row group, and Parquet's writer can only
+		// flush a row group by opening another: the footer would then
+		// record an empty row group, which some readers cannot read
+		// (object_store refuses its empty byte range).
 		return f.flushRowGroup()
 	}
 	return nil

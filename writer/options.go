@@ -116,7 +116,8 @@ func WithMaxOpenFiles(n int) Option {
 
 // WithBufferSize bounds the encoded, not yet flushed row group bytes held
 // by all open files together (default DefaultBufferSize). Above it, the
-// open file holding the most is flushed as a row group.
+// open file holding the most is finished (its partition's later rows go
+// to a new file).
 func WithBufferSize(bytes int64) Option {
 	return func(c *config) {
 		if bytes <= 0 {
