@@ -30,11 +30,11 @@ func cloudRows(scale, suite string) int64 {
 	case suite == "datapath-s3" && full:
 		return 10_000_000
 	case suite == "datapath-s3":
-		return 200_000
+		return 100_000
 	case full:
 		return 1_000_000
 	}
-	return 100_000
+	return 50_000
 }
 
 // cloudTarget is one object-store server the data-path suite runs on.
