@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lakelog/lakelog/bench/runner/workload"
 )
 
 // upstream is a fake object store: GET /o?n=N answers N bytes (streamed,
@@ -176,5 +180,40 @@ func TestFakeGCSUpload(t *testing.T) {
 	}
 	if b, _ := io.ReadAll(resp.Body); string(b) != body {
 		t.Errorf("body changed: %q", b)
+	}
+}
+
+func TestWrongRowsFailTheSuite(t *testing.T) {
+	want := workload.Expect(0, 10)
+	ok := &Row{Name: "good", LakelogNote: checkRows(&Outcome{Checksum: (*Checksum)(&want)}, want)}
+	if err := wrongRows([]*Row{ok}); err != nil {
+		t.Fatalf("checked rows failed: %v", err)
+	}
+	bad := want
+	bad.Rows--
+	wrong := &Row{Name: "bad", DeltaRSNote: checkRows(&Outcome{Checksum: (*Checksum)(&bad)}, want)}
+	if err := wrongRows([]*Row{ok, wrong}); err == nil || !strings.Contains(err.Error(), `"bad"`) {
+		t.Fatalf("a WRONG row gave %v", err)
+	}
+}
+
+// TestLakelogProjection: a scan with Columns reads those columns only, and
+// its checksum is expectProjected's, not the full scan's.
+func TestLakelogProjection(t *testing.T) {
+	ctx := context.Background()
+	table := filepath.Join(t.TempDir(), "t")
+	const n = 20_000
+	if _, err := lakelogOp(ctx, Spec{Op: "append", Table: table, Rows: n, TargetFileSize: workload.TargetFileSize(n)}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := lakelogOp(ctx, Spec{Op: "scan", Table: table, Columns: projection})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := checkRows(&o, expectProjected(n)); got != "rows checked" {
+		t.Errorf("projection: %s", got)
+	}
+	if got := checkRows(&o, workload.Expect(0, n)); got == "rows checked" {
+		t.Errorf("projection read p too: %+v", *o.Checksum)
 	}
 }
