@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -194,6 +195,13 @@ func TestWrongRowsFailTheSuite(t *testing.T) {
 	wrong := &Row{Name: "bad", DeltaRSNote: checkRows(&Outcome{Checksum: (*Checksum)(&bad)}, want)}
 	if err := wrongRows([]*Row{ok, wrong}); err == nil || !strings.Contains(err.Error(), `"bad"`) {
 		t.Fatalf("a WRONG row gave %v", err)
+	}
+	failed := &Row{Name: "crashed", DeltaRSNote: failedNote(errors.New("runner: delta-rs select: exit status 1\n  Traceback\n  ArrowInvalid: boom"))}
+	if failed.DeltaRSNote != "**FAILED: ArrowInvalid: boom**" {
+		t.Errorf("failed note %q", failed.DeltaRSNote)
+	}
+	if err := wrongRows([]*Row{ok, failed}); err == nil || !strings.Contains(err.Error(), `"crashed"`) {
+		t.Fatalf("a FAILED row gave %v", err)
 	}
 }
 

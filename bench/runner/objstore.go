@@ -350,10 +350,10 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 			spec.Table = tables[by]
 			name := fmt.Sprintf("%s (table written by %s)", q.name, by)
 			l, lt, err := c.run(ctx, "lakelog", func() Spec { return spec })
-			if err != nil {
-				return err
-			}
 			lnote := checkRows(l, q.want) + scanFiles(l) + "; " + lt.String()
+			if err != nil {
+				lnote = failedNote(err)
+			}
 			if cfg.deltars == nil {
 				add(&Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, LakelogNote: lnote})
 				continue
@@ -361,15 +361,15 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 			for _, method := range []string{"dataset", "datafusion"} {
 				spec.Method = method
 				d, dt, err := c.run(ctx, "delta-rs", func() Spec { return spec })
-				if err != nil {
-					return err
-				}
 				r := &Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, DeltaRS: d, LakelogNote: lnote,
 					DeltaRSNote: "pyarrow dataset; " + checkRows(d, q.want) + scanFiles(d) + "; " + dt.String()}
 				if method == "datafusion" {
 					r.Name += ", delta-rs through DataFusion"
 					r.LakelogNote = "same run as the row above"
 					r.DeltaRSNote = "DeltaTable.scan; " + checkRows(d, q.want) + "; " + dt.String()
+				}
+				if err != nil {
+					r.DeltaRSNote = strings.SplitN(r.DeltaRSNote, ";", 2)[0] + "; " + failedNote(err)
 				}
 				add(r)
 			}
@@ -389,16 +389,30 @@ func expectProjected(n int64) workload.Checksum {
 	return c
 }
 
-// wrongRows is an error naming the rows marked WRONG, nil if none is.
+// failedNote is the note of a scan whose child failed: the last line of
+// its error (the child's own message), marked FAILED.
+func failedNote(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	msg := strings.TrimSpace(lines[len(lines)-1])
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	progress("FAILED: %v", err)
+	return "**FAILED: " + msg + "**"
+}
+
+// wrongRows is an error naming the rows marked WRONG or FAILED, nil if
+// none is.
 func wrongRows(rows []*Row) error {
 	var bad []string
 	for _, r := range rows {
-		if strings.Contains(r.LakelogNote, "**WRONG") || strings.Contains(r.DeltaRSNote, "**WRONG") {
+		if strings.Contains(r.LakelogNote, "**WRONG") || strings.Contains(r.DeltaRSNote, "**WRONG") ||
+			strings.Contains(r.LakelogNote, "**FAILED") || strings.Contains(r.DeltaRSNote, "**FAILED") {
 			bad = append(bad, fmt.Sprintf("%q", r.Name))
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("WRONG result in %s", strings.Join(bad, ", "))
+		return fmt.Errorf("WRONG or FAILED: %s", strings.Join(bad, ", "))
 	}
 	return nil
 }
