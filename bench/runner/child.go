@@ -140,7 +140,8 @@ func lakelogAppend(ctx context.Context, spec Spec) (Outcome, error) {
 }
 
 // lakelogScan: open the table, plan and read every batch (all columns),
-// folding each into a checksum. "select" adds id BETWEEN Lo AND Hi.
+// folding each into a checksum. "select" adds id BETWEEN Lo AND Hi;
+// Columns narrows the columns read.
 func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
 	st, err := objstore.Open(ctx, spec.Table)
 	if err != nil {
@@ -158,6 +159,9 @@ func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
 			return Outcome{}, err
 		}
 		opts = append(opts, reader.WithFilter(pred))
+	}
+	if len(spec.Columns) > 0 {
+		opts = append(opts, reader.WithColumns(spec.Columns...))
 	}
 	sc, err := reader.NewScan(snap, opts...)
 	if err != nil {

@@ -29,7 +29,8 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf", "writers", "writers-s3"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf", "writers", "writers-s3",
+	"datapath-s3", "datapath-gcs", "datapath-azure"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -142,6 +143,12 @@ func runMain(args []string) int {
 			err = writersLocal(ctx, cfg, rep)
 		case "writers-s3":
 			err = writersS3(ctx, cfg, rep)
+		case "datapath-s3":
+			err = dataPathS3(ctx, cfg, rep)
+		case "datapath-gcs":
+			err = dataPathGCS(ctx, cfg, rep)
+		case "datapath-azure":
+			err = dataPathAzure(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

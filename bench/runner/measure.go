@@ -30,6 +30,8 @@ type Spec struct {
 	// Lo and Hi bound the id range of a selective scan (inclusive).
 	Lo int64 `json:"lo,omitempty"`
 	Hi int64 `json:"hi,omitempty"`
+	// Columns, when set, is the projection of a scan (both engines).
+	Columns []string `json:"columns,omitempty"`
 	// Method picks the delta-rs read path: "dataset" (pyarrow) or
 	// "datafusion" (DeltaTable.scan).
 	Method string `json:"method,omitempty"`
