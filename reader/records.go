@@ -124,6 +124,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 	wg.Go(func() {
 		defer close(order)
 		defer close(jobs)
+		var aheadRows int64
 		for f, err := range s.Files(ctx) {
 			j := &fileJob{f: f, out: make(chan batchOrErr, perFileAhead)}
 			if err != nil {
@@ -135,8 +136,14 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 				}
 				return
 			}
-			if fe != nil {
+			if fe != nil && (s.cfg.limit < 0 || aheadRows < s.cfg.limit) {
+				// Read ahead only the files a limit may need: their rows
+				// by the stats (a filter may need more: those files are
+				// fetched when their decoding starts).
 				j.h = fe.add(f)
+				if f.Stats != nil && f.Stats.NumRecords > 0 {
+					aheadRows += f.Stats.NumRecords
+				}
 			}
 			select {
 			case order <- j:
@@ -154,6 +161,9 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 		wg.Go(func() {
 			for j := range jobs {
 				stopped := false
+				if fe != nil && j.h == nil {
+					j.h = fe.add(j.f)
+				}
 				err := s.readFile(ctx, j.f, j.h, func(rec arrow.RecordBatch) bool {
 					select {
 					case j.out <- batchOrErr{rec: rec}:

@@ -225,3 +225,136 @@ func TestDifferentialScansObjectStore(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteProjectionFetchesLess: a projection of one of eight columns
+// fetches about an eighth of the bytes of a full scan, not all of them.
+func TestRemoteProjectionFetchesLess(t *testing.T) {
+	defer reader.FetchSizes(4<<20, 16<<10, 8<<10, 1<<20)()
+	mem := objstore.NewMem()
+	wideTable(t, mem, 2, 20000, 8, 5000)
+	remote := newRemote(mem, 0, 1)
+	snap := open(t, remote)
+	remote.reset()
+	full := mustScan(t, snap)
+	scanRows(t, full)
+	fullBytes := bytesOf(remote.dataRanges())
+	remote.reset()
+	proj := mustScan(t, snap, reader.WithColumns("c3"))
+	if n := len(scanRows(t, proj)); n != 40000 {
+		t.Fatalf("%d rows, want 40000", n)
+	}
+	projBytes := bytesOf(remote.dataRanges())
+	t.Logf("full scan: %d bytes in %d requests; one column: %d bytes in %d requests", fullBytes, full.Metrics().Requests, projBytes, proj.Metrics().Requests)
+	if projBytes*4 > fullBytes {
+		t.Errorf("one of 8 columns fetched %d bytes, the full scan %d", projBytes, fullBytes)
+	}
+	if m := proj.Metrics(); m.BytesFetched != projBytes || m.UncoveredReads != 0 {
+		t.Errorf("metrics %+v, store saw %d bytes", m, projBytes)
+	}
+}
+
+// TestRemoteRequestsPerRowGroup: a file of K row groups read for C
+// adjacent columns takes one tail read and one coalesced ranged GET per
+// row group, not one per column chunk and footer read.
+func TestRemoteRequestsPerRowGroup(t *testing.T) {
+	defer reader.FetchSizes(4<<20, 16<<10, 8<<10, 1<<20)()
+	const k = 6
+	mem := objstore.NewMem()
+	wideTable(t, mem, 1, k*5000, 8, 5000)
+	remote := newRemote(mem, 0, 1)
+	snap := open(t, remote)
+	remote.reset()
+	sc := mustScan(t, snap, reader.WithColumns("c2", "c3", "c4"))
+	if n := len(scanRows(t, sc)); n != k*5000 {
+		t.Fatalf("%d rows", n)
+	}
+	got := remote.dataRanges()
+	t.Logf("%d requests: %v", len(got), got)
+	if len(got) != k+1 {
+		t.Errorf("%d ranged GETs for %d row groups of 3 adjacent columns, want %d (the tail and one per row group)", len(got), k, k+1)
+	}
+	if m := sc.Metrics(); m.UncoveredReads != 0 {
+		t.Errorf("%d reads not covered by the plan", m.UncoveredReads)
+	}
+}
+
+// TestRemoteLargeChunkSplit: a column chunk larger than a piece is fetched
+// by several ranged GETs in flight at once.
+func TestRemoteLargeChunkSplit(t *testing.T) {
+	defer reader.FetchSizes(32<<10, 16<<10, 8<<10, 1<<20)()
+	mem := objstore.NewMem()
+	wideTable(t, mem, 1, 50000, 2, 50000) // a chunk of c1 is 400 KB
+	remote := newRemote(mem, 5*time.Millisecond, 1)
+	snap := open(t, remote)
+	remote.reset()
+	sc := mustScan(t, snap, reader.WithColumns("c1"), reader.WithParallelism(1))
+	if n := len(scanRows(t, sc)); n != 50000 {
+		t.Fatalf("%d rows", n)
+	}
+	got := remote.dataRanges()
+	var biggest int64
+	for _, g := range got {
+		biggest = max(biggest, g.n)
+	}
+	t.Logf("%d requests, largest %d bytes, at most %d in flight", len(got), biggest, remote.maxRequests)
+	if len(got) < 10 || biggest > 32<<10 {
+		t.Errorf("%d ranged GETs, the largest %d bytes: want the 400 KB chunk in pieces of at most 32 KiB", len(got), biggest)
+	}
+	if remote.maxRequests < 4 {
+		t.Errorf("at most %d requests in flight with parallelism 1: want many", remote.maxRequests)
+	}
+}
+
+// TestRemoteBudget: the bytes in flight in GetRange never exceed the fetch
+// budget, though the table is larger, and the rows are right.
+func TestRemoteBudget(t *testing.T) {
+	defer reader.FetchSizes(32<<10, 16<<10, 8<<10, 16<<10)()
+	const budget = 160 << 10
+	mem := objstore.NewMem()
+	wideTable(t, mem, 8, 3000, 4, 1000) // files of about 100 KB
+	remote := newRemote(mem, 3*time.Millisecond, 1)
+	want := scanRows(t, mustScan(t, open(t, mem)))
+	snap := open(t, remote)
+	remote.reset()
+	sc := mustScan(t, snap, reader.WithFetchBudget(budget), reader.WithParallelism(2))
+	got := scanRows(t, sc)
+	if !slices.Equal(got, want) {
+		t.Fatal(diffRows(got, want))
+	}
+	total := bytesOf(remote.dataRanges())
+	m := sc.Metrics()
+	t.Logf("%d bytes fetched, at most %d in flight, peak buffered %d, budget %d", total, remote.maxInFlight, m.PeakBuffered, budget)
+	if total < 3*budget {
+		t.Fatalf("the table (%d bytes) is not larger than the budget", total)
+	}
+	if remote.maxInFlight > budget || m.PeakBuffered > budget {
+		t.Errorf("%d bytes in flight, %d buffered at once: over the budget of %d", remote.maxInFlight, m.PeakBuffered, budget)
+	}
+	if remote.maxRequests < 2 {
+		t.Errorf("at most %d requests in flight", remote.maxRequests)
+	}
+}
+
+// TestRemoteLimitStopsEarly: a scan stopped by its limit does not fetch
+// the whole table.
+func TestRemoteLimitStopsEarly(t *testing.T) {
+	defer reader.FetchSizes(32<<10, 16<<10, 8<<10, 16<<10)()
+	mem := objstore.NewMem()
+	wideTable(t, mem, 10, 5000, 4, 1000)
+	remote := newRemote(mem, time.Millisecond, 1)
+	snap := open(t, remote)
+	remote.reset()
+	scanRows(t, mustScan(t, snap))
+	full := bytesOf(remote.dataRanges())
+	for _, par := range []int{1, 2, 4} {
+		remote.reset()
+		if n := len(scanRows(t, mustScan(t, snap, reader.WithLimit(10), reader.WithParallelism(par)))); n != 10 {
+			t.Fatalf("%d rows", n)
+		}
+		got := bytesOf(remote.dataRanges())
+		t.Logf("parallelism %d: limit 10 fetched %d of %d bytes", par, got, full)
+		if got*10 > full*int64(par+2) { // the files the decoders had begun, and one more
+			t.Errorf("parallelism %d: limit 10 fetched %d bytes of the table's %d", par, got, full)
+		}
+	}
+}
