@@ -18,7 +18,8 @@ import (
 // With parallelism above 1, that many files are decoded at once by
 // separate goroutines, each running at most two batches ahead of the
 // consumer, so memory stays bounded by about parallelism × 3 batches
-// whatever the table's size.
+// whatever the table's size. On an object store the fetcher adds at
+// most WithFetchBudget bytes of fetched data (fetch.go).
 //
 // Each batch is released when the loop body returns; Retain it to keep
 // it. Stopping the loop early stops the readers and frees what they had

@@ -198,9 +198,9 @@ func TestRemoteScanMatchesLocal(t *testing.T) {
 // rows the in-place read returns, in its order. Seeds as in
 // TestDifferentialScans (-diff.seed, -diff.base, -diff.tables).
 func TestDifferentialScansObjectStore(t *testing.T) {
-	tables := 4
+	tables := 3
 	if raceEnabled || testing.Short() {
-		tables = 2
+		tables = 1
 	}
 	if *diffTables > 0 {
 		tables = *diffTables
