@@ -29,7 +29,7 @@ import (
 // page index leaves), coalesces ranges whose gap is small, cuts runs into
 // pieces of at most fetchPieceSize, and fetches the pieces with up to
 // WithFetchConcurrency ranged GETs in flight, in file order, ahead of the
-// decoders. The decoders' ReadAt calls are served from the fetched
+// decoders (the files being decoded and the next fetchFilesAhead). The decoders' ReadAt calls are served from the fetched
 // pieces; a read the plan did not cover goes to the store directly and
 // is counted (ScanMetrics.UncoveredReads).
 //
@@ -63,6 +63,9 @@ var (
 	// between it is 1/32 of the file.
 	fetchTailMin int64 = 64 << 10
 	fetchTailMax int64 = 1 << 20
+	// fetchFilesAhead is how many files beyond those being decoded are
+	// fetched at once.
+	fetchFilesAhead = 2
 )
 
 // WithFetchBudget bounds the bytes a scan on an object store holds
@@ -88,6 +91,10 @@ type fetcher struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	budget int64
+	// window is how many files, from the oldest still being decoded,
+	// may be fetched at once: files further ahead wait, so that the
+	// bandwidth goes to the files decoded next rather than shared by all.
+	window int
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
@@ -101,7 +108,8 @@ type fetcher struct {
 
 func (s *Scan) newFetcher(parent context.Context) *fetcher {
 	ctx, cancel := context.WithCancel(parent)
-	fe := &fetcher{s: s, store: s.snap.Store(), ctx: ctx, cancel: cancel, budget: max(1, s.cfg.fetchBudget)}
+	fe := &fetcher{s: s, store: s.snap.Store(), ctx: ctx, cancel: cancel, budget: max(1, s.cfg.fetchBudget),
+		window: max(1, s.cfg.parallelism) + fetchFilesAhead}
 	fe.cond = sync.NewCond(&fe.mu)
 	for range max(1, s.cfg.fetchConcurrency) {
 		fe.wg.Go(fe.work)
@@ -225,10 +233,19 @@ func (fe *fetcher) next() *piece {
 		}
 		if len(fe.pending) > 0 {
 			i := -1
-			head := fe.pending[0]
-			if fe.used+head.n <= fe.budget || fe.used == 0 {
-				i = 0
-			} else if oldest := fe.oldestOpen(); oldest != nil {
+			oldest := fe.oldestOpen()
+			// The first piece within the window of files, if the budget
+			// has room for it.
+			for j, p := range fe.pending {
+				if oldest != nil && p.h.seq >= oldest.seq+fe.window && !p.urgent {
+					continue
+				}
+				if fe.used+p.n <= fe.budget || fe.used == 0 {
+					i = j
+				}
+				break
+			}
+			if i < 0 && oldest != nil {
 				// The oldest file's decoder waits: let its piece through.
 				for j, p := range fe.pending {
 					if p.urgent && p.h == oldest {
