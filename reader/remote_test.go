@@ -2,6 +2,7 @@ package reader_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -356,5 +357,55 @@ func TestRemoteLimitStopsEarly(t *testing.T) {
 		if got*10 > full*int64(par+2) { // the files the decoders had begun, and one more
 			t.Errorf("parallelism %d: limit 10 fetched %d bytes of the table's %d", par, got, full)
 		}
+	}
+}
+
+// failingStore fails every GetRange of a data file at or past off.
+type failingStore struct {
+	objstore.Store
+	off int64
+}
+
+func (f failingStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	if strings.HasSuffix(key, ".parquet") && off+n > f.off {
+		return nil, fmt.Errorf("injected failure at %d", off)
+	}
+	return f.Store.GetRange(ctx, key, off, n)
+}
+
+// TestRemoteErrorsAndCancel: a failed ranged GET ends the scan with an
+// error naming the file; a cancelled context ends it with the context's
+// error, whatever the decoders and fetches were doing.
+func TestRemoteErrorsAndCancel(t *testing.T) {
+	defer reader.FetchSizes(32<<10, 16<<10, 8<<10, 16<<10)()
+	mem := objstore.NewMem()
+	wideTable(t, mem, 3, 5000, 3, 1000)
+	for _, off := range []int64{0, 50 << 10} { // the tail, a column chunk
+		snap := open(t, failingStore{mem, off})
+		var err error
+		for _, e := range mustScan(t, snap).Records(context.Background()) {
+			if e != nil {
+				err = e
+			}
+		}
+		if err == nil || !strings.Contains(err.Error(), ".parquet") || !strings.Contains(err.Error(), "injected failure") {
+			t.Errorf("failing at %d: %v, want the injected failure naming the file", off, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	snap := open(t, newRemote(mem, 20*time.Millisecond, 1))
+	var err error
+	n := 0
+	for _, e := range mustScan(t, snap, reader.WithBatchSize(100)).Records(ctx) {
+		if e != nil {
+			err = e
+			break
+		}
+		if n++; n == 2 {
+			cancel()
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("after cancel: %v, want context.Canceled", err)
 	}
 }
