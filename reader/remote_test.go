@@ -393,6 +393,7 @@ func TestRemoteErrorsAndCancel(t *testing.T) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	snap := open(t, newRemote(mem, 20*time.Millisecond, 1))
 	var err error
 	n := 0
