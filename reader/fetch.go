@@ -68,6 +68,10 @@ var (
 	fetchFilesAhead = 2
 )
 
+// remoteBufferSize is the buffer through which decoders read the pages of
+// a column chunk on an object store when the filter may skip pages.
+const remoteBufferSize = 16 << 10
+
 // WithFetchBudget bounds the bytes a scan on an object store holds
 // fetched or in flight ahead of its decoders (default DefaultFetchBudget).
 // It does not apply on local disk, which is read in place.
@@ -428,8 +432,11 @@ func (h *remoteFile) planRanges() error {
 			if padded {
 				end = min(h.size, end+100) // arrow-go's PARQUET-816 padding
 			}
-			if start < 0 || end > h.size || start >= end {
-				return fmt.Errorf("column chunk %d of row group %d lies outside the file", c, rg)
+			if start == end {
+				continue // an empty chunk: nothing is read
+			}
+			if start < 0 || end > h.size || start > end {
+				return fmt.Errorf("column chunk %d of row group %d lies outside the file (bytes %d..%d of %d)", c, rg, start, end, h.size)
 			}
 			if ranges := pageRanges(pir, rg, c, start, end, base, rows, rgSel); ranges != nil {
 				for _, r := range ranges {
@@ -466,8 +473,9 @@ func overlapping(sel []rowRange, from, to int64) []rowRange {
 
 // pageRanges returns the byte ranges of column c in row group rg that
 // reading the rows rgSel (file rows; rg starts at file row base) touches:
-// the dictionary, each page holding a selected row, and the page after
-// each selected run (which the decoder starts before seeking on). nil
+// the dictionary, the first page and each page holding a selected row,
+// and the page after each selected run (the decoder starts those before
+// seeking), each run with what the decoder's buffer reads past it. nil
 // means the whole chunk.
 func pageRanges(pir *metadata.PageIndexReader, rg, c int, start, end, base, rows int64, rgSel []rowRange) [][2]int64 {
 	if pir == nil || len(rgSel) == 0 {
@@ -508,10 +516,15 @@ func pageRanges(pir *metadata.PageIndexReader, rg, c int, start, end, base, rows
 			return nil
 		}
 		isSel := len(overlapping(rgSel, first, last)) > 0
-		if isSel || prevSel {
+		if isSel || prevSel || i == 0 { // the first page is read before seeking
 			add(l.Offset, pend)
 		}
 		prevSel = isSel
+	}
+	// The decoder reads pages through a buffer of remoteBufferSize, which
+	// reads on past a run's last page.
+	for i := range out {
+		out[i][1] = min(end, out[i][1]+remoteBufferSize)
 	}
 	return out
 }

@@ -110,7 +110,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit fu
 		props.BufferedStreamEnabled = true
 		props.BufferSize = 64 << 10
 		if remote {
-			props.BufferSize = 16 << 10 // read ahead less past a selected page
+			props.BufferSize = remoteBufferSize // read ahead less past a selected page
 		}
 	}
 	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(props))

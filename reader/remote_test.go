@@ -135,7 +135,8 @@ func wideTable(t *testing.T, store objstore.Store, files, rows, cols, rgRows int
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		props := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(rgRows)), parquet.WithDictionaryDefault(false)}
+		props := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(rgRows)), parquet.WithDictionaryDefault(false),
+			parquet.WithPageIndexEnabled(true), parquet.WithDataPageSize(8 << 10)}
 		if _, err := writer.Append(ctx, open(t, store), seq(rec), writer.WithParquetProperties(props...)); err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestRemoteScanMatchesLocal(t *testing.T) {
 // rows the in-place read returns, in its order. Seeds as in
 // TestDifferentialScans (-diff.seed, -diff.base, -diff.tables).
 func TestDifferentialScansObjectStore(t *testing.T) {
-	tables := 3
+	tables := 2
 	if raceEnabled || testing.Short() {
 		tables = 1
 	}
@@ -408,5 +409,38 @@ func TestRemoteErrorsAndCancel(t *testing.T) {
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// TestRemotePageSkippingFetchesLess: where the page index skips pages, they
+// are not fetched: a filter selecting 1% of a file's ids fetches a small
+// part of the bytes the same scan fetches without the page index.
+func TestRemotePageSkippingFetchesLess(t *testing.T) {
+	defer reader.FetchSizes(4<<20, 16<<10, 8<<10, 1<<20)()
+	mem := objstore.NewMem()
+	wideTable(t, mem, 1, 50000, 3, 50000)
+	remote := newRemote(mem, 0, 1)
+	snap := open(t, remote)
+	opts := []reader.Option{reader.WithFilter(mustParse(t, "c0 BETWEEN 20000 AND 20499")), reader.WithColumns("c1")}
+	want := scanRows(t, mustScan(t, open(t, mem), opts...))
+	fetched := func() int64 {
+		remote.reset()
+		sc := mustScan(t, snap, opts...)
+		got := scanRows(t, sc)
+		if !slices.Equal(got, want) || len(got) != 500 {
+			t.Fatalf("%d rows: %s", len(got), diffRows(got, want))
+		}
+		if m := sc.Metrics(); m.UncoveredReads > 0 {
+			t.Errorf("%d reads not covered by the plan: %v", m.UncoveredReads, remote.dataRanges())
+		}
+		return bytesOf(remote.dataRanges())
+	}
+	with := fetched()
+	restore := reader.PageIndex(false)
+	without := fetched()
+	restore()
+	t.Logf("with the page index: %d bytes; without: %d", with, without)
+	if with*4 > without {
+		t.Errorf("the page index saved too little: %d bytes fetched with it, %d without", with, without)
 	}
 }
