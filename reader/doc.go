@@ -43,6 +43,17 @@
 // the consumer, so memory stays bounded by a few batches per worker.
 // Batches are released when the loop body returns; Retain one to keep it.
 //
+// # Object stores
+//
+// On a store that is not objstore.RandomAccess (S3, GCS, Azure) data
+// files are fetched by an I/O stage apart from decoding: one speculative
+// read of each file's tail for the footer, then only the byte ranges of
+// the projected columns (and, where the page index skips pages, of the
+// pages read), coalesced across small gaps and split when large, with up
+// to WithFetchConcurrency ranged GETs in flight whatever the parallelism,
+// running ahead of the decoders within WithFetchBudget bytes. Metrics
+// counts the requests and bytes.
+//
 // # Column mapping
 //
 // In a column-mapped table (Snapshot.ColumnMappingMode "name" or "id") a

@@ -23,3 +23,11 @@ func NewCheckedPool() CheckedPool { return CheckedPool{newPoolAllocator(true)} }
 
 // Check reports writes past a buffer's length and bytes not freed.
 func (p CheckedPool) Check() error { return p.check() }
+
+// FetchSizes sets the object-store read path's piece size, coalescing gap
+// and tail bounds until restore is called.
+func FetchSizes(piece, gap, tailMin, tailMax int64) (restore func()) {
+	old := [4]int64{fetchPieceSize, fetchCoalesceGap, fetchTailMin, fetchTailMax}
+	fetchPieceSize, fetchCoalesceGap, fetchTailMin, fetchTailMax = piece, gap, tailMin, tailMax
+	return func() { fetchPieceSize, fetchCoalesceGap, fetchTailMin, fetchTailMax = old[0], old[1], old[2], old[3] }
+}

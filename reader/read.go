@@ -36,7 +36,7 @@ func (s *Scan) ReadFile(ctx context.Context, f *ScanFile) iter.Seq2[arrow.Record
 			return
 		}
 		stopped := false
-		err := s.readFile(ctx, f, func(rec arrow.RecordBatch) bool {
+		err := s.readFile(ctx, f, nil, func(rec arrow.RecordBatch) bool {
 			ok := yield(rec, nil)
 			rec.Release()
 			if !ok {
@@ -67,8 +67,17 @@ type columnSource struct {
 
 // readFile decodes f and calls emit with each non-empty batch, which emit
 // owns (it must release it). It stops when emit returns false.
-func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.RecordBatch) bool) error {
+//
+// On an object store the file is read through h, its entry in the pass's
+// fetcher (fetch.go); with h nil, through a fetcher of its own.
+func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit func(arrow.RecordBatch) bool) error {
 	mem := s.cfg.mem
+	remote := remoteStore(s.snap.Store())
+	if remote && h == nil {
+		fe := s.newFetcher(ctx)
+		defer fe.close()
+		h = fe.add(f)
+	}
 	sources, err := s.columnSources(f)
 	if err != nil {
 		return err
@@ -77,20 +86,32 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	if err != nil {
 		return err
 	}
-	obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
-	if err != nil {
-		return fmt.Errorf("reader: open %s: %w", f.Key, err)
+	var obj objstore.ReadAtCloser
+	if remote {
+		defer h.close()
+		if err := h.wait(ctx); err != nil {
+			return fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+		obj = h
+	} else {
+		obj, err = objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+		if err != nil {
+			return fmt.Errorf("reader: open %s: %w", f.Key, err)
+		}
+		defer obj.Close()
 	}
-	defer obj.Close()
 	s.m.filesRead.Add(1)
 	props := parquet.NewReaderProperties(mem)
-	if _, local := s.snap.Store().(objstore.RandomAccess); local && s.filter != nil {
+	if s.filter != nil {
 		// Column chunks are read as their pages are needed, rather than
 		// whole, so that pages the page index skips are not read at all.
-		// Only where reads are cheap: on a remote store each would be a
-		// request.
+		// (On an object store the fetcher has fetched only the pages the
+		// page index leaves, and serves these reads from memory.)
 		props.BufferedStreamEnabled = true
 		props.BufferSize = 64 << 10
+		if remote {
+			props.BufferSize = remoteBufferSize // read ahead less past a selected page
+		}
 	}
 	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(props))
 	if err != nil {
@@ -104,52 +125,15 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
-	defer func() {
-		for _, src := range sources {
-			if src.int96 != nil {
-				src.int96.close()
-			}
-			if src.bytes != nil {
-				src.bytes.close()
-			}
-			if src.pages != nil {
-				src.pages.close()
-			}
+	defer closeSources(sources)
+	leaves, err := s.resolveSources(pf, fr, sources)
+	if err != nil {
+		return fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	for _, src := range sources {
+		if src.pages != nil {
+			pageColumnsUsed.Add(1)
 		}
-	}()
-	var leaves []int
-	for i := range sources {
-		src := &sources[i]
-		if src.part {
-			continue
-		}
-		sf, err := s.mapping.fileField(fr.Manifest, src.field)
-		if err != nil {
-			return fmt.Errorf("reader: %s: %w", f.Key, err)
-		}
-		if sf == nil {
-			continue // added to the table after this file, or not in it: nulls
-		}
-		src.inFile, src.fileName, src.fileField = true, sf.Field.Name, sf
-		if sf.IsLeaf() && pf.MetaData().Schema.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int96 {
-			// Legacy INT96 timestamps: decoded here, because pqarrow goes
-			// through nanoseconds and fails outside 1677..2262.
-			src.int96 = &int96Column{pf: pf, col: sf.ColIndex, maxDef: pf.MetaData().Schema.Column(sf.ColIndex).MaxDefinitionLevel()}
-			continue
-		}
-		if sf.IsLeaf() && !disablePageColumns {
-			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type, mem); pc != nil {
-				src.pages = pc
-				pageColumnsUsed.Add(1)
-				continue
-			}
-		}
-		if sf.IsLeaf() && directByteArray(pf, sf.ColIndex, src.arrow.Type) {
-			src.bytes = newByteArrayColumn(pf, sf.ColIndex, src.arrow.Type)
-			continue
-		}
-		plainDictionary(sf)
-		leaves = appendLeaves(leaves, sf)
 	}
 	fileRows := pf.NumRows()
 	if sel != nil {
@@ -208,6 +192,74 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, emit func(arrow.Record
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	return nil
+}
+
+// resolveSources finds each read column of sources in the file pf (fr
+// its pqarrow reader) and picks its decoder: INT96, pages or byte arrays
+// decoded here, or pqarrow, whose leaf columns it returns.
+func (s *Scan) resolveSources(pf *file.Reader, fr *pqarrow.FileReader, sources []columnSource) ([]int, error) {
+	mem := s.cfg.mem
+	var leaves []int
+	for i := range sources {
+		src := &sources[i]
+		if src.part {
+			continue
+		}
+		sf, err := s.mapping.fileField(fr.Manifest, src.field)
+		if err != nil {
+			return nil, err
+		}
+		if sf == nil {
+			continue // added to the table after this file, or not in it: nulls
+		}
+		src.inFile, src.fileName, src.fileField = true, sf.Field.Name, sf
+		if sf.IsLeaf() && pf.MetaData().Schema.Column(sf.ColIndex).PhysicalType() == parquet.Types.Int96 {
+			// Legacy INT96 timestamps: decoded here, because pqarrow goes
+			// through nanoseconds and fails outside 1677..2262.
+			src.int96 = &int96Column{pf: pf, col: sf.ColIndex, maxDef: pf.MetaData().Schema.Column(sf.ColIndex).MaxDefinitionLevel()}
+			continue
+		}
+		if sf.IsLeaf() && !disablePageColumns {
+			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type, mem); pc != nil {
+				src.pages = pc
+				continue
+			}
+		}
+		if sf.IsLeaf() && directByteArray(pf, sf.ColIndex, src.arrow.Type) {
+			src.bytes = newByteArrayColumn(pf, sf.ColIndex, src.arrow.Type)
+			continue
+		}
+		plainDictionary(sf)
+		leaves = appendLeaves(leaves, sf)
+	}
+	return leaves, nil
+}
+
+// fileColumns are the file's leaf columns that sources read, whatever
+// decodes them.
+func fileColumns(sources []columnSource) []int {
+	var out []int
+	for _, src := range sources {
+		if src.inFile && src.fileField != nil {
+			out = appendLeaves(out, src.fileField)
+		}
+	}
+	return out
+}
+
+// closeSources releases what the decoders of sources hold.
+func closeSources(sources []columnSource) {
+	for _, src := range sources {
+		if src.int96 != nil {
+			src.int96.close()
+		}
+		if src.bytes != nil {
+			src.bytes.close()
+		}
+		if src.pages != nil {
+			src.pages.close()
+		}
+	}
 }
 
 // columnSources resolves each read column of f: partition constant, file

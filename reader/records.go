@@ -18,7 +18,8 @@ import (
 // With parallelism above 1, that many files are decoded at once by
 // separate goroutines, each running at most two batches ahead of the
 // consumer, so memory stays bounded by about parallelism × 3 batches
-// whatever the table's size.
+// whatever the table's size. On an object store the fetcher adds at
+// most WithFetchBudget bytes of fetched data (fetch.go).
 //
 // Each batch is released when the loop body returns; Retain it to keep
 // it. Stopping the loop early stops the readers and frees what they had
@@ -48,7 +49,7 @@ func (s *Scan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] 
 			rec.Release()
 			return ok && remaining != 0
 		}
-		if s.cfg.parallelism <= 1 {
+		if s.cfg.parallelism <= 1 && !remoteStore(s.snap.Store()) {
 			s.recordsSerial(ctx, out, yield)
 			return
 		}
@@ -63,7 +64,7 @@ func (s *Scan) recordsSerial(ctx context.Context, out func(arrow.RecordBatch) bo
 			return
 		}
 		stopped := false
-		err := s.readFile(ctx, f, func(rec arrow.RecordBatch) bool {
+		err := s.readFile(ctx, f, nil, func(rec arrow.RecordBatch) bool {
 			if !out(rec) {
 				stopped = true
 			}
@@ -83,6 +84,7 @@ func (s *Scan) recordsSerial(ctx context.Context, out func(arrow.RecordBatch) bo
 // come back on, in order. The worker closes out when it is done.
 type fileJob struct {
 	f   *ScanFile
+	h   *remoteFile // on an object store, its entry in the fetcher
 	out chan batchOrErr
 }
 
@@ -90,6 +92,10 @@ type batchOrErr struct {
 	rec arrow.RecordBatch
 	err error
 }
+
+// filesAhead is how many files planning runs ahead of the decoders on an
+// object store, for the fetcher to read ahead.
+const filesAhead = 16
 
 // perFileAhead is how many decoded batches a worker may hold for the
 // consumer.
@@ -102,8 +108,16 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 	ctx, cancel := context.WithCancel(parent)
 	stop := make(chan struct{})
 	n := s.cfg.parallelism
-	order := make(chan *fileJob, n) // jobs in path order, for the consumer
-	jobs := make(chan *fileJob, n)  // the same jobs, for the workers
+	ahead := n
+	var fe *fetcher
+	if remoteStore(s.snap.Store()) {
+		// The fetcher reads the files ahead of the decoders, as far as its
+		// byte budget allows; planning runs ahead to give it files.
+		fe = s.newFetcher(ctx)
+		ahead = max(n, filesAhead)
+	}
+	order := make(chan *fileJob, ahead) // jobs in path order, for the consumer
+	jobs := make(chan *fileJob, ahead)  // the same jobs, for the workers
 	var wg sync.WaitGroup
 
 	// Planner: files in path order, each to both queues. A planning error
@@ -111,6 +125,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 	wg.Go(func() {
 		defer close(order)
 		defer close(jobs)
+		var aheadRows int64
 		for f, err := range s.Files(ctx) {
 			j := &fileJob{f: f, out: make(chan batchOrErr, perFileAhead)}
 			if err != nil {
@@ -121,6 +136,15 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 				case <-stop:
 				}
 				return
+			}
+			if fe != nil && (s.cfg.limit < 0 || aheadRows < s.cfg.limit) {
+				// Read ahead only the files a limit may need: their rows
+				// by the stats (a filter may need more: those files are
+				// fetched when their decoding starts).
+				j.h = fe.add(f)
+				if f.Stats != nil && f.Stats.NumRecords > 0 {
+					aheadRows += f.Stats.NumRecords
+				}
 			}
 			select {
 			case order <- j:
@@ -138,7 +162,10 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 		wg.Go(func() {
 			for j := range jobs {
 				stopped := false
-				err := s.readFile(ctx, j.f, func(rec arrow.RecordBatch) bool {
+				if fe != nil && j.h == nil {
+					j.h = fe.add(j.f)
+				}
+				err := s.readFile(ctx, j.f, j.h, func(rec arrow.RecordBatch) bool {
 					select {
 					case j.out <- batchOrErr{rec: rec}:
 						return true
@@ -165,6 +192,9 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 		close(stop)
 		cancel()
 		wg.Wait()
+		if fe != nil {
+			fe.close()
+		}
 		if cur != nil {
 			drain(cur.out)
 		}

@@ -41,6 +41,10 @@ type config struct {
 	tx          *deltalog.Transaction  // RecordReads
 	rowIndex    bool                   // WithRowIndex
 	extra       []*actions.StructField // WithFileColumns
+	// fetchBudget and fetchConcurrency bound the I/O stage on object
+	// stores (fetch.go).
+	fetchBudget      int64
+	fetchConcurrency int
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -128,10 +132,28 @@ type ScanMetrics struct {
 	RowsRead int64
 	// RowsReturned is the number of rows yielded.
 	RowsReturned int64
+	// On an object store (a store that is not objstore.RandomAccess):
+	// Requests is the number of ranged GETs the scan issued for data
+	// files, BytesFetched the bytes they returned, UncoveredReads those
+	// of them that served a read the fetcher had not planned, and
+	// PeakBuffered the most bytes the fetcher held fetched or in flight
+	// at once (bounded by WithFetchBudget).
+	Requests, BytesFetched, UncoveredReads, PeakBuffered int64
 }
 
 type metrics struct {
 	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
+	rangeRequests, bytesFetched, uncoveredReads, peakBuffered                    atomic.Int64
+}
+
+// noteBuffered raises the peak of bytes the fetcher held to n.
+func (m *metrics) noteBuffered(n int64) {
+	for {
+		old := m.peakBuffered.Load()
+		if n <= old || m.peakBuffered.CompareAndSwap(old, n) {
+			return
+		}
+	}
 }
 
 // Scan is a planned read of one snapshot: which columns, which rows. It is
@@ -165,7 +187,8 @@ type Scan struct {
 // (ErrUnsupported, Snapshot.Supports) can still be planned and counted
 // from its log; Records and ReadFile refuse it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
-	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0)}
+	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0),
+		fetchBudget: DefaultFetchBudget, fetchConcurrency: DefaultFetchConcurrency}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -385,6 +408,10 @@ func (s *Scan) Metrics() ScanMetrics {
 		FilesRead:              s.m.filesRead.Load(),
 		RowsRead:               s.m.rowsRead.Load(),
 		RowsReturned:           s.m.rowsReturned.Load(),
+		Requests:               s.m.rangeRequests.Load(),
+		BytesFetched:           s.m.bytesFetched.Load(),
+		UncoveredReads:         s.m.uncoveredReads.Load(),
+		PeakBuffered:           s.m.peakBuffered.Load(),
 	}
 }
 
