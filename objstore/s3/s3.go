@@ -555,7 +555,9 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 	if err := failed(); err != nil {
 		return err
 	}
-	slices.SortFunc(parts, func(a, b types.CompletedPart) int { return cmp.Compare(aws.ToInt32(a.PartNumber), aws.ToInt32(b.PartNumber)) })
+	slices.SortFunc(parts, func(a, b types.CompletedPart) int {
+		return cmp.Compare(aws.ToInt32(a.PartNumber), aws.ToInt32(b.PartNumber))
+	})
 	_, err = s.client.CompleteMultipartUpload(ctx, &s3sdk.CompleteMultipartUploadInput{
 		Bucket:          &s.bucket,
 		Key:             &name,
