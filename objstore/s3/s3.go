@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -564,10 +566,33 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 		UploadId:        up.UploadId,
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: parts},
 	})
+	if err != nil && errorCode(err) == "NoSuchUpload" && s.completed(ctx, name, parts) {
+		// A try of the completion succeeded but its answer was lost; the
+		// SDK's retry then found the upload gone.
+		return nil
+	}
 	if err != nil {
 		return s.fail(objstore.OpPut, key, err)
 	}
 	return nil
+}
+
+// completed reports whether the object under name is the one the parts
+// make: its ETag is the multipart ETag S3 (and MinIO) give it, the MD5 of
+// the parts' MD5s and their count. Parts whose ETags are not MD5s
+// (encrypted with KMS, say) never match, and the error stands.
+func (s *Store) completed(ctx context.Context, name string, parts []types.CompletedPart) bool {
+	h := md5.New()
+	for _, p := range parts {
+		sum, err := hex.DecodeString(strings.Trim(aws.ToString(p.ETag), `"`))
+		if err != nil || len(sum) != md5.Size {
+			return false
+		}
+		h.Write(sum)
+	}
+	want := fmt.Sprintf("%x-%d", h.Sum(nil), len(parts))
+	out, err := s.client.HeadObject(ctx, &s3sdk.HeadObjectInput{Bucket: &s.bucket, Key: &name})
+	return err == nil && strings.Trim(aws.ToString(out.ETag), `"`) == want
 }
 
 // partBuffer returns a buffer of size bytes, from the store's pool when
