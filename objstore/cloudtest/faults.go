@@ -103,7 +103,6 @@ func (f *Faults) String() string {
 	return b.String()
 }
 
-
 // pick decides the fate of one request: a fault, or -1.
 func (f *Faults) pick(r *http.Request) Fault {
 	f.once.Do(func() { f.rng = rand.New(rand.NewPCG(f.Seed, f.Seed^0x9e3779b97f4a7c15)) })

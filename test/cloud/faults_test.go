@@ -318,4 +318,3 @@ func TestFaultsS3LostCommitResponse(t *testing.T) {
 		})
 	}
 }
-
