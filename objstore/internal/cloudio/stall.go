@@ -186,3 +186,56 @@ func WatchClient(c Doer, stall time.Duration) *http.Client {
 type doerTransport struct{ c Doer }
 
 func (d doerTransport) RoundTrip(r *http.Request) (*http.Response, error) { return d.c.Do(r) }
+
+// Guard is a watchdog for a client library that reads bodies itself (the
+// GCS client): it cancels its context when what it watches makes no
+// progress for the stall timeout, from NewGuard to Stop.
+type Guard struct {
+	d    *dog
+	what string
+}
+
+// NewGuard returns a context for one try of a request, cancelled when the
+// guard fires, and the guard; what names the request in errors.
+func NewGuard(ctx context.Context, stall time.Duration, what string) (context.Context, *Guard) {
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	d := &dog{cancel: cancel, stall: stall}
+	d.timer = time.AfterFunc(stall, d.fire)
+	return ctx, &Guard{d: d, what: what}
+}
+
+// Reader returns r, whose reads that return bytes are progress.
+func (g *Guard) Reader(r io.Reader) io.Reader { return &guardReader{r: r, d: g.d} }
+
+// Kick records progress (a response, say).
+func (g *Guard) Kick() { g.d.kick() }
+
+// Err is err, or a *StallError when the guard fired.
+func (g *Guard) Err(err error) error {
+	if err != nil && g.d.fired() {
+		return &StallError{Method: "GET", URL: g.what, After: g.d.stall}
+	}
+	return err
+}
+
+// Stop ends the guard and releases its context.
+func (g *Guard) Stop() {
+	g.d.stop()
+	g.d.cancel(nil)
+}
+
+type guardReader struct {
+	r io.Reader
+	d *dog
+}
+
+func (g *guardReader) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if n > 0 {
+		g.d.kick()
+	}
+	return n, err
+}
