@@ -315,7 +315,9 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		}
 		defer resp.Body.Close()
 		body, err := cloudio.ReadBody(resp.Body, min(n, derefInt64(resp.ContentLength)))
-		if err == nil {
+		if err == nil && len(body) == 0 {
+			data = body
+		} else if err == nil {
 			data, err = cloudio.CheckRange(body, derefString(resp.ContentRange), off, n)
 		}
 		if err != nil {
@@ -326,7 +328,21 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	if err == nil && empty {
 		return s.emptyRange(ctx, key, off)
 	}
+	if err == nil && len(data) == 0 {
+		// Some servers answer a range at the end with no bytes rather than
+		// 416; before the end it is a short read.
+		return s.noBytes(ctx, key, off, n)
+	}
 	return data, err
+}
+
+// noBytes answers a GetRange of n bytes at off that received none.
+func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	return cloudio.NoBytes("azure", key, off, n, info.Size)
 }
 
 // emptyRange answers a GetRange that yields no bytes: empty when off is at

@@ -2,6 +2,7 @@ package cloudtest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -10,7 +11,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
+
+	"github.com/lakelog/lakelog/objstore"
 )
 
 // Fault is one kind of failure a [Faults] proxy injects.
@@ -201,4 +205,53 @@ func reset(conn net.Conn) {
 		tc.SetLinger(0)
 	}
 	conn.Close()
+}
+
+// CheckFaults streams an object of size bytes into s through
+// objstore.NewWriter and reads it back whole and in ranges, all through a
+// store whose requests pass f's proxy; every read must return exactly the
+// bytes written. It fails the test when f injected no fault.
+func CheckFaults(t *testing.T, s objstore.Store, size int, f *Faults) {
+	t.Helper()
+	ctx := t.Context()
+	t.Logf("fault seed %d", f.Seed)
+	body := make([]byte, size)
+	r := rand.New(rand.NewPCG(f.Seed, 1))
+	for i := range body {
+		body[i] = byte(r.Uint32())
+	}
+	w, err := objstore.NewWriter(ctx, s, "faults.bin", objstore.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := body; len(p) > 0; {
+		k := min(len(p), 256<<10)
+		if _, err := w.Write(p[:k]); err != nil {
+			t.Fatalf("write under faults (%v): %v", f, err)
+		}
+		p = p[k:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("upload under faults (%v): %v", f, err)
+	}
+	got, err := s.Get(ctx, "faults.bin")
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("Get under faults (%v) = %d bytes, %v; want the %d written", f, len(got), err, len(body))
+	}
+	for i := range 24 {
+		off := int64(r.IntN(size))
+		n := int64(r.IntN(1 << 20))
+		if i%6 == 0 {
+			off, n = int64(size)-1000, 5000 // over the end
+		}
+		got, err := s.GetRange(ctx, "faults.bin", off, n)
+		want := body[off:min(off+n, int64(size))]
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("GetRange(%d, %d) under faults (%v) = %d bytes, %v; want %d", off, n, f, len(got), err, len(want))
+		}
+	}
+	t.Logf("faults injected: %v", f)
+	if len(f.Injected()) == 0 {
+		t.Fatal("no fault was injected: the test proved nothing")
+	}
 }

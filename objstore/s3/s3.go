@@ -308,7 +308,9 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		}
 		defer out.Body.Close()
 		body, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
-		if err == nil {
+		if err == nil && len(body) == 0 {
+			b = body
+		} else if err == nil {
 			// The server may ignore the range and send it all (no
 			// Content-Range); otherwise it must be the bytes asked for.
 			b, err = cloudio.CheckRange(body, aws.ToString(out.ContentRange), off, n)
@@ -321,7 +323,21 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	if err == nil && empty {
 		return s.emptyRange(ctx, key, off)
 	}
+	if err == nil && len(b) == 0 {
+		// Some servers answer a range at the end with no bytes rather than
+		// 416; before the end it is a short read.
+		return s.noBytes(ctx, key, off, n)
+	}
 	return b, err
+}
+
+// noBytes answers a GetRange of n bytes at off that received none.
+func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
+	if err != nil {
+		return nil, err
+	}
+	return cloudio.NoBytes("s3", key, off, n, info.Size)
 }
 
 // emptyRange answers a GetRange that yields no bytes: empty when off is at

@@ -183,3 +183,13 @@ func parseContentRange(s string) (start, end, total int64, ok bool) {
 	}
 	return start, end, total, true
 }
+
+// NoBytes is what a GetRange of n > 0 bytes at off that received no byte
+// returns, given the object's size: empty at the end, io.ErrUnexpectedEOF
+// past it, and a *ShortReadError (which is retried) before it.
+func NoBytes(store, key string, off, n, size int64) ([]byte, error) {
+	if off < size {
+		return nil, fmt.Errorf("%s: getrange %q: %w", store, key, &ShortReadError{Off: off, N: n, End: -1, Total: size})
+	}
+	return EmptyRange(store, key, off, size)
+}
