@@ -148,6 +148,22 @@ func checkRows(t *testing.T, ctx context.Context, snap *deltalog.Snapshot, n int
 	return rows
 }
 
+// faultStores returns two stores on one fresh prefix of bucket: one whose
+// requests pass proxy, in parts of s3.MinPartSize under faultPolicy, and
+// one that talks to MinIO directly.
+func faultStores(t *testing.T, bucket string, proxy *cloudtest.Proxy) (faulty, clean *s3.Store) {
+	t.Helper()
+	prefix := cloudtest.Name("t-")
+	faulty, err := s3.New(t.Context(), bucket, prefix, s3.WithEndpoint(proxy.URL), s3.WithPartSize(s3.MinPartSize), s3.WithRetryPolicy(faultPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clean, err = s3.New(t.Context(), bucket, prefix); err != nil {
+		t.Fatal(err)
+	}
+	return faulty, clean
+}
+
 func createFaultTable(t *testing.T, ctx context.Context, st objstore.Store) {
 	t.Helper()
 	schema, err := actions.ParseDDL("id long, p string, payload string")
@@ -186,15 +202,7 @@ func TestFaultsS3(t *testing.T) {
 	}}
 	t.Logf("fault seed %d (LAKELOG_FAULT_SEED=%d repeats it)", seed, seed)
 	proxy := cloudtest.NewProxy(t, os.Getenv("AWS_ENDPOINT_URL"), faults.Intercept)
-	prefix := cloudtest.Name("t-")
-	faulty, err := s3.New(ctx, bucket, prefix, s3.WithEndpoint(proxy.URL), s3.WithPartSize(s3.MinPartSize), s3.WithRetryPolicy(faultPolicy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clean, err := s3.New(ctx, bucket, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	faulty, clean := faultStores(t, bucket, proxy)
 	defer func() { t.Logf("faults injected: %v", faults) }()
 
 	start := time.Now()
@@ -273,15 +281,7 @@ func TestFaultsS3LostCommitResponse(t *testing.T) {
 				}
 				cloudtest.Relay(w, r, forward)
 			})
-			prefix := cloudtest.Name("lost-")
-			faulty, err := s3.New(ctx, bucket, prefix, s3.WithEndpoint(proxy.URL), s3.WithPartSize(s3.MinPartSize), s3.WithRetryPolicy(faultPolicy))
-			if err != nil {
-				t.Fatal(err)
-			}
-			clean, err := s3.New(ctx, bucket, prefix)
-			if err != nil {
-				t.Fatal(err)
-			}
+			faulty, clean := faultStores(t, bucket, proxy)
 			createFaultTable(t, ctx, faulty)
 			snap, err := deltalog.Open(ctx, faulty, "tbl")
 			if err != nil {

@@ -66,7 +66,7 @@ func (t *Watchdog) RoundTrip(req *http.Request) (*http.Response, error) {
 	d.timer = time.AfterFunc(stall, d.fire)
 	out := req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0 {
-		out.Body = &sendBody{ReadCloser: req.Body, d: d}
+		out.Body = &sendBody{progress{req.Body, d}, req.Body}
 	}
 	resp, err := base.RoundTrip(out)
 	if err != nil {
@@ -125,18 +125,24 @@ func (d *dog) stop() {
 	d.mu.Unlock()
 }
 
-// sendBody is a request body whose reads are progress.
-type sendBody struct {
-	io.ReadCloser
+// progress is a reader whose reads that return bytes are progress.
+type progress struct {
+	r io.Reader
 	d *dog
 }
 
-func (b *sendBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
+func (g *progress) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
 	if n > 0 {
-		b.d.kick()
+		g.d.kick()
 	}
 	return n, err
+}
+
+// sendBody is a request body whose reads are progress.
+type sendBody struct {
+	progress
+	io.Closer
 }
 
 // recvBody is a response body whose bytes are progress; a read that the
@@ -208,7 +214,7 @@ func NewGuard(ctx context.Context, stall time.Duration, what string) (context.Co
 }
 
 // Reader returns r, whose reads that return bytes are progress.
-func (g *Guard) Reader(r io.Reader) io.Reader { return &guardReader{r: r, d: g.d} }
+func (g *Guard) Reader(r io.Reader) io.Reader { return &progress{r: r, d: g.d} }
 
 // Kick records progress (a response, say).
 func (g *Guard) Kick() { g.d.kick() }
@@ -225,17 +231,4 @@ func (g *Guard) Err(err error) error {
 func (g *Guard) Stop() {
 	g.d.stop()
 	g.d.cancel(nil)
-}
-
-type guardReader struct {
-	r io.Reader
-	d *dog
-}
-
-func (g *guardReader) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if n > 0 {
-		g.d.kick()
-	}
-	return n, err
 }
