@@ -47,8 +47,9 @@ const writeBuffer = 256 << 10
 
 // NewWriter starts a streaming upload of key to s. The store's own Put
 // reads the bytes as they are written and uploads them natively: S3 and
-// Azure in parts or blocks of their part size (memory bounded by about
-// one part and this writer's buffer), GCS through its resumable writer,
+// Azure in parts or blocks of their part size, several in flight while
+// the next is filled (memory bounded by the parts in flight, 4 × 8 MiB at
+// the defaults, and this writer's buffer), GCS through its resumable writer,
 // local disk into a temporary file linked into place on Close. A store
 // with a writer of its own (WriterStore) is asked for it instead.
 func NewWriter(ctx context.Context, s Store, key string, opts PutOptions) (Writer, error) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,9 @@ const (
 	DefaultBlockSize = 8 << 20
 	// maxBlocks is Azure's limit on the blocks of one blob.
 	maxBlocks = 50000
+	// DefaultBlockConcurrency is how many blocks of one staged upload are
+	// sent at once, while the body's next block is being read.
+	DefaultBlockConcurrency = 4
 )
 
 // The well-known account of the Azure storage emulators (Azurite), which
@@ -59,6 +63,8 @@ type Store struct {
 	name      string
 	root      keyspace.Root
 	blockSize int64
+	blockConc int
+	retry     cloudio.Retry
 }
 
 var _ objstore.Store = (*Store)(nil)
@@ -75,6 +81,8 @@ type options struct {
 	client        *azblob.Client
 	clientOptions *azblob.ClientOptions
 	blockSize     int64
+	blockConc     int
+	policy        objstore.RetryPolicy
 }
 
 // WithClient makes the store use client as it is; the environment is then
@@ -90,6 +98,17 @@ func WithClientOptions(opts *azblob.ClientOptions) Option {
 // WithBlockSize sets the block size of staged uploads. Bodies up to this
 // size are sent in one request.
 func WithBlockSize(n int64) Option { return func(o *options) { o.blockSize = n } }
+
+// WithBlockConcurrency sets how many blocks of one staged upload are sent
+// at once (at least 1; DefaultBlockConcurrency unless set). An upload holds
+// at most this many block buffers: n × the block size of memory.
+func WithBlockConcurrency(n int) Option { return func(o *options) { o.blockConc = n } }
+
+// WithRetryPolicy tunes retries, backoff, the read deadline and stall
+// detection (see [objstore.RetryPolicy]) of the client New makes from the
+// environment; with WithClient only the retry of broken-off reads follows
+// it.
+func WithRetryPolicy(p objstore.RetryPolicy) Option { return func(o *options) { o.policy = p } }
 
 // New returns the store over container rooted at prefix ("" for the whole
 // container; leading and trailing '/' are ignored). Unless WithClient is
@@ -112,7 +131,7 @@ func WithBlockSize(n int64) Option { return func(o *options) { o.blockSize = n }
 // from the environment; build such a client and pass it with WithClient.
 // New sends no request; a missing container shows on first use.
 func New(ctx context.Context, containerName, prefix string, opts ...Option) (*Store, error) {
-	o := options{blockSize: DefaultBlockSize}
+	o := options{blockSize: DefaultBlockSize, blockConc: DefaultBlockConcurrency}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -122,10 +141,13 @@ func New(ctx context.Context, containerName, prefix string, opts ...Option) (*St
 	if o.blockSize <= 0 {
 		return nil, fmt.Errorf("azure: block size %d is not positive", o.blockSize)
 	}
+	if o.blockConc < 1 {
+		return nil, fmt.Errorf("azure: block concurrency %d is not positive", o.blockConc)
+	}
 	client := o.client
 	if client == nil {
 		var err error
-		if client, err = clientFromEnv(o.clientOptions); err != nil {
+		if client, err = clientFromEnv(clientOptions(o.clientOptions, o.policy)); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +156,33 @@ func New(ctx context.Context, containerName, prefix string, opts ...Option) (*St
 		name:      containerName,
 		root:      keyspace.New(prefix),
 		blockSize: o.blockSize,
+		blockConc: o.blockConc,
+		retry:     cloudio.RetryOf(o.policy),
 	}, nil
+}
+
+// clientOptions completes the caller's client options with the policy:
+// the SDK's retry policy (p.Attempts tries, backoff between p.BaseDelay
+// and p.MaxDelay; it retries 408, 429, 5xx and transport errors, stalls
+// among them) unless the caller set one, and the stall watchdog around
+// the caller's transport or the default one. No TryTimeout: it would
+// also cut a large transfer that is slow but moving, which the watchdog
+// lets finish.
+func clientOptions(in *azblob.ClientOptions, p objstore.RetryPolicy) *azblob.ClientOptions {
+	p = p.WithDefaults()
+	var out azblob.ClientOptions
+	if in != nil {
+		out = *in
+	}
+	if reflect.ValueOf(out.Retry).IsZero() {
+		out.Retry = policy.RetryOptions{MaxRetries: int32(p.Attempts - 1), RetryDelay: p.BaseDelay, MaxRetryDelay: p.MaxDelay}
+	}
+	var base cloudio.Doer = http.DefaultClient
+	if out.Transport != nil {
+		base = out.Transport
+	}
+	out.Transport = cloudio.WatchClient(base, p.StallTimeout)
+	return &out
 }
 
 // clientFromEnv makes a client from the environment, as New describes.
@@ -219,16 +267,26 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := b.DownloadStream(ctx, nil)
-	if err != nil {
-		return nil, s.fail(objstore.OpGet, key, err)
-	}
-	defer resp.Body.Close()
-	data, err := cloudio.ReadBody(resp.Body, derefInt64(resp.ContentLength))
-	if err != nil {
-		return nil, s.fail(objstore.OpGet, key, err)
-	}
-	return data, nil
+	var data []byte
+	err = s.retry.Do(ctx, func(ctx context.Context) error {
+		resp, err := b.DownloadStream(ctx, nil)
+		if err != nil {
+			return s.fail(objstore.OpGet, key, err)
+		}
+		defer resp.Body.Close()
+		size := int64(-1)
+		if resp.ContentLength != nil {
+			size = *resp.ContentLength
+		}
+		if data, err = cloudio.ReadBody(resp.Body, size); err == nil {
+			err = cloudio.CheckLength(data, size)
+		}
+		if err != nil {
+			return s.fail(objstore.OpGet, key, err)
+		}
+		return nil
+	})
+	return data, err
 }
 
 // GetRange implements objstore.Store with a ranged download. An empty
@@ -244,19 +302,47 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	if n == 0 {
 		return s.emptyRange(ctx, key, off)
 	}
-	resp, err := b.DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
-	if err != nil {
-		if status(err) == http.StatusRequestedRangeNotSatisfiable {
-			return s.emptyRange(ctx, key, off)
+	var data []byte
+	empty := false
+	err = s.retry.Do(ctx, func(ctx context.Context) error {
+		resp, err := b.DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
+		if err != nil {
+			if status(err) == http.StatusRequestedRangeNotSatisfiable {
+				empty = true
+				return nil
+			}
+			return s.fail(objstore.OpGetRange, key, err)
 		}
-		return nil, s.fail(objstore.OpGetRange, key, err)
+		defer resp.Body.Close()
+		body, err := cloudio.ReadBody(resp.Body, min(n, derefInt64(resp.ContentLength)))
+		if err == nil && len(body) == 0 {
+			data = body
+		} else if err == nil {
+			data, err = cloudio.CheckRange(body, derefString(resp.ContentRange), off, n)
+		}
+		if err != nil {
+			return s.fail(objstore.OpGetRange, key, err)
+		}
+		return nil
+	})
+	if err == nil && empty {
+		return s.emptyRange(ctx, key, off)
 	}
-	defer resp.Body.Close()
-	data, err := cloudio.ReadBody(io.LimitReader(resp.Body, n), min(n, derefInt64(resp.ContentLength)))
+	if err == nil && len(data) == 0 {
+		// Some servers answer a range at the end with no bytes rather than
+		// 416; before the end it is a short read.
+		return s.noBytes(ctx, key, off, n)
+	}
+	return data, err
+}
+
+// noBytes answers a GetRange of n bytes at off that received none.
+func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
 	if err != nil {
-		return nil, s.fail(objstore.OpGetRange, key, err)
+		return nil, err
 	}
-	return data, nil
+	return cloudio.NoBytes("azure", key, off, n, info.Size)
 }
 
 // emptyRange answers a GetRange that yields no bytes: empty when off is at
@@ -341,7 +427,7 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		blockSize = (opts.Size + maxBlocks - 1) / maxBlocks
 	}
 	src := &trackedReader{r: io.MultiReader(bytes.NewReader(first), body)}
-	_, err = b.UploadStream(ctx, src, &blockblob.UploadStreamOptions{BlockSize: blockSize, Concurrency: 1})
+	_, err = b.UploadStream(ctx, src, &blockblob.UploadStreamOptions{BlockSize: blockSize, Concurrency: s.blockConc})
 	if err != nil {
 		if src.err != nil {
 			return fmt.Errorf("azure: put %q: read body: %w", key, src.err)
@@ -485,6 +571,13 @@ func status(err error) int {
 }
 
 func to[T any](v T) *T { return &v }
+
+func derefString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
 
 func derefInt64(p *int64) int64 {
 	if p == nil {

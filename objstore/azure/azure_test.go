@@ -25,6 +25,18 @@ func connectionString(t *testing.T) string {
 	return cloudtest.Require(t, "AZURE_STORAGE_CONNECTION_STRING", "Azurite")
 }
 
+// connectionEndpoint is the base URL of the Azurite that
+// AZURE_STORAGE_CONNECTION_STRING names, without the account.
+func connectionEndpoint(t *testing.T) string {
+	cs := connectionString(t)
+	upstream := "http://127.0.0.1:10000"
+	if i := strings.Index(cs, "BlobEndpoint="); i >= 0 {
+		ep, _, _ := strings.Cut(cs[i+len("BlobEndpoint="):], ";")
+		upstream = ep[:strings.LastIndex(strings.TrimRight(ep, "/"), "/")]
+	}
+	return upstream
+}
+
 // newContainer creates a fresh container on the test's Azurite, which is
 // deleted when the test ends: Azurite slows down as its store grows.
 func newContainer(t *testing.T) string {
@@ -82,12 +94,7 @@ func isConditionalPut(r *http.Request) bool {
 // by the caller then sees ErrExists for what was its own write, which is
 // why the commit loop reads a taken version back to compare txnIds.
 func TestLostResponse(t *testing.T) {
-	cs := connectionString(t)
-	upstream := "http://127.0.0.1:10000"
-	if i := strings.Index(cs, "BlobEndpoint="); i >= 0 {
-		ep, _, _ := strings.Cut(cs[i+len("BlobEndpoint="):], ";")
-		upstream = ep[:strings.LastIndex(strings.TrimRight(ep, "/"), "/")]
-	}
+	upstream := connectionEndpoint(t)
 	name := newContainer(t)
 	for _, tc := range []struct {
 		name string

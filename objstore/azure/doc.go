@@ -21,8 +21,12 @@
 //     The body is read into memory and sent in one request.
 //   - Other puts send a body up to the block size (8 MiB unless
 //     [WithBlockSize]) in one Put Blob, and stage longer or unsized bodies
-//     as blocks committed with Put Block List. Both replace the blob in one
-//     step; a failed upload commits nothing.
+//     as blocks committed with Put Block List, up to
+//     [DefaultBlockConcurrency] blocks in flight ([WithBlockConcurrency])
+//     while the next is read: an upload holds at most that many block
+//     buffers (32 MiB at the defaults). Each block is retried alone by the
+//     client's retry policy. Both replace the blob in one step; a failed
+//     upload commits nothing.
 //   - Get, GetRange (a ranged download) and Head of a missing blob wrap
 //     [objstore.ErrNotFound]. A missing container is a different error.
 //   - List is a flat listing of the prefix, in byte order. Azurite (and, it
@@ -38,8 +42,16 @@
 //
 // # Retries and lost responses
 //
-// The client retries failed requests (throttling, 5xx, broken connections)
-// three times, except the Put Blob of a Put with IfAbsent, which is sent
+// The client made from the environment retries failed requests (408, 429,
+// 5xx, broken connections, stalls) with the tries and backoff of
+// [objstore.RetryPolicy] ([WithRetryPolicy]; 6 tries, 50ms to 5s), and
+// every request passes a stall watchdog that cancels it after StallTimeout
+// (30s) without progress, so that it is re-issued. (No TryTimeout: it
+// would also cut a large transfer that is slow but moving.) Get and
+// GetRange read again a body that breaks off or stalls, within the
+// policy's Deadline, and GetRange checks that it received exactly the
+// range asked for, or up to the blob's end: never a silent short read.
+// The exception is the Put Blob of a Put with IfAbsent, which is sent
 // exactly once. Were it retried after Azure created the blob but the
 // response was lost, the retry would be refused as BlobAlreadyExists, and
 // the store would report ErrExists for a create that was in fact its own.

@@ -21,8 +21,13 @@
 //     failing body never starts an upload, and sent in one request.
 //   - Other puts buffer a body of known size up to 16 MiB and send it in
 //     one request, and send longer or unsized bodies in a resumable upload
-//     of 16 MiB chunks. GCS publishes an object only when its upload
-//     completes; a failing body abandons the upload.
+//     of 16 MiB chunks. The client keeps each chunk until GCS acknowledges
+//     it and re-sends that chunk alone on a transient failure, resuming
+//     the upload where GCS says it stands (the file is not restarted); a
+//     try of a chunk is cut after the stall timeout plus a second per MiB.
+//     Chunks are sent one at a time (the client has no concurrent chunks:
+//     a resumable upload is sequential). GCS publishes an object only when
+//     its upload completes; a failing body abandons the upload.
 //   - Get, GetRange (a ranged read) and Head of a missing key wrap
 //     [objstore.ErrNotFound]. Objects are read as stored, never
 //     decompressed.
@@ -36,9 +41,15 @@
 //
 // # Retries and lost responses
 //
-// The client retries transient failures of reads and listings, and the
-// store asks it to retry plain puts and deletes too, since repeating them
-// is harmless. The upload of a Put with IfAbsent is never retried: were it
+// The client retries transient failures of reads and listings (408, 429,
+// 5xx, resets, unexpected EOFs; a read that breaks off is reopened at the
+// byte it reached), with the tries and backoff of [objstore.RetryPolicy]
+// when New makes the client ([WithRetryPolicy]), and the store asks it to
+// retry plain puts and deletes too, since repeating them is harmless. Get
+// and GetRange guard each try: one that receives no byte for the policy's
+// StallTimeout is cancelled and issued again, within its Deadline; and
+// GetRange checks that it received exactly the range asked for, or up to
+// the object's end: never a silent short read. The upload of a Put with IfAbsent is never retried: were it
 // retried after GCS created the object but the response was lost, the
 // retry would get 412 and the store would report ErrExists for a create
 // that was in fact its own. Such a Put returns the transport error

@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/storage"
+	"github.com/googleapis/gax-go/v2"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
@@ -43,6 +45,8 @@ type Store struct {
 	bucket     *storage.BucketHandle
 	name       string
 	root       keyspace.Root
+	policy     objstore.RetryPolicy
+	retry      cloudio.Retry
 }
 
 var _ objstore.Store = (*Store)(nil)
@@ -58,6 +62,7 @@ type Option func(*options)
 type options struct {
 	client     *storage.Client
 	clientOpts []option.ClientOption
+	policy     objstore.RetryPolicy
 }
 
 // WithClient makes the store use client, which the caller closes. Client
@@ -69,6 +74,11 @@ func WithClient(client *storage.Client) Option { return func(o *options) { o.cli
 func WithClientOptions(opts ...option.ClientOption) Option {
 	return func(o *options) { o.clientOpts = append(o.clientOpts, opts...) }
 }
+
+// WithRetryPolicy tunes retries, backoff, the read deadline and stall
+// detection (see [objstore.RetryPolicy]). The client's own retries follow
+// it only for a client New makes.
+func WithRetryPolicy(p objstore.RetryPolicy) Option { return func(o *options) { o.policy = p } }
 
 // New returns the store over bucket rooted at prefix ("" for the whole
 // bucket; leading and trailing '/' are ignored). Unless WithClient is
@@ -94,8 +104,15 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 			return nil, fmt.Errorf("gcs: new client: %w", err)
 		}
 		owns = true
+		// The client retries 408, 429, 5xx, resets and unexpected EOFs,
+		// reopening a broken-off read at the byte it reached; here with
+		// the policy's tries and backoff.
+		p := o.policy.WithDefaults()
+		client.SetRetry(storage.WithMaxAttempts(p.Attempts),
+			storage.WithBackoff(gax.Backoff{Initial: p.BaseDelay, Max: p.MaxDelay, Multiplier: 2}))
 	}
-	return &Store{client: client, ownsClient: owns, bucket: client.Bucket(bucket), name: bucket, root: keyspace.New(prefix)}, nil
+	return &Store{client: client, ownsClient: owns, bucket: client.Bucket(bucket), name: bucket, root: keyspace.New(prefix),
+		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy)}, nil
 }
 
 // Close releases the client New made. It is optional: a store that is
@@ -128,16 +145,25 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := obj.ReadCompressed(true).NewReader(ctx)
-	if err != nil {
-		return nil, s.fail(objstore.OpGet, key, err)
-	}
-	defer r.Close()
-	b, err := cloudio.ReadBody(r, r.Attrs.Size)
-	if err != nil {
-		return nil, s.fail(objstore.OpGet, key, err)
-	}
-	return b, nil
+	var b []byte
+	err = s.retry.Do(ctx, func(ctx context.Context) error {
+		gctx, guard := cloudio.NewGuard(ctx, s.policy.StallTimeout, "gs://"+s.name+"/"+key)
+		defer guard.Stop()
+		r, err := obj.ReadCompressed(true).NewReader(gctx)
+		if err != nil {
+			return s.fail(objstore.OpGet, key, guard.Err(err))
+		}
+		defer r.Close()
+		guard.Kick()
+		if b, err = cloudio.ReadBody(guard.Reader(r), r.Attrs.Size); err == nil && r.Attrs.ContentEncoding == "" {
+			err = cloudio.CheckLength(b, r.Attrs.Size)
+		}
+		if err != nil {
+			return s.fail(objstore.OpGet, key, guard.Err(err))
+		}
+		return nil
+	})
+	return b, err
 }
 
 // GetRange implements objstore.Store with a ranged read. An empty range
@@ -153,19 +179,35 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	if n == 0 {
 		return s.emptyRange(ctx, key, off)
 	}
-	r, err := obj.ReadCompressed(true).NewRangeReader(ctx, off, n)
-	if err != nil {
-		if status(err) == http.StatusRequestedRangeNotSatisfiable {
-			return s.emptyRange(ctx, key, off)
+	var b []byte
+	empty := false
+	err = s.retry.Do(ctx, func(ctx context.Context) error {
+		gctx, guard := cloudio.NewGuard(ctx, s.policy.StallTimeout, "gs://"+s.name+"/"+key)
+		defer guard.Stop()
+		r, err := obj.ReadCompressed(true).NewRangeReader(gctx, off, n)
+		if err != nil {
+			if status(err) == http.StatusRequestedRangeNotSatisfiable {
+				empty = true
+				return nil
+			}
+			return s.fail(objstore.OpGetRange, key, guard.Err(err))
 		}
-		return nil, s.fail(objstore.OpGetRange, key, err)
+		defer r.Close()
+		guard.Kick()
+		want := min(n, r.Remain())
+		if b, err = cloudio.ReadBody(io.LimitReader(guard.Reader(r), n), want); err != nil {
+			return s.fail(objstore.OpGetRange, key, guard.Err(err))
+		}
+		// Exactly the bytes asked for, or up to the object's end.
+		if r.Attrs.StartOffset != off || int64(len(b)) != min(n, r.Attrs.Size-off) && r.Attrs.ContentEncoding == "" {
+			return fmt.Errorf("gcs: getrange %q: %w", key, &cloudio.ShortReadError{Off: off, N: n, Got: int64(len(b)), Start: r.Attrs.StartOffset, End: -1, Total: r.Attrs.Size})
+		}
+		return nil
+	})
+	if err == nil && empty {
+		return s.emptyRange(ctx, key, off)
 	}
-	defer r.Close()
-	b, err := cloudio.ReadBody(io.LimitReader(r, n), min(n, r.Remain()))
-	if err != nil {
-		return nil, s.fail(objstore.OpGetRange, key, err)
-	}
-	return b, nil
+	return b, err
 }
 
 // emptyRange answers a GetRange that yields no bytes: empty when off is at
@@ -235,6 +277,11 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		if opts.Size > 0 && opts.Size <= maxOneShot {
 			w.ChunkSize = int(opts.Size) + 1 // one chunk; the client rounds it up to 256 KiB
 		}
+		// Each chunk of a resumable upload is kept until GCS acknowledges
+		// it and re-sent alone on a transient failure; a try that takes
+		// longer than the stall timeout plus a second per MiB of the
+		// chunk is cut and re-sent.
+		w.ChunkTransferTimeout = s.policy.StallTimeout + time.Duration(max(w.ChunkSize, 1<<20)>>20)*time.Second
 	}
 	src := &trackedReader{r: body}
 	_, copyErr := io.Copy(w, src)

@@ -26,8 +26,15 @@
 //     ErrExists. The body is read into memory and sent in one request.
 //   - Other puts send bodies up to the part size (8 MiB unless
 //     [WithPartSize]) in one PutObject and longer or unsized bodies as a
-//     multipart upload, one part at a time. S3 publishes an object whole, or
-//     not at all; a failed multipart upload is aborted.
+//     multipart upload with up to [DefaultPartConcurrency] parts in flight
+//     ([WithPartConcurrency]) while the next part is read from the body:
+//     an upload holds at most that many part buffers (32 MiB at the
+//     defaults), pooled across the store's uploads. Each part is retried
+//     alone by the SDK (a failed or stalled part does not restart the
+//     file). S3 publishes an object whole, or not at all; a failed
+//     multipart upload is aborted. A completion whose answer was lost (the
+//     SDK's retry then finds the upload gone) is recognized by the
+//     object's multipart ETag.
 //   - Get, GetRange (a ranged GET) and Head of a missing key wrap
 //     [objstore.ErrNotFound]. Get and List of a missing bucket fail with
 //     another error; Head cannot tell, as S3 sends no body with a HEAD.
@@ -39,11 +46,24 @@
 //   - Keys are checked as objstore's own stores check them, and a bad key
 //     wraps [objstore.ErrInvalidKey].
 //
-// # Retries and lost responses
+// # Retries, stalls and lost responses
 //
-// The SDK retries failed requests (throttling, 5xx, broken connections)
-// three times, except the PutObject of a Put with IfAbsent, which is sent
-// exactly once per attempt. Were the SDK to retry it after the server
+// The SDK's standard retryer retries failed requests (503 SlowDown and
+// other throttling, 429, 5xx, broken connections, timeouts, a response
+// body that broke off while the SDK read it): 6 tries in all with
+// full-jitter backoff from 50ms to 5s, and no client-side retry quota
+// ([WithRetryPolicy] and [objstore.RetryPolicy] tune them). Every request
+// passes a stall watchdog: one that sends no byte of its body, gets no
+// response headers, or receives no byte of its response body for the
+// policy's StallTimeout (30s) is cancelled, and the SDK re-issues it. Get
+// and GetRange read the body after the SDK has returned: a body that
+// breaks off or stalls there is read again with a new request, with
+// backoff, inside the policy's Deadline (5 minutes); and a GetRange checks
+// that it received exactly the bytes asked for (Content-Range and length),
+// or those up to the object's end, and otherwise retries and then fails:
+// never a silent short read. The exception to all of this is the PutObject
+// of a Put with IfAbsent, which is sent exactly once per attempt (a stall
+// cancels it and is returned). Were the SDK to retry it after the server
 // created the object but the response was lost, the retry would answer 412,
 // and the store would report ErrExists for a create that was in fact its
 // own. Instead such a Put returns the transport error, which is neither nil

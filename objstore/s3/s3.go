@@ -2,7 +2,10 @@ package s3
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +13,15 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
@@ -44,6 +51,9 @@ const (
 	MinPartSize = 5 << 20
 	// maxParts is S3's limit on the parts of one multipart upload.
 	maxParts = 10000
+	// DefaultPartConcurrency is how many parts of one multipart upload
+	// are sent at once, while the body's next part is being read.
+	DefaultPartConcurrency = 4
 	// conflictAttempts bounds the tries of a conditional put that S3
 	// answers with 409 ConditionalRequestConflict.
 	conflictAttempts = 8
@@ -56,6 +66,12 @@ type Store struct {
 	bucket   string
 	root     keyspace.Root
 	partSize int64
+	// partConc is how many parts of one upload are in flight at once.
+	partConc int
+	// retry re-issues reads whose body fails after the SDK returned.
+	retry cloudio.Retry
+	// parts holds part buffers of partSize bytes between uploads.
+	parts sync.Pool
 }
 
 var _ objstore.Store = (*Store)(nil)
@@ -76,6 +92,8 @@ type options struct {
 	creds      aws.CredentialsProvider
 	httpClient aws.HTTPClient
 	partSize   int64
+	partConc   int
+	policy     objstore.RetryPolicy
 }
 
 // WithClient makes the store use client as it is. The options that build a
@@ -106,6 +124,16 @@ func WithHTTPClient(c aws.HTTPClient) Option { return func(o *options) { o.httpC
 // MinPartSize. Bodies up to this size are sent in one request.
 func WithPartSize(n int64) Option { return func(o *options) { o.partSize = n } }
 
+// WithPartConcurrency sets how many parts of one multipart upload are
+// sent at once (at least 1; DefaultPartConcurrency unless set). An upload
+// holds at most this many part buffers: n × the part size of memory.
+func WithPartConcurrency(n int) Option { return func(o *options) { o.partConc = n } }
+
+// WithRetryPolicy tunes retries, backoff, the read deadline and stall
+// detection (see [objstore.RetryPolicy]). It applies to the client New
+// makes; with WithClient only the retry of broken-off reads follows it.
+func WithRetryPolicy(p objstore.RetryPolicy) Option { return func(o *options) { o.policy = p } }
+
 // New returns the store over bucket rooted at prefix ("" for the whole
 // bucket; leading and trailing '/' are ignored). Unless WithClient is given
 // it loads the AWS configuration the way the AWS CLI does
@@ -122,7 +150,7 @@ func WithPartSize(n int64) Option { return func(o *options) { o.partSize = n } }
 //
 // New sends no request; a missing bucket shows on first use.
 func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, error) {
-	o := options{partSize: DefaultPartSize}
+	o := options{partSize: DefaultPartSize, partConc: DefaultPartConcurrency}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -132,6 +160,9 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 	if o.partSize < MinPartSize {
 		return nil, fmt.Errorf("s3: part size %d is below S3's minimum %d", o.partSize, MinPartSize)
 	}
+	if o.partConc < 1 {
+		return nil, fmt.Errorf("s3: part concurrency %d is not positive", o.partConc)
+	}
 	client := o.client
 	if client == nil {
 		var err error
@@ -139,7 +170,8 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 			return nil, err
 		}
 	}
-	return &Store{client: client, bucket: bucket, root: keyspace.New(prefix), partSize: o.partSize}, nil
+	return &Store{client: client, bucket: bucket, root: keyspace.New(prefix), partSize: o.partSize,
+		partConc: o.partConc, retry: cloudio.RetryOf(o.policy)}, nil
 }
 
 func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
@@ -153,6 +185,8 @@ func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
 	if o.httpClient != nil {
 		load = append(load, config.WithHTTPClient(o.httpClient))
 	}
+	policy := o.policy.WithDefaults()
+	load = append(load, config.WithRetryer(func() aws.Retryer { return newRetryer(policy) }))
 	if o.creds != nil || (os.Getenv("AWS_ACCESS_KEY_ID") != "" && os.Getenv("AWS_SECRET_ACCESS_KEY") != "") {
 		load = append(load, config.WithEC2IMDSClientEnableState(imds.ClientDisabled))
 	}
@@ -163,6 +197,8 @@ func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
+	// Every request, each try of it, goes through the stall watchdog.
+	cfg.HTTPClient = cloudio.WatchClient(cfg.HTTPClient, policy.StallTimeout)
 	virtualHosted, _ := strconv.ParseBool(os.Getenv("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"))
 	return s3sdk.NewFromConfig(cfg, func(so *s3sdk.Options) {
 		if o.endpoint != "" {
@@ -183,6 +219,31 @@ func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
 	}), nil
 }
 
+// newRetryer is the SDK's standard retryer as p asks: p.Attempts tries,
+// full-jitter backoff between p.BaseDelay and p.MaxDelay, retrying what the
+// standard retryer does (5xx, 429, SlowDown and other throttling, broken
+// connections, timeouts, hence stalls) and also a response body that
+// broke off (unexpected EOF) while the SDK read it. The client-side retry
+// quota is off: under a burst of faults it would fail requests that one
+// more try would complete.
+func newRetryer(p objstore.RetryPolicy) aws.Retryer {
+	r := cloudio.Retry{Base: p.BaseDelay, Max: p.MaxDelay}
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = p.Attempts
+		o.MaxBackoff = p.MaxDelay
+		o.Backoff = retry.BackoffDelayerFunc(func(attempt int, _ error) (time.Duration, error) {
+			return r.Backoff(attempt), nil
+		})
+		o.RateLimiter = ratelimit.None
+		o.Retryables = append(slices.Clone(o.Retryables), retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, cloudio.ErrStalled) {
+				return aws.TrueTernary
+			}
+			return aws.UnknownTernary
+		}))
+	})
+}
+
 // Client returns the SDK client the store sends requests with.
 func (s *Store) Client() *s3sdk.Client { return s.client }
 
@@ -195,16 +256,26 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3: get: %w", err)
 	}
-	out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{Bucket: &s.bucket, Key: &name})
-	if err != nil {
-		return nil, s.fail(objstore.OpGet, key, err)
-	}
-	defer out.Body.Close()
-	b, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
-	if err != nil {
-		return nil, fmt.Errorf("s3: get %q: %w", key, err)
-	}
-	return b, nil
+	var b []byte
+	err = s.retry.Do(ctx, func(ctx context.Context) error {
+		out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{Bucket: &s.bucket, Key: &name})
+		if err != nil {
+			return s.fail(objstore.OpGet, key, err)
+		}
+		defer out.Body.Close()
+		size := int64(-1)
+		if out.ContentLength != nil {
+			size = *out.ContentLength
+		}
+		if b, err = cloudio.ReadBody(out.Body, size); err == nil {
+			err = cloudio.CheckLength(b, size)
+		}
+		if err != nil {
+			return fmt.Errorf("s3: get %q: %w", key, err)
+		}
+		return nil
+	})
+	return b, err
 }
 
 // GetRange implements objstore.Store with a ranged GET. An empty range and
@@ -220,30 +291,53 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 	if n == 0 {
 		return s.emptyRange(ctx, key, off)
 	}
-	out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{
-		Bucket: &s.bucket,
-		Key:    &name,
-		Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+	var b []byte
+	empty := false
+	err = s.retry.Do(ctx, func(ctx context.Context) error {
+		out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{
+			Bucket: &s.bucket,
+			Key:    &name,
+			Range:  aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+		})
+		if err != nil {
+			if statusCode(err) == 416 { // the range starts at or past the end
+				empty = true
+				return nil
+			}
+			return s.fail(objstore.OpGetRange, key, err)
+		}
+		defer out.Body.Close()
+		body, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
+		if err == nil && len(body) == 0 {
+			b = body
+		} else if err == nil {
+			// The server may ignore the range and send it all (no
+			// Content-Range); otherwise it must be the bytes asked for.
+			b, err = cloudio.CheckRange(body, aws.ToString(out.ContentRange), off, n)
+		}
+		if err != nil {
+			return fmt.Errorf("s3: getrange %q: %w", key, err)
+		}
+		return nil
 	})
+	if err == nil && empty {
+		return s.emptyRange(ctx, key, off)
+	}
+	if err == nil && len(b) == 0 {
+		// Some servers answer a range at the end with no bytes rather than
+		// 416; before the end it is a short read.
+		return s.noBytes(ctx, key, off, n)
+	}
+	return b, err
+}
+
+// noBytes answers a GetRange of n bytes at off that received none.
+func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	info, err := s.head(ctx, objstore.OpGetRange, key)
 	if err != nil {
-		if statusCode(err) == 416 { // the range starts at or past the end
-			return s.emptyRange(ctx, key, off)
-		}
-		return nil, s.fail(objstore.OpGetRange, key, err)
+		return nil, err
 	}
-	defer out.Body.Close()
-	b, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
-	if err != nil {
-		return nil, fmt.Errorf("s3: getrange %q: %w", key, err)
-	}
-	if out.ContentRange == nil { // the server ignored the range and sent it all
-		if off > int64(len(b)) {
-			return nil, fmt.Errorf("s3: getrange %q: offset %d beyond size %d: %w", key, off, len(b), io.ErrUnexpectedEOF)
-		}
-		b = b[off:]
-		b = b[:min(n, int64(len(b)))]
-	}
-	return b, nil
+	return cloudio.NoBytes("s3", key, off, n, info.Size)
 }
 
 // emptyRange answers a GetRange that yields no bytes: empty when off is at
@@ -356,8 +450,12 @@ func (s *Store) putIfAbsent(ctx context.Context, key, name string, data []byte) 
 // noRetries makes one call send exactly one request.
 func noRetries(o *s3sdk.Options) { o.Retryer = aws.NopRetryer{} }
 
-// putMultipart uploads first and then the rest of body in parts, one at a
-// time, reusing one buffer.
+// putMultipart uploads first and then the rest of body in parts, up to
+// s.partConc of them in flight while the next is read from body. Each
+// part is a seekable buffer the SDK's retryer re-sends on a transient
+// failure (a 5xx, SlowDown, a reset, a stall), so a failed part costs that
+// part, not the file. The upload holds at most s.partConc buffers of the
+// part size; they return to a pool shared by the store's uploads.
 func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte, body io.Reader, size int64) (err error) {
 	partSize := s.partSize
 	if size > partSize*maxParts { // grow the parts so that a known size fits
@@ -382,14 +480,25 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 		s.client.AbortMultipartUpload(actx, &s3sdk.AbortMultipartUploadInput{Bucket: &s.bucket, Key: &name, UploadId: up.UploadId})
 	}()
 
-	var parts []types.CompletedPart
-	buf := make([]byte, partSize)
-	part := first
-	for {
-		if len(parts) == maxParts {
-			return fmt.Errorf("s3: put %q: body exceeds %d parts of %d bytes", key, maxParts, partSize)
+	pctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		parts    []types.CompletedPart
+		partErr  error
+		slots    = make(chan struct{}, s.partConc) // one per part buffer held
+		pooled   = partSize == s.partSize
+		uploaded = func(buf []byte) {
+			if pooled && cap(buf) >= int(partSize) {
+				s.parts.Put(&buf)
+			}
+			<-slots
 		}
-		num := int32(len(parts) + 1)
+	)
+	send := func(num int32, part []byte) {
+		defer wg.Done()
+		defer uploaded(part)
 		in := &s3sdk.UploadPartInput{
 			Bucket:        &s.bucket,
 			Key:           &name,
@@ -401,31 +510,116 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 		if checksum {
 			in.ChecksumAlgorithm = types.ChecksumAlgorithmCrc32
 		}
-		out, err := s.client.UploadPart(ctx, in)
+		out, err := s.client.UploadPart(pctx, in)
+		mu.Lock()
+		defer mu.Unlock()
 		if err != nil {
-			return s.fail(objstore.OpPut, key, err)
+			if partErr == nil {
+				partErr = s.fail(objstore.OpPut, key, fmt.Errorf("part %d: %w", num, err))
+				cancel(partErr)
+			}
+			return
 		}
 		parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(num), ETag: out.ETag, ChecksumCRC32: out.ChecksumCRC32})
+	}
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return partErr
+	}
 
+	slots <- struct{}{}
+	part := first
+	for num := int32(1); ; num++ {
+		wg.Add(1)
+		go send(num, part)
+		// Take a slot for the next part's buffer: wait while partConc
+		// parts are in flight, or until one fails.
+		select {
+		case slots <- struct{}{}:
+		case <-pctx.Done():
+			wg.Wait()
+			if err := failed(); err != nil {
+				return err
+			}
+			return fmt.Errorf("s3: put %q: %w", key, ctx.Err())
+		}
+		if err := failed(); err != nil {
+			<-slots
+			wg.Wait()
+			return err
+		}
+		buf := s.partBuffer(partSize, pooled)
 		n, rerr := io.ReadFull(body, buf)
 		if rerr == io.EOF {
+			uploaded(buf)
 			break
 		}
 		if rerr != nil && rerr != io.ErrUnexpectedEOF {
+			uploaded(buf)
+			cancel(rerr)
+			wg.Wait()
 			return fmt.Errorf("s3: put %q: read body: %w", key, rerr)
+		}
+		if int(num) == maxParts {
+			uploaded(buf)
+			cancel(nil)
+			wg.Wait()
+			return fmt.Errorf("s3: put %q: body exceeds %d parts of %d bytes", key, maxParts, partSize)
 		}
 		part = buf[:n]
 	}
+	wg.Wait()
+	if err := failed(); err != nil {
+		return err
+	}
+	slices.SortFunc(parts, func(a, b types.CompletedPart) int {
+		return cmp.Compare(aws.ToInt32(a.PartNumber), aws.ToInt32(b.PartNumber))
+	})
 	_, err = s.client.CompleteMultipartUpload(ctx, &s3sdk.CompleteMultipartUploadInput{
 		Bucket:          &s.bucket,
 		Key:             &name,
 		UploadId:        up.UploadId,
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: parts},
 	})
+	if err != nil && errorCode(err) == "NoSuchUpload" && s.completed(ctx, name, parts) {
+		// A try of the completion succeeded but its answer was lost; the
+		// SDK's retry then found the upload gone.
+		return nil
+	}
 	if err != nil {
 		return s.fail(objstore.OpPut, key, err)
 	}
 	return nil
+}
+
+// completed reports whether the object under name is the one the parts
+// make: its ETag is the multipart ETag S3 (and MinIO) give it, the MD5 of
+// the parts' MD5s and their count. Parts whose ETags are not MD5s
+// (encrypted with KMS, say) never match, and the error stands.
+func (s *Store) completed(ctx context.Context, name string, parts []types.CompletedPart) bool {
+	h := md5.New()
+	for _, p := range parts {
+		sum, err := hex.DecodeString(strings.Trim(aws.ToString(p.ETag), `"`))
+		if err != nil || len(sum) != md5.Size {
+			return false
+		}
+		h.Write(sum)
+	}
+	want := fmt.Sprintf("%x-%d", h.Sum(nil), len(parts))
+	out, err := s.client.HeadObject(ctx, &s3sdk.HeadObjectInput{Bucket: &s.bucket, Key: &name})
+	return err == nil && strings.Trim(aws.ToString(out.ETag), `"`) == want
+}
+
+// partBuffer returns a buffer of size bytes, from the store's pool when
+// size is the store's part size.
+func (s *Store) partBuffer(size int64, pooled bool) []byte {
+	if pooled {
+		if p, ok := s.parts.Get().(*[]byte); ok {
+			return (*p)[:size]
+		}
+	}
+	return make([]byte, size)
 }
 
 // Delete implements objstore.Store. S3 answers success for a missing key.
