@@ -498,7 +498,17 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 	)
 	send := func(num int32, part []byte) {
 		defer wg.Done()
-		defer uploaded(part)
+		sent := false
+		defer func() {
+			if sent {
+				uploaded(part)
+				return
+			}
+			// A failed attempt's body may still be read by the HTTP
+			// transport after the call returns (http.RoundTripper may
+			// close it later): the buffer is not reused.
+			<-slots
+		}()
 		in := &s3sdk.UploadPartInput{
 			Bucket:        &s.bucket,
 			Key:           &name,
@@ -521,6 +531,7 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 			return
 		}
 		parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(num), ETag: out.ETag, ChecksumCRC32: out.ChecksumCRC32})
+		sent = true
 	}
 	failed := func() error {
 		mu.Lock()
