@@ -29,7 +29,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf"}
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -131,6 +131,8 @@ func runMain(args []string) int {
 			err = commitsLocal(ctx, cfg, rep)
 		case "commit-s3":
 			err = commitsS3(ctx, cfg, rep)
+		case "checkpoint-s3":
+			err = checkpointsS3(ctx, cfg, rep)
 		case "dml":
 			err = dmlSuite(ctx, cfg, rep)
 		case "maintenance":
