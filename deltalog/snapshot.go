@@ -387,11 +387,13 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 		}
 	}
 	var lastModTime time.Time
-	for _, f := range seg.Commits {
-		as, err := t.readCommit(ctx, f)
+	i := 0
+	for as, err := range t.readCommitsAhead(ctx, seg.Commits) {
 		if err != nil {
 			return nil, err
 		}
+		f := seg.Commits[i]
+		i++
 		st.lastICT = 0 // only the snapshot version's own in-commit timestamp counts
 		if f.Type == CompactedCommit {
 			// Writers put a compacted range newest first, without always
