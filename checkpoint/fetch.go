@@ -21,7 +21,7 @@ import (
 // the current file's row groups are planned.
 const (
 	fetchRequests = 16
-	fetchBudget   = 64 << 20
+	fetchBudget   = 24 << 20
 	tailReadSize  = 256 << 10
 	openAhead     = 8
 )
