@@ -36,10 +36,11 @@ type fetcher struct {
 	budget *semaphore.Weighted
 	reqs   chan struct{}
 
-	mu    sync.Mutex
-	queue []*fetch
-	wake  chan struct{}
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	queue  []*fetch
+	closed bool // the context ended: fetches asked for now fail at once
+	wake   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // fetch is one range: done is closed when data or err is set.
@@ -68,6 +69,12 @@ func newFetcher(ctx context.Context, store objstore.Store) *fetcher {
 func (fr *fetcher) get(key string, off, n int64) *fetch {
 	f := &fetch{key: key, off: off, n: n, done: make(chan struct{}), f: fr}
 	fr.mu.Lock()
+	if fr.closed {
+		fr.mu.Unlock()
+		f.err = fr.ctx.Err()
+		close(f.done)
+		return f
+	}
 	fr.queue = append(fr.queue, f)
 	fr.mu.Unlock()
 	select {
@@ -125,10 +132,12 @@ func (fr *fetcher) loop() {
 	}
 }
 
-// failQueued ends the fetches never started, once the context ended.
+// failQueued ends the fetches never started, once the context ended, and
+// those asked for later.
 func (fr *fetcher) failQueued() {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
+	fr.closed = true
 	for _, f := range fr.queue {
 		f.err = fr.ctx.Err()
 		close(f.done)
