@@ -144,9 +144,19 @@ func newIntCol(c col, path string) (intCol, error) {
 
 func (f intCol) ptr(i int) *int64 {
 	if v, ok := f(i); ok {
-		return &v
+		return ptrTo(v)
 	}
 	return nil
+}
+
+// ptrTo returns a new pointer to a copy of v. Decoders use it instead of
+// taking the address of a local: an escaping local is allocated on every
+// call, also when the value is null and no pointer is returned (two
+// allocations per add of a checkpoint that has none).
+func ptrTo[T any](v T) *T {
+	p := new(T)
+	*p = v
+	return p
 }
 
 // boolCol reads a boolean column.
@@ -510,7 +520,7 @@ func addDecoder(c col, raw map[string]strCol, statsOnly bool) (decoder, error) {
 			a.Path, _ = path(i)
 			a.Stats, _ = stats(i)
 			if s, ok := clustering(i); ok {
-				a.ClusteringProvider = &s
+				a.ClusteringProvider = ptrTo(s)
 			}
 			a.Size, _ = size(i)
 			a.ModificationTime, _ = mtime(i)
@@ -579,7 +589,7 @@ func removeDecoder(c col) (decoder, error) {
 			r.DefaultRowCommitVersion = defaultRowVers.ptr(i)
 			r.DataChange, _ = dataChange(i)
 			if b, ok := extended(i); ok {
-				r.ExtendedFileMetadata = &b
+				r.ExtendedFileMetadata = ptrTo(b)
 			}
 			r.PartitionValues, _ = pv(i)
 			r.Tags, _ = tags.plain(i)

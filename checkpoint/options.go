@@ -5,6 +5,8 @@ import (
 	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/internal/arrowpool"
 )
 
 // The action kinds a checkpoint can hold, named as PROTOCOL.md names their
@@ -76,7 +78,7 @@ func newReadConfig(opts []ReadOption) (readConfig, error) {
 		stats:          true,
 		concurrency:    min(runtime.GOMAXPROCS(0), 8),
 		batchRows:      4096,
-		mem:            memory.DefaultAllocator,
+		mem:            arrowpool.Default,
 		wholeFileLimit: defaultWholeFileLimit,
 	}
 	for _, o := range opts {
@@ -133,7 +135,10 @@ func (o AllocatorOption) applyRead(c *readConfig)   { c.mem = o.mem }
 func (o AllocatorOption) applyWrite(c *writeConfig) { c.mem = o.mem }
 
 // WithAllocator sets the Arrow allocator for Parquet buffers (tests pass a
-// memory.CheckedAllocator to find leaks). The default is Go's heap.
+// memory.CheckedAllocator to find leaks). Reads default to the pool they
+// share with scans (internal/arrowpool): the page and column buffers of
+// one row group serve the next instead of becoming garbage. Writes
+// default to Go's heap.
 func WithAllocator(mem memory.Allocator) AllocatorOption {
 	if mem == nil {
 		mem = memory.DefaultAllocator

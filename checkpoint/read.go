@@ -234,6 +234,7 @@ type reader struct {
 	store        objstore.Store
 	cfg          readConfig
 	randomAccess bool
+	fetch        *fetcher // row groups' bytes ahead of decoding; nil with random access
 }
 
 // batch is a run of decoded actions of one unit, or the unit's error.
@@ -256,7 +257,11 @@ func newDecoded(a actions.Action) decoded {
 	if a.Add != nil {
 		return decoded{add: a.Add}
 	}
-	return decoded{other: &a}
+	// A copy of its own, so that only actions other than adds reach the
+	// heap: taking a's address would move every call's a there (a
+	// hundred bytes per add of a checkpoint).
+	other := a
+	return decoded{other: &other}
 }
 
 func (d decoded) action() actions.Action {
@@ -286,6 +291,10 @@ func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit fun
 	defer cancel()
 
 	var wg sync.WaitGroup
+	if !r.randomAccess {
+		r.fetch = newFetcher(ctx, r.store)
+		defer func() { r.fetch.stop(); r.fetch = nil }() // after cancel, below
+	}
 	pending := make(chan *unit, r.cfg.concurrency)
 	sem := make(chan struct{}, r.cfg.concurrency)
 
@@ -324,8 +333,28 @@ func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit fun
 	go func() {
 		defer wg.Done()
 		defer close(pending)
-		for _, src := range srcs {
-			if !r.plan(ctx, src, kinds, start) {
+		// The next openAhead files' footers are read while this one's row
+		// groups are planned: parts and sidecars are opened concurrently.
+		ahead := make([]chan opened, len(srcs))
+		for i, src := range srcs {
+			for j := i; j < min(len(srcs), i+openAhead); j++ {
+				if ahead[j] != nil || srcs[j].json {
+					continue
+				}
+				ch := make(chan opened, 1)
+				ahead[j] = ch
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					f, err := r.open(ctx, srcs[j])
+					ch <- opened{f, err}
+				}()
+			}
+			var o opened
+			if !src.json {
+				o = <-ahead[i]
+			}
+			if !r.plan(ctx, src, o, kinds, start) {
 				return
 			}
 		}
@@ -353,7 +382,7 @@ consume:
 			}
 		}
 	}
-	cancel()
+	cancel() // also ends the fetcher, which the deferred stop waits for
 	// Let every producer and worker see the cancellation and finish.
 	go func() {
 		for u := range pending {
@@ -383,15 +412,23 @@ func protect(fn func() error) (err error) {
 	return fn()
 }
 
-// plan opens src and starts one unit per row group (or one for a JSON
-// file). It reports false when reading should stop.
-func (r *reader) plan(ctx context.Context, src source, kinds kindSet, start func(source, func(context.Context, chan<- batch) error) bool) bool {
+// opened is a Parquet file opened ahead of its planning, or why not.
+type opened struct {
+	f   *openFile
+	err error
+}
+
+// plan starts one unit per row group of src, opened as o (or one unit
+// for a JSON file). From a store without random access it queues each
+// row group's bytes with the fetcher first. It reports false when
+// reading should stop.
+func (r *reader) plan(ctx context.Context, src source, o opened, kinds kindSet, start func(source, func(context.Context, chan<- batch) error) bool) bool {
 	if src.json {
 		return start(src, func(ctx context.Context, out chan<- batch) error {
 			return r.readJSON(ctx, src, kinds, out)
 		})
 	}
-	f, err := r.open(ctx, src)
+	f, err := o.f, o.err
 	if err != nil {
 		return start(src, func(context.Context, chan<- batch) error { return err })
 	}
@@ -400,6 +437,14 @@ func (r *reader) plan(ctx context.Context, src source, kinds kindSet, start func
 	if len(leaves) == 0 {
 		return true
 	}
+	// Every row group's fetch is queued before the first unit starts, so
+	// that the fetcher runs ahead of decoding, in the order of decoding.
+	type planned struct {
+		rg   int
+		live []int
+		fe   *fetch
+	}
+	var rgs []planned
 	for rg := 0; rg < md.NumRowGroups(); rg++ {
 		if md.RowGroup(rg).NumRows() == 0 {
 			continue
@@ -408,9 +453,23 @@ func (r *reader) plan(ctx context.Context, src source, kinds kindSet, start func
 		if len(live) == 0 {
 			continue
 		}
+		p := planned{rg: rg, live: live}
+		if r.fetch != nil && f.data == nil {
+			if lo, hi, ok := rowGroupSpan(f, rg, live); ok {
+				p.fe = r.fetch.get(src.key, lo, hi-lo)
+			}
+		}
+		rgs = append(rgs, p)
+	}
+	for i, p := range rgs {
 		if !start(src, func(ctx context.Context, out chan<- batch) error {
-			return r.readRowGroup(ctx, f, rg, live, kinds, out)
+			return r.readRowGroup(ctx, f, p.rg, p.live, kinds, p.fe, out)
 		}) {
+			for _, q := range rgs[i:] {
+				if q.fe != nil {
+					go q.fe.release() // ends with the context
+				}
+			}
 			return false
 		}
 	}
@@ -519,6 +578,20 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 			defer obj.Close()
 			size = obj.Size()
 			ra = obj
+			if !r.randomAccess && size > 0 {
+				// One speculative read of the tail serves the footer's
+				// length and the footer, which are otherwise two round
+				// trips (a larger footer is read from obj).
+				n := min(size, tailReadSize)
+				tail, err := r.store.GetRange(ctx, src.key, size-n, n)
+				if err != nil {
+					return err
+				}
+				if int64(len(tail)) != n {
+					return &formatError{errShortRange(src.key, size-n, n, len(tail))}
+				}
+				ra = &overlayReader{base: obj, off: size - n, data: tail}
+			}
 		}
 		f.size = size
 		t := &trackedReader{ra: ra, size: size}
@@ -625,8 +698,12 @@ func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
 }
 
 // readRowGroup decodes row group rg of f and sends its actions to out.
-func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves []int, kinds kindSet, out chan<- batch) error {
-	ra, closeFn, err := r.rowGroupReader(ctx, f, rg, leaves)
+// fe, when not nil, is the fetch of the row group's bytes.
+func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves []int, kinds kindSet, fe *fetch, out chan<- batch) error {
+	if fe != nil {
+		defer fe.release()
+	}
+	ra, closeFn, err := r.rowGroupReader(ctx, f, fe)
 	if err != nil {
 		return err
 	}
@@ -687,11 +764,11 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 	return nil
 }
 
-// rowGroupReader returns what to read row group rg from: the file's bytes
+// rowGroupReader returns what to read a row group from: the file's bytes
 // when it was fetched whole; for a remote store, the row group's projected
-// span fetched with one request when it is small enough; otherwise the
-// object opened for ranged reads.
-func (r *reader) rowGroupReader(ctx context.Context, f *openFile, rg int, leaves []int) (io.ReaderAt, func(), error) {
+// span fetched ahead (fe) when it is small enough; otherwise the object
+// opened for ranged reads.
+func (r *reader) rowGroupReader(ctx context.Context, f *openFile, fe *fetch) (io.ReaderAt, func(), error) {
 	if f.data != nil {
 		return bytes.NewReader(f.data), func() {}, nil
 	}
@@ -700,16 +777,26 @@ func (r *reader) rowGroupReader(ctx context.Context, f *openFile, rg int, leaves
 		return nil, nil, err
 	}
 	closeFn := func() { obj.Close() }
-	if r.randomAccess {
+	if fe == nil {
 		return obj, closeFn, nil
 	}
-	lo, hi := int64(-1), int64(-1)
+	b, err := fe.wait(ctx)
+	if err != nil {
+		closeFn()
+		return nil, nil, err
+	}
+	return &overlayReader{base: obj, off: fe.off, data: b}, closeFn, nil
+}
+
+// rowGroupSpan is the byte span of row group rg's chunks of leaves, when
+// it is valid and small enough (rowGroupPrefetchLimit) to fetch at once.
+func rowGroupSpan(f *openFile, rg int, leaves []int) (lo, hi int64, ok bool) {
+	lo, hi = -1, -1
 	rgmd := f.md.RowGroup(rg)
 	for _, leaf := range leaves {
 		cc, err := rgmd.ColumnChunk(leaf)
 		if err != nil {
-			closeFn()
-			return nil, nil, &formatError{err}
+			return 0, 0, false // the decoder reports it
 		}
 		start := cc.DataPageOffset()
 		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
@@ -724,14 +811,9 @@ func (r *reader) rowGroupReader(ctx context.Context, f *openFile, rg int, leaves
 		}
 	}
 	if lo < 0 || hi <= lo || hi-lo > rowGroupPrefetchLimit || hi > f.size {
-		return obj, closeFn, nil
+		return 0, 0, false
 	}
-	b, err := r.store.GetRange(ctx, f.src.key, lo, hi-lo)
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	return &overlayReader{base: obj, off: lo, data: b}, closeFn, nil
+	return lo, hi, true
 }
 
 // overlayReader serves reads inside [off, off+len(data)) from data and the
@@ -914,4 +996,10 @@ func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol, s
 		}
 	}
 	return acts, pairs, nil
+}
+
+// errShortRange is a ranged read that returned fewer bytes than the
+// object's stated size promised: the object is shorter than listed.
+func errShortRange(key string, off, n int64, got int) error {
+	return fmt.Errorf("%s: read of %d bytes at %d returned %d: %w", key, n, off, got, io.ErrUnexpectedEOF)
 }

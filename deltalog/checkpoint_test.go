@@ -72,6 +72,7 @@ func TestAutomaticCheckpoints(t *testing.T) {
 			commits = append(commits, k)
 		}
 	}
+	slices.Sort(commits) // fetched concurrently, in any order
 	if len(commits) != 5 || !strings.HasSuffix(commits[0], deltalog.CommitName(21)) {
 		t.Fatalf("read commits %v, want 21..25", commits)
 	}

@@ -82,10 +82,48 @@ func Commits(ctx context.Context, store objstore.Store, root string, from, to in
 		}
 		clock := commitInfoClock(l)
 
-		// Fetch ahead: each pending read runs in its own goroutine, at most
-		// commitsAhead at once; they are consumed in version order.
+		files := make([]logFile, 0, to-from+1)
+		for v := from; v <= to; v++ {
+			files = append(files, l.commits[v])
+		}
+		v := from
+		for as, err := range t.readCommitsAhead(ctx, files) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			vc := &VersionCommit{Version: v, Actions: as}
+			for i := range as {
+				if ci := as[i].CommitInfo; ci != nil {
+					vc.CommitInfo = ci
+					break
+				}
+			}
+			vc.Timestamp = clock.at(v, vc.CommitInfo)
+			if !yield(vc, nil) {
+				return
+			}
+			v++
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, fmt.Errorf("deltalog: commits of %s: %w", t.display(), err))
+		}
+	}
+}
+
+// readCommitsAhead reads and decodes files, yielding each one's actions in
+// the order given. Reads run ahead of the consumer, up to commitsAhead at
+// once, each in its own goroutine: on an object store the commits after a
+// checkpoint cost one round trip's latency per commitsAhead, not per
+// commit. The first error is yielded and ends the sequence; stopping
+// early cancels the reads in flight.
+func (t *table) readCommitsAhead(ctx context.Context, files []logFile) iter.Seq2[[]actions.Action, error] {
+	return func(yield func([]actions.Action, error) bool) {
+		if len(files) == 1 { // no goroutine for the common single commit
+			yield(t.readCommit(ctx, files[0]))
+			return
+		}
 		type pending struct {
-			v    int64
 			done chan struct{}
 			as   []actions.Action
 			err  error
@@ -95,8 +133,8 @@ func Commits(ctx context.Context, store objstore.Store, root string, from, to in
 		queue := make(chan *pending, commitsAhead)
 		go func() {
 			defer close(queue)
-			for v := from; v <= to; v++ {
-				p := &pending{v: v, done: make(chan struct{})}
+			for _, f := range files {
+				p := &pending{done: make(chan struct{})}
 				select {
 				case queue <- p:
 				case <-ctx.Done():
@@ -104,30 +142,24 @@ func Commits(ctx context.Context, store objstore.Store, root string, from, to in
 				}
 				go func() {
 					defer close(p.done)
-					p.as, p.err = t.readCommit(ctx, l.commits[p.v])
+					p.as, p.err = t.readCommit(ctx, f)
 				}()
 			}
 		}()
+		n := 0
 		for p := range queue {
 			<-p.done
 			if p.err != nil {
 				yield(nil, p.err)
 				return
 			}
-			vc := &VersionCommit{Version: p.v, Actions: p.as}
-			for i := range p.as {
-				if ci := p.as[i].CommitInfo; ci != nil {
-					vc.CommitInfo = ci
-					break
-				}
-			}
-			vc.Timestamp = clock.at(p.v, vc.CommitInfo)
-			if !yield(vc, nil) {
+			if !yield(p.as, nil) {
 				return
 			}
+			n++
 		}
-		if err := ctx.Err(); err != nil {
-			yield(nil, fmt.Errorf("deltalog: commits of %s: %w", t.display(), err))
+		if n < len(files) {
+			yield(nil, fmt.Errorf("deltalog: read commits of %s: %w", t.display(), context.Cause(ctx)))
 		}
 	}
 }

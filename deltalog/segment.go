@@ -126,6 +126,10 @@ type segment struct {
 	Version    int64
 	Checkpoint *checkpointCandidate // nil: replay from version 0
 	Commits    []logFile            // ascending, contiguous, after Checkpoint
+	// CheckpointActions is the number of actions _last_checkpoint says
+	// Checkpoint holds, 0 when unknown: a hint to size the replay's
+	// slices by, never trusted beyond that.
+	CheckpointActions int64
 }
 
 // errNotDelta is wrapped when the folder has no Delta log.
@@ -152,7 +156,8 @@ func (t table) display() string {
 // negative value: no checkpoint at all).
 func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (*segment, *listing, error) {
 	start := int64(-1)
-	if hint := t.readLastCheckpointHint(ctx); hint >= 0 && (target < 0 || hint <= target) && hint <= maxCheckpoint {
+	hint, hintActions := t.readLastCheckpointHint(ctx)
+	if hint >= 0 && (target < 0 || hint <= target) && hint <= maxCheckpoint {
 		start = hint
 	}
 	l, err := t.list(ctx, start)
@@ -195,6 +200,9 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 		c := l.checkpoints[cpVersions[0]][0]
 		seg.Checkpoint = &c
 		from = c.Version + 1
+		if c.Version == hint {
+			seg.CheckpointActions = hintActions
+		}
 	}
 	// Log compaction files (x.y.compacted.json) stand for commits x..y with
 	// their actions reconciled; use the widest one at each step. The
@@ -226,14 +234,14 @@ func (t *table) buildSegment(ctx context.Context, target, maxCheckpoint int64) (
 // anyCheckpoint lets buildSegment use any checkpoint.
 const anyCheckpoint = int64(math.MaxInt64)
 
-// readLastCheckpointHint returns _last_checkpoint's version, or -1 when it
-// is missing or unreadable: it is only a hint.
-func (t *table) readLastCheckpointHint(ctx context.Context) int64 {
+// readLastCheckpointHint returns _last_checkpoint's version and number of
+// actions, or -1 when it is missing or unreadable: it is only a hint.
+func (t *table) readLastCheckpointHint(ctx context.Context) (version, actions int64) {
 	lc, err := readLastCheckpoint(ctx, t.store, t.logDir())
 	if err != nil || lc == nil {
-		return -1
+		return -1, 0
 	}
-	return lc.Version
+	return lc.Version, lc.Size
 }
 
 // fillListingGaps looks up, by name, the commits missing between the

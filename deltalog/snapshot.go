@@ -376,6 +376,9 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 	st := newState()
 	if cp := seg.Checkpoint; cp != nil {
+		if n := checkpointCapacity(seg); n > 0 {
+			st.cpAdds = make([]*actions.Add, 0, n)
+		}
 		for a, err := range readCheckpoint(ctx, t.store, cp) {
 			if err != nil {
 				return nil, &checkpointError{version: cp.Version, err: err}
@@ -387,11 +390,13 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 		}
 	}
 	var lastModTime time.Time
-	for _, f := range seg.Commits {
-		as, err := t.readCommit(ctx, f)
+	i := 0
+	for as, err := range t.readCommitsAhead(ctx, seg.Commits) {
 		if err != nil {
 			return nil, err
 		}
+		f := seg.Commits[i]
+		i++
 		st.lastICT = 0 // only the snapshot version's own in-commit timestamp counts
 		if f.Type == CompactedCommit {
 			// Writers put a compacted range newest first, without always
@@ -413,6 +418,18 @@ func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkpointCapacity is how many adds to make room for before reading
+// seg's checkpoint: the actions _last_checkpoint counts, bounded by the
+// checkpoint's bytes (a row takes at least one), so that a wrong hint
+// costs nothing worse than the growth it was to spare.
+func checkpointCapacity(seg *segment) int64 {
+	var bytes int64
+	for _, f := range seg.Checkpoint.Files {
+		bytes += f.Size
+	}
+	return min(seg.CheckpointActions, bytes, 1<<27)
 }
 
 // readCommit reads and decodes one commit file.

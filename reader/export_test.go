@@ -1,5 +1,7 @@
 package reader
 
+import "github.com/lakelog/lakelog/internal/arrowpool"
+
 // PageColumns turns the page-by-page decoding of flat columns on or off
 // until restore is called, and reports how many columns it has decoded.
 func PageColumns(on bool) (used func() int64, restore func()) {
@@ -14,15 +16,12 @@ func PageIndex(on bool) (restore func()) {
 }
 
 // CheckedPool is the scans' pooled allocator in checked mode.
-type CheckedPool struct{ *poolAllocator }
+type CheckedPool struct{ *arrowpool.Pool }
 
 // NewCheckedPool returns an empty pool in checked mode: it verifies on
 // every Free that nothing wrote past a buffer's length, poisons what is
 // freed, and counts the bytes outstanding.
-func NewCheckedPool() CheckedPool { return CheckedPool{newPoolAllocator(true)} }
-
-// Check reports writes past a buffer's length and bytes not freed.
-func (p CheckedPool) Check() error { return p.check() }
+func NewCheckedPool() CheckedPool { return CheckedPool{arrowpool.New(true)} }
 
 // FetchSizes sets the object-store read path's piece size, coalescing gap
 // and tail bounds until restore is called.

@@ -3,8 +3,8 @@
 // bench/results/<date>.md):
 //
 //	source .ci/peers.sh && peers_install && peers_env     # delta-rs, once
-//	source .ci/services.sh && services_start              # MinIO, for commit-s3
-//	go run ./bench/runner [-scale small|full] [-only datapath,checkpoint,commit,commit-s3]
+//	source .ci/services.sh && services_start              # MinIO, for commit-s3 and checkpoint-s3
+//	go run ./bench/runner [-scale small|full] [-only datapath,checkpoint,commit,commit-s3,checkpoint-s3]
 //
 // Every measured operation runs in a child process of its own, for both
 // engines: lakelog in this binary re-run with -child, delta-rs in

@@ -29,7 +29,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "dml", "maintenance", "cdf", "writers", "writers-s3",
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "writers", "writers-s3",
 	"datapath-s3", "datapath-gcs", "datapath-azure"}
 
 func main() {
@@ -133,6 +133,8 @@ func runMain(args []string) int {
 			err = commitsLocal(ctx, cfg, rep)
 		case "commit-s3":
 			err = commitsS3(ctx, cfg, rep)
+		case "checkpoint-s3":
+			err = checkpointsS3(ctx, cfg, rep)
 		case "dml":
 			err = dmlSuite(ctx, cfg, rep)
 		case "maintenance":

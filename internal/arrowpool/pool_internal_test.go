@@ -1,4 +1,4 @@
-package reader
+package arrowpool
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 // memory, 64-byte alignment; and that pooled arrays are reused whole.
 func TestPoolAllocator(t *testing.T) {
 	for _, checked := range []bool{false, true} {
-		p := newPoolAllocator(checked)
+		p := New(checked)
 		aligned := func(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%poolAlign == 0 }
 		for _, size := range []int{0, 1, 100, poolMinSize/2 + 1, poolMinSize - 1, poolMinSize, poolMinSize + 1, 1 << 20, 3<<20 + 7} {
 			b := p.Allocate(size)
@@ -84,7 +84,7 @@ func TestPoolAllocator(t *testing.T) {
 		p.Free(nil)
 		if checked {
 			p.outstanding.Add(3 * poolMinSize) // the foreign Free above was not an allocation of p's
-			if err := p.check(); err != nil {
+			if err := p.Check(); err != nil {
 				t.Fatalf("checked pool: %v", err)
 			}
 		}
@@ -95,24 +95,24 @@ func TestPoolAllocator(t *testing.T) {
 // write past a buffer's length (done here through unsafe, as a faulty
 // decoder would) and a buffer never freed.
 func TestCheckedPoolFindsOverrunsAndLeaks(t *testing.T) {
-	p := newPoolAllocator(true)
+	p := New(true)
 	b := p.Allocate(poolMinSize + 100)
 	past := unsafe.Slice(unsafe.SliceData(b), poolMinSize+101)
 	past[poolMinSize+100] = 1
 	p.Free(b)
-	err := p.check()
+	err := p.Check()
 	if err == nil || !strings.Contains(err.Error(), "written past its length, at byte 4196") {
 		t.Fatalf("check after an overrun: %v", err)
 	}
 
-	p = newPoolAllocator(true)
-	kept := p.allocateUninit(5000)
+	p = New(true)
+	kept := p.AllocateUninit(5000)
 	for i, v := range kept {
 		if v != poolPoison {
 			t.Fatalf("unzeroed allocation byte %d is %#x, want the poison %#x", i, v, poolPoison)
 		}
 	}
-	if err := p.check(); err == nil || !strings.Contains(err.Error(), "5000 bytes allocated and not freed") {
+	if err := p.Check(); err == nil || !strings.Contains(err.Error(), "5000 bytes allocated and not freed") {
 		t.Fatalf("check with a buffer not freed: %v", err)
 	}
 	p.Free(kept)
@@ -121,7 +121,7 @@ func TestCheckedPoolFindsOverrunsAndLeaks(t *testing.T) {
 			t.Fatalf("freed byte %d is %#x, want the poison %#x", i, v, poolPoison)
 		}
 	}
-	if err := p.check(); err != nil {
+	if err := p.Check(); err != nil {
 		t.Fatalf("check after every buffer was freed: %v", err)
 	}
 }
