@@ -80,7 +80,8 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if err != nil {
 		return nil, err
 	}
-	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0)}
+	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
+		uploadSlots: make(chan struct{}, uploadsInFlight)}
 	if err := fs.setSchema(schema); err != nil {
 		return nil, err
 	}
@@ -230,6 +231,10 @@ type fileSet struct {
 	adds    []*actions.Add
 	addSeq  []int // the seq of each add's file
 	rows    int64
+	// Finished files whose uploads complete in the background (finish).
+	uploads     sync.WaitGroup
+	uploadSlots chan struct{}
+	uploadErr   error // guarded by mu
 }
 
 func (fs *fileSet) setSchema(s *actions.StructType) error {
@@ -671,19 +676,57 @@ func (fs *fileSet) limitBuffers() error {
 }
 
 // finish closes f and records its add action.
+// The footer of a finished file is encoded at once; the rest of its
+// upload (the last part, or the whole object when it is smaller than a
+// part: one PUT of a few megabytes on an object store) completes in the
+// background while the next rows are encoded, up to uploadsInFlight files
+// at a time, each holding at most its store's buffered bytes.
+const uploadsInFlight = 4
+
+// finish closes f and records its add action once its upload completes.
 func (fs *fileSet) finish(f *openFile) error {
 	fs.mu.Lock()
 	delete(fs.open, f.folder)
 	fs.mu.Unlock()
-	add, err := f.close(fs.cfg.dataChange)
-	if err != nil {
+	if err := fs.uploadError(); err != nil {
+		f.abort()
 		return err
 	}
-	fs.mu.Lock()
-	fs.adds = append(fs.adds, add)
-	fs.addSeq = append(fs.addSeq, f.seq)
-	fs.mu.Unlock()
+	if err := f.finishEncoding(); err != nil {
+		return err
+	}
+	fs.uploadSlots <- struct{}{}
+	fs.uploads.Add(1)
+	go func() {
+		defer fs.uploads.Done()
+		defer func() { <-fs.uploadSlots }()
+		add, err := f.close(fs.cfg.dataChange)
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		if err != nil {
+			if fs.uploadErr == nil {
+				fs.uploadErr = err
+			}
+			return
+		}
+		fs.adds = append(fs.adds, add)
+		fs.addSeq = append(fs.addSeq, f.seq)
+	}()
 	return nil
+}
+
+// uploadError is the first failure of a background upload.
+func (fs *fileSet) uploadError() error {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.uploadErr
+}
+
+// waitUploads waits for the background uploads and returns the first
+// failure.
+func (fs *fileSet) waitUploads() error {
+	fs.uploads.Wait()
+	return fs.uploadError()
 }
 
 // sortedAdds returns the adds in the order their files were started.
@@ -700,17 +743,22 @@ func (fs *fileSet) sortedAdds() []*actions.Add {
 	return out
 }
 
+// closeAll finishes every open file and waits for all uploads.
 func (fs *fileSet) closeAll() error {
-	return onWorkers(fs.workers, slices.Collect(maps.Values(fs.open)), fs.finish)
+	if err := onWorkers(fs.workers, slices.Collect(maps.Values(fs.open)), fs.finish); err != nil {
+		return err
+	}
+	return fs.waitUploads()
 }
 
-// abort discards every open file (files already closed stay, invisible
-// until a commit adds them).
+// abort discards every open file and waits for the uploads in flight
+// (files already uploaded stay, invisible until a commit adds them).
 func (fs *fileSet) abort() {
 	for _, f := range fs.open {
 		f.abort()
 	}
 	clear(fs.open)
+	fs.uploads.Wait()
 }
 
 // startFile opens a new data file in folder.
@@ -924,7 +972,20 @@ func (f *openFile) flushRowGroup() error {
 	return nil
 }
 
-// close writes the footer, completes the upload and returns the add.
+// finishEncoding writes the footer into the upload; close completes it.
+func (f *openFile) finishEncoding() error {
+	if f.noColumns {
+		return nil
+	}
+	if err := f.fw.Close(); err != nil {
+		f.upload.Abort()
+		return fmt.Errorf("writer: finish %s: %w", f.key, err)
+	}
+	return nil
+}
+
+// close completes the upload of a file whose encoding is finished and
+// returns its add.
 func (f *openFile) close(dataChange bool) (*actions.Add, error) {
 	size, err := f.finishUpload()
 	if err != nil {
@@ -955,10 +1016,6 @@ func (f *openFile) finishUpload() (int64, error) {
 			return 0, fmt.Errorf("writer: upload %s: %w", f.key, err)
 		}
 		return int64(len(body)), nil
-	}
-	if err := f.fw.Close(); err != nil {
-		f.upload.Abort()
-		return 0, fmt.Errorf("writer: finish %s: %w", f.key, err)
 	}
 	if err := f.upload.Close(); err != nil {
 		return 0, fmt.Errorf("writer: %w", err)
