@@ -500,7 +500,7 @@ func (s *Snapshot) SizeInBytes() int64 {
 
 // Files yields the active files in path order. The actions are shared:
 // callers must not modify them. Files from a checkpoint have an empty
-// Stats until LoadStats.
+// Stats until LoadStats, unless the snapshot was opened WithStats.
 func (s *Snapshot) Files() iter.Seq[*actions.Add] { return slices.Values(s.files) }
 
 // Tombstones yields the remove actions of files not re-added, in path order.
