@@ -17,8 +17,11 @@ func readLastCheckpoint(ctx context.Context, st objstore.Store, logDir string) (
 
 // readCheckpoint yields the actions of one complete checkpoint. Snapshot
 // replay needs no commitInfo or cdc columns, which the reader skips.
-// The adds' stats are left out (see lazyStats).
-func readCheckpoint(ctx context.Context, st objstore.Store, cp *checkpointCandidate) iter.Seq2[actions.Action, error] {
+// Unless stats, the adds' stats are left out (see lazyStats).
+func readCheckpoint(ctx context.Context, st objstore.Store, cp *checkpointCandidate, stats bool) iter.Seq2[actions.Action, error] {
+	if stats {
+		return checkpoint.Read(ctx, st, checkpointParts(cp))
+	}
 	return checkpoint.Read(ctx, st, checkpointParts(cp), checkpoint.WithoutStats())
 }
 

@@ -66,6 +66,7 @@ type openConfig struct {
 	timestamp   *time.Time
 	skipGate    bool
 	maxCheckpnt int64
+	stats       bool
 }
 
 // AtVersion opens the table as of version v (time travel).
@@ -76,6 +77,13 @@ func AtVersion(v int64) Option { return func(c *openConfig) { c.version = v } }
 // them, else the commit files' modification times made monotonic. A t before
 // the first version, or after the latest commit, is ErrVersionNotFound.
 func AtTimestamp(t time.Time) Option { return func(c *openConfig) { c.timestamp = &t } }
+
+// WithStats reads the stats of the files a checkpoint holds in the same
+// pass as the rest of it, as LoadStats would after Open: for callers that
+// read every file's Stats (data skipping, counts from stats, the next
+// checkpoint), one read of the checkpoint instead of two. Without it Open
+// leaves them to LoadStats.
+func WithStats() Option { return func(c *openConfig) { c.stats = true } }
 
 // Open loads the snapshot of the table at root (a key prefix in store, ""
 // for the store's root). By default the latest version. A missing log is
@@ -106,7 +114,7 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 			}
 			return nil, err
 		}
-		s, err := t.replay(ctx, seg)
+		s, err := t.replay(ctx, seg, cfg.stats)
 		var ce *checkpointError
 		if err != nil && seg.Checkpoint != nil && errors.As(err, &ce) {
 			// A checkpoint a crash left broken: use an older one, or none.
@@ -373,19 +381,21 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 }
 
 // replay folds the segment's checkpoint and commits into a snapshot.
-func (t *table) replay(ctx context.Context, seg *segment) (*Snapshot, error) {
+// With stats, the checkpoint's add stats are read with it; without, they
+// are left to LoadStats.
+func (t *table) replay(ctx context.Context, seg *segment, stats bool) (*Snapshot, error) {
 	st := newState()
 	if cp := seg.Checkpoint; cp != nil {
 		if n := checkpointCapacity(seg); n > 0 {
 			st.cpAdds = make([]*actions.Add, 0, n)
 		}
-		for a, err := range readCheckpoint(ctx, t.store, cp) {
+		for a, err := range readCheckpoint(ctx, t.store, cp, stats) {
 			if err != nil {
 				return nil, &checkpointError{version: cp.Version, err: err}
 			}
 			st.applyCheckpoint(&a)
 		}
-		if len(st.cpAdds) > 0 {
+		if len(st.cpAdds) > 0 && !stats {
 			st.lazy = &lazyStats{store: t.store, version: cp.Version, parts: checkpointParts(cp), adds: slices.Clone(st.cpAdds)}
 		}
 	}
@@ -490,7 +500,7 @@ func (s *Snapshot) SizeInBytes() int64 {
 
 // Files yields the active files in path order. The actions are shared:
 // callers must not modify them. Files from a checkpoint have an empty
-// Stats until LoadStats.
+// Stats until LoadStats, unless the snapshot was opened WithStats.
 func (s *Snapshot) Files() iter.Seq[*actions.Add] { return slices.Values(s.files) }
 
 // Tombstones yields the remove actions of files not re-added, in path order.

@@ -54,9 +54,10 @@ func (l *lazyStats) load(ctx context.Context) error {
 // LoadStats makes the Stats of every active file available. Files that
 // came from a checkpoint have an empty Stats until it returns nil: Open
 // defers reading them, which makes opening a table of a million files
-// about twice as fast and much smaller. Scans, counts, overwrites and
-// Checkpoint call it themselves; callers of Files that read Stats must
-// call it first. It reads the checkpoint's stats once for all snapshots
+// about twice as fast and much smaller (Open with WithStats reads them
+// with the checkpoint instead, and LoadStats has nothing to do). Scans,
+// counts, overwrites and Checkpoint call it themselves; callers of Files
+// that read Stats must call it first. It reads the checkpoint's stats once for all snapshots
 // derived from this one, and is safe for concurrent use.
 func (s *Snapshot) LoadStats(ctx context.Context) error {
 	if s.lazy == nil {

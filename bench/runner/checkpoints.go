@@ -113,7 +113,7 @@ func checkpoints(ctx context.Context, cfg *config, rep *report) error {
 	err = both("open latest snapshot from its own checkpoint, with the files' stats", "files",
 		func(e *Engine) (Spec, func() error) { return Spec{Op: "open", Table: table(e), Method: "stats"}, nil },
 		func(l, d *Outcome) (string, string) {
-			return "deltalog.Open, then Snapshot.LoadStats (what a filtered scan does first)", "DeltaTable(), as above"
+			return "deltalog.Open(WithStats()): the stats read with the checkpoint, one pass", "DeltaTable(), as above"
 		})
 	if err != nil {
 		return err

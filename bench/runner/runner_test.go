@@ -112,6 +112,15 @@ func TestLakelogOps(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(logTable, "_delta_log", "00000000000000000019.checkpoint.parquet")); err != nil {
 		t.Errorf("no checkpoint: %v", err)
 	}
+	for _, method := range []string{"stats", "loadstats"} { // from the checkpoint, stats in one pass or two
+		o, err := lakelogOp(ctx, Spec{Op: "open", Table: logTable, Method: method})
+		if err != nil {
+			t.Fatalf("open %s: %v", method, err)
+		}
+		if o.Count != 200 || o.Version != 19 {
+			t.Errorf("open %s: %d files at version %d, want 200 at 19", method, o.Count, o.Version)
+		}
+	}
 
 	commits := filepath.Join(dir, "c")
 	if _, err := lakelogOp(ctx, Spec{Op: "create", Table: commits}); err != nil {
