@@ -483,19 +483,42 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 	pctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		parts    []types.CompletedPart
-		partErr  error
-		slots    = make(chan struct{}, s.partConc) // one per part buffer held
-		pooled   = partSize == s.partSize
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		parts   []types.CompletedPart
+		partErr error
+		slots   = make(chan struct{}, s.partConc) // one per part buffer held
+		pooled  = partSize == s.partSize
+		// free holds this upload's buffers between parts: reused here,
+		// they make no garbage (a sync.Pool drops its buffers at each
+		// collection); they go back to the store's pool at the end.
+		free     [][]byte
 		uploaded = func(buf []byte) {
-			if pooled && cap(buf) >= int(partSize) {
-				s.parts.Put(&buf)
+			if cap(buf) >= int(partSize) {
+				mu.Lock()
+				free = append(free, buf[:cap(buf)])
+				mu.Unlock()
 			}
 			<-slots
 		}
+		nextBuffer = func() []byte {
+			mu.Lock()
+			defer mu.Unlock()
+			if k := len(free); k > 0 {
+				b := free[k-1]
+				free = free[:k-1]
+				return b[:partSize]
+			}
+			return s.partBuffer(partSize, pooled)
+		}
 	)
+	defer func() {
+		if pooled {
+			for _, b := range free {
+				s.parts.Put(&b)
+			}
+		}
+	}()
 	send := func(num int32, part []byte) {
 		defer wg.Done()
 		sent := false
@@ -560,7 +583,7 @@ func (s *Store) putMultipart(ctx context.Context, key, name string, first []byte
 			wg.Wait()
 			return err
 		}
-		buf := s.partBuffer(partSize, pooled)
+		buf := nextBuffer()
 		n, rerr := io.ReadFull(body, buf)
 		if rerr == io.EOF {
 			uploaded(buf)
