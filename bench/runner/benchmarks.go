@@ -136,7 +136,7 @@ func tableBlock(rep *report, suite string, named map[string]bool, reportRel stri
 		}
 		speed, mem := ratios(row)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", row.Name,
-			timeCell(row.Lakelog, row.PerOp), memCell(row.Lakelog), timeCell(row.DeltaRS, row.PerOp), memCell(row.DeltaRS), speed, mem)
+			timeCell(row.Lakelog, row.PerOp), memCell(row.Lakelog), row.peerCell(timeCell(row.DeltaRS, row.PerOp)), row.peerCell(memCell(row.DeltaRS)), speed, mem)
 	}
 	if current == "" {
 		if suite == "*" {
@@ -149,7 +149,7 @@ func tableBlock(rep *report, suite string, named map[string]bool, reportRel stri
 	// without the per-writer list, goes under the table.
 	for _, row := range rep.rows {
 		if (suite == "*" && !named[row.Suite] || row.Suite == suite) && strings.HasPrefix(row.Suite, "concurrent writers") {
-			for _, n := range []struct{ engine, note string }{{"lakelog", row.LakelogNote}, {"delta-rs", row.DeltaRSNote}} {
+			for _, n := range []struct{ engine, note string }{{"lakelog", row.LakelogNote}, {row.peer(), row.DeltaRSNote}} {
 				if n.note != "" {
 					summary, _, _ := strings.Cut(n.note, "; per writer (")
 					fmt.Fprintf(&b, "\n- %s, %s: %s", row.Name, n.engine, summary)

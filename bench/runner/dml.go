@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -98,6 +99,14 @@ func newFiles(base map[string]int64, table string) (written, error) {
 		if _, ok := base[rel]; ok {
 			continue
 		}
+		// Hadoop's local file system (Spark) writes a checksum file
+		// .NAME.crc beside each file: it counts as the kind of NAME, not
+		// as a file of its own.
+		dirName, base := path.Split(rel)
+		crc := strings.HasPrefix(base, ".") && strings.HasSuffix(base, ".crc")
+		if crc {
+			rel = dirName + strings.TrimSuffix(base[1:], ".crc")
+		}
 		switch {
 		case strings.HasPrefix(rel, "_delta_log/"):
 			w.log += size
@@ -107,7 +116,9 @@ func newFiles(base map[string]int64, table string) (written, error) {
 			w.dv += size
 		default:
 			w.data += size
-			w.files++
+			if !crc {
+				w.files++
+			}
 		}
 	}
 	return w, nil
@@ -179,8 +190,9 @@ func firstLine(s string) string {
 }
 
 // dmlSuite: DELETE, UPDATE and MERGE on identical fresh copies of a base
-// table, copy-on-write with both engines and with deletion vectors with
-// lakelog alone; time, peak memory, bytes written, and the rows read back.
+// table, copy-on-write against delta-rs and with deletion vectors against
+// Spark (delta-rs writes none; without Spark, outside CI, lakelog alone);
+// time, peak memory, bytes written, and the rows read back.
 func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 	const suite = "dml"
 	sc := workload.DMLScales[cfg.scale]
@@ -221,7 +233,7 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 				"of %d consecutive ids (%s), written once by lakelog (version 1); every measured operation runs on a fresh "+
 				"hard-linked copy of it (workload.LinkTable; no engine changes a file in place). Copy-on-write rows use the base "+
 				"table without table features (protocol 1/2), the deletion-vector rows a second base with delta.enableDeletionVectors=true "+
-				"(reader 3 / writer 7, feature deletionVectors), lakelog only: delta-rs writes no deletion vectors. "+
+				"(reader 3 / writer 7, feature deletionVectors), measured against Spark: delta-rs writes no deletion vectors. "+
 				"MERGE source: %d rows built before the timer (half existing ids every %d rows, so every file has matches; half new ids), "+
 				"v = the row's v + %d. Time includes opening the table. Bytes written: the files the operation added to the copy "+
 				"(data, deletion vector .bin, change data, log), found by listing it. Each engine keeps its own writer defaults "+
@@ -245,20 +257,46 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 		}
 		idleCPU[e] = o.CPUSeconds
 	}
+	// Spark is the deletion-vector rows' peer (delta-rs writes no deletion
+	// vectors). Its idle child checks Java and the packages without a JVM.
+	spark, sparkVersion := cfg.spark, ""
+	if spark != nil {
+		o, err := run(ctx, spark, Spec{Op: "idle"})
+		switch {
+		case err != nil && os.Getenv("CI") == "true":
+			return fmt.Errorf("dml: Spark, the deletion-vector rows' peer, is missing: %w", err)
+		case err != nil:
+			rep.note("dml: the deletion-vector rows have no peer: Spark is missing (%s)", firstLine(err.Error()))
+			spark = nil
+		default:
+			sparkVersion = o.Info
+			rep.note("dml: the deletion-vector rows' peer is %s (delta-rs writes no deletion vectors): bench/peers/spark.py "+
+				"starts a local[2] session with Delta (the interop tests' configuration) before the timer and times the Spark SQL "+
+				"DELETE / UPDATE / MERGE statement alone, from parsing to its result collected, on its own copy of the same "+
+				"deletion-vector base; the MERGE source is a cached view built before the timer. Peak memory is the JVM's "+
+				"(VmHWM of the java process, read before the session stops; Python's own is in the note); the rows it changed "+
+				"come from DESCRIBE HISTORY's operationMetrics; its result is read back and checked as lakelog's", sparkVersion)
+		}
+	}
 
 	type line struct {
 		name, mode string
 		l, d       *Outcome
 		lw, dw     written
 		lc, dc     string
+		peer       string // the peer's name when not delta-rs
 	}
 	var lines []line
 	for _, op := range dmlOps {
 		want, changed := workload.DMLExpect(op.op, n)
 		for _, mode := range []string{"cow", "dv"} {
 			ln := line{name: op.name, mode: mode}
-			for _, e := range []*Engine{cfg.lakelog, cfg.deltars} {
-				if e == nil || mode == "dv" && e != cfg.lakelog {
+			peer := cfg.deltars
+			if mode == "dv" {
+				peer = spark
+			}
+			for _, e := range []*Engine{cfg.lakelog, peer} {
+				if e == nil {
 					continue
 				}
 				table := filepath.Join(dir, fmt.Sprintf("%s-%s-%s", op.op, mode, e.Name))
@@ -272,9 +310,16 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 					return err
 				}
 				o.CPUSeconds = max(0, o.CPUSeconds-idleCPU[e])
+				if e == spark {
+					// rusage is Python's: the JVM's CPU is in its note.
+					o.CPUSeconds = 0
+				}
 				check := dmlCheck(ctx, table, o, want, changed)
 				if mode == "dv" && cfg.deltars != nil {
 					check += "; " + peerCheck(ctx, cfg.deltars, table, want)
+				}
+				if e == spark {
+					check = sparkVersion + ": " + o.Info + "; " + check
 				}
 				if e == cfg.lakelog {
 					ln.l, ln.lw, ln.lc = o, w, check
@@ -286,10 +331,15 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 				}
 			}
 			name := op.name + ", copy-on-write"
+			var peerName string
 			if mode == "dv" {
 				name = op.name + ", deletion vectors (lakelog only)"
+				if spark != nil {
+					name, peerName = op.name+", deletion vectors (peer: Spark)", "Spark"
+				}
 			}
-			row := &Row{Suite: suite, Name: name, Unit: "rows", Lakelog: ln.l, DeltaRS: ln.d,
+			ln.peer = peerName
+			row := &Row{Suite: suite, Name: name, Unit: "rows", Lakelog: ln.l, DeltaRS: ln.d, Peer: peerName,
 				LakelogNote: cpuNote(ln.l) + ln.lw.String() + "; " + ln.lc + metricsNote(ln.l)}
 			if ln.d != nil {
 				row.DeltaRSNote = cpuNote(ln.d) + ln.dw.String() + "; " + ln.dc + metricsNote(ln.d)
@@ -302,15 +352,16 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 	// The summary the issue asks for: time, peak and bytes side by side.
 	var b strings.Builder
 	fmt.Fprintf(&b, "## dml summary (%d rows in %d files)\n\n", n, sc.Files)
-	b.WriteString("| operation | mode | lakelog time | delta-rs time | speed | lakelog peak MB | delta-rs peak MB | mem | lakelog bytes written | delta-rs bytes written | bytes (delta-rs ÷ lakelog) | cores busy (lakelog / delta-rs) | checks |\n")
+	b.WriteString("The peer is delta-rs, or Spark where the cells say so (deletion vectors: delta-rs writes none).\n\n")
+	b.WriteString("| operation | mode | lakelog time | peer time | speed | lakelog peak MB | peer peak MB | mem | lakelog bytes written | peer bytes written | bytes (peer ÷ lakelog) | cores busy (lakelog / peer) | checks |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	var cowDelete int64
 	for _, ln := range lines {
-		row := &Row{Unit: "rows", Lakelog: ln.l, DeltaRS: ln.d}
+		row := &Row{Unit: "rows", Lakelog: ln.l, DeltaRS: ln.d, Peer: ln.peer}
 		speed, mem := ratios(row)
 		dBytes, ratio := "—", "—"
 		if ln.d != nil {
-			dBytes = mb(ln.dw.total())
+			dBytes = row.peerCell(mb(ln.dw.total()))
 			if ln.lw.total() > 0 {
 				ratio = fmt.Sprintf("%.2f×", float64(ln.dw.total())/float64(ln.lw.total()))
 			}
@@ -318,16 +369,16 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 		if ln.mode == "cow" && strings.HasPrefix(ln.name, "DELETE") {
 			cowDelete = ln.lw.total()
 		}
-		if ln.mode == "dv" && strings.HasPrefix(ln.name, "DELETE") && cowDelete > 0 {
+		if ln.mode == "dv" && ln.d == nil && strings.HasPrefix(ln.name, "DELETE") && cowDelete > 0 {
 			ratio = fmt.Sprintf("%.1f%% of lakelog copy-on-write", 100*float64(ln.lw.total())/float64(cowDelete))
 		}
 		checks := "lakelog: " + ln.lc
 		if ln.d != nil {
-			checks += "; delta-rs: " + ln.dc
+			checks += "; " + row.peer() + ": " + ln.dc
 		}
 		op, _, _ := strings.Cut(ln.name, " ")
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", op, ln.mode,
-			timeCell(ln.l, false), timeCell(ln.d, false), speed, memCell(ln.l), memCell(ln.d), mem,
+			timeCell(ln.l, false), row.peerCell(timeCell(ln.d, false)), speed, memCell(ln.l), row.peerCell(memCell(ln.d)), mem,
 			mb(ln.lw.total()), dBytes, ratio, cores(ln.l), cores(ln.d), strings.ReplaceAll(checks, "|", "/"))
 	}
 	rep.extra = append(rep.extra, b.String())

@@ -26,6 +26,7 @@ type config struct {
 	dmlFiles       int
 	lakelog        *Engine
 	deltars        *Engine // nil without the peer
+	spark          *Engine // bench/peers/spark.py, nil without the peer
 	repo           string
 }
 
@@ -105,6 +106,8 @@ func runMain(args []string) int {
 		cfg.python = *python
 		script := filepath.Join(cfg.peers, "deltars.py")
 		cfg.deltars = &Engine{Name: "delta-rs", Command: func(spec []byte) []string { return []string{cfg.python, script, string(spec)} }}
+		sparkScript := filepath.Join(cfg.peers, "spark.py")
+		cfg.spark = &Engine{Name: "Spark", Command: func(spec []byte) []string { return []string{cfg.python, sparkScript, string(spec)} }}
 	}
 	cfg.work = *work
 	if cfg.work == "" {

@@ -24,6 +24,10 @@ type Row struct {
 	Lakelog, DeltaRS *Outcome
 	// LakelogNote and DeltaRSNote describe each side (what it did, checks).
 	LakelogNote, DeltaRSNote string
+	// Peer names the engine of the peer column (DeltaRS, DeltaRSNote)
+	// when it is not delta-rs: "Spark" on the operations delta-rs cannot
+	// do (DML with deletion vectors). Its cells carry the name.
+	Peer string
 	// PerOp shows the mean latency per unit as the time, for commit loops.
 	PerOp bool
 }
@@ -45,7 +49,24 @@ func newReport(cfg *config) *report {
 
 func (r *report) add(row *Row) {
 	r.rows = append(r.rows, row)
-	progress("%s: %s: lakelog %s | delta-rs %s", row.Suite, row.Name, brief(row.Lakelog, row), brief(row.DeltaRS, row))
+	progress("%s: %s: lakelog %s | %s %s", row.Suite, row.Name, brief(row.Lakelog, row), row.peer(), brief(row.DeltaRS, row))
+}
+
+// peer is the name of the row's peer engine.
+func (row *Row) peer() string {
+	if row.Peer != "" {
+		return row.Peer
+	}
+	return "delta-rs"
+}
+
+// peerCell marks a peer column's cell with the peer's name when the peer
+// is not delta-rs, so that the delta-rs columns say whose number it is.
+func (row *Row) peerCell(cell string) string {
+	if row.Peer == "" || cell == "—" {
+		return cell
+	}
+	return cell + " (" + row.Peer + ")"
 }
 
 func brief(o *Outcome, row *Row) string {
@@ -223,7 +244,8 @@ func (r *report) markdown() string {
 	b.WriteString("Time is the measured part only (see bench/README.md); peak is the child process's\n")
 	b.WriteString("peak resident memory (VmHWM, see bench/README.md), runtime and imports included (see the idle row).\n")
 	b.WriteString("speed = lakelog rate ÷ delta-rs rate (above 1: lakelog faster); mem = delta-rs peak ÷ lakelog peak\n")
-	b.WriteString("(above 1: lakelog smaller).\n\n")
+	b.WriteString("(above 1: lakelog smaller). Where delta-rs cannot do an operation, the delta-rs columns hold another\n")
+	b.WriteString("peer's numbers, marked with its name (Spark: DML with deletion vectors).\n\n")
 	suite := ""
 	for _, row := range r.rows {
 		if row.Suite != suite {
@@ -238,11 +260,11 @@ func (r *report) markdown() string {
 			notes = append(notes, "lakelog: "+row.LakelogNote)
 		}
 		if row.DeltaRSNote != "" {
-			notes = append(notes, "delta-rs: "+row.DeltaRSNote)
+			notes = append(notes, row.peer()+": "+row.DeltaRSNote)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", row.Name,
 			timeCell(row.Lakelog, row.PerOp), rateCell(row.Lakelog, row.Unit), memCell(row.Lakelog),
-			timeCell(row.DeltaRS, row.PerOp), rateCell(row.DeltaRS, row.Unit), memCell(row.DeltaRS),
+			row.peerCell(timeCell(row.DeltaRS, row.PerOp)), row.peerCell(rateCell(row.DeltaRS, row.Unit)), row.peerCell(memCell(row.DeltaRS)),
 			speed, mem, strings.ReplaceAll(strings.Join(notes, "; "), "|", "/"))
 	}
 	if wrong := r.wrongRows(); len(r.errs) > 0 || len(wrong) > 0 {

@@ -267,3 +267,85 @@ func TestDMLOps(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkDV runs the dml suite's Spark child (bench/peers/spark.py) on
+// a small deletion-vector table: DELETE must write deletion vectors and
+// no data file, report the JVM's peak and the rows the read-back check
+// expects. It needs the peers' venv (LAKELOG_PYTHON); under CI a missing
+// peer fails it.
+func TestSparkDV(t *testing.T) {
+	py := os.Getenv("LAKELOG_PYTHON")
+	if os.Getenv("CI") != "true" && (py == "" || os.Getenv("LAKELOG_SKIP_PEERS") == "1") {
+		t.Skip("no LAKELOG_PYTHON (source .ci/peers.sh; peers_env) or LAKELOG_SKIP_PEERS=1")
+	}
+	if py == "" {
+		t.Fatal("CI=true and no LAKELOG_PYTHON: the Spark peer is missing")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	const n, files = 20_000, 4
+	base := filepath.Join(dir, "base")
+	st, err := objstore.NewLocal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := workload.CreateDMLTable(ctx, st, n, files, true); err != nil {
+		t.Fatal(err)
+	}
+	baseFiles, err := tableFiles(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Name: "Spark", Command: func(spec []byte) []string {
+		return []string{py, filepath.Join("..", "peers", "spark.py"), string(spec)}
+	}}
+	idle, err := run(ctx, e, Spec{Op: "idle"})
+	if err != nil || !strings.Contains(idle.Info, "delta-spark") {
+		t.Fatalf("idle: %+v, %v", idle, err)
+	}
+	table := filepath.Join(dir, "delete")
+	if err := workload.LinkTable(base, table); err != nil {
+		t.Fatal(err)
+	}
+	o, err := run(ctx, e, dmlSpec("delete", table, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, changed := workload.DMLExpect("delete", n)
+	if o.Changed != changed || o.Version != 2 || o.Seconds <= 0 || o.PeakMB < 100 || !strings.Contains(o.Info, "JVM peak") {
+		t.Errorf("outcome %+v, want %d changed at version 2 and the JVM's peak", o, changed)
+	}
+	w, err := newFiles(baseFiles, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.dv == 0 || w.files != 0 {
+		t.Errorf("Spark's DELETE on a deletion-vector table wrote %+v, want deletion vectors and no data file", w)
+	}
+	if check := dmlCheck(ctx, table, &o, want, changed); !strings.HasPrefix(check, "rows checked") {
+		t.Errorf("read back: %s", check)
+	}
+}
+
+// TestPeerCell: a row whose peer is not delta-rs names it in the peer
+// cells and notes of the report and of BENCHMARKS.md's tables.
+func TestPeerCell(t *testing.T) {
+	o := &Outcome{Seconds: 2, Count: 100, PeakMB: 500}
+	rows := []*Row{
+		{Suite: "dml", Name: "DELETE, copy-on-write", Unit: "rows", Lakelog: o, DeltaRS: o, DeltaRSNote: "x"},
+		{Suite: "dml", Name: "DELETE, deletion vectors (peer: Spark)", Unit: "rows", Lakelog: o, DeltaRS: o, Peer: "Spark", DeltaRSNote: "y"},
+	}
+	rep := newReport(&config{scale: "small", count: 1})
+	rep.rows = rows
+	md := rep.markdown()
+	if !strings.Contains(md, "| 2.00 s (Spark) |") || !strings.Contains(md, "Spark: y") || !strings.Contains(md, "delta-rs: x") {
+		t.Errorf("report:\n%s", md)
+	}
+	if strings.Count(md, "(Spark)") != 3 {
+		t.Errorf("want the Spark row's time, rate and peak marked, got:\n%s", md)
+	}
+	tb := tableBlock(rep, "dml", map[string]bool{"dml": true}, "r.md")
+	if !strings.Contains(tb, "| 2.00 s (Spark) | 500 (Spark) |") || strings.Count(tb, "(Spark)") != 2 {
+		t.Errorf("table block:\n%s", tb)
+	}
+}
