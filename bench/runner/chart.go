@@ -73,7 +73,14 @@ func (r *report) drawChart(ctx context.Context, path string) {
 		return
 	}
 	svg := strings.TrimSuffix(path, ".md") + ".svg"
-	title := fmt.Sprintf("lakelog vs delta-rs, speed ratios, %s scale, %s", r.cfg.scale, r.started.Format("2006-01-02 15:04"))
+	peers := "delta-rs"
+	for _, row := range r.rows {
+		if row.Peer != "" && row.DeltaRS != nil {
+			peers = "delta-rs (" + row.Peer + " where the row says)"
+			break
+		}
+	}
+	title := fmt.Sprintf("lakelog vs %s, speed ratios, %s scale, %s", peers, r.cfg.scale, r.started.Format("2006-01-02 15:04"))
 	if err := writeChart(ctx, r.cfg.python, r.cfg.peers, title, r.rows, svg); err != nil {
 		r.failed("chart", err)
 		return
