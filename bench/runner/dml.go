@@ -273,9 +273,8 @@ func dmlSuite(ctx context.Context, cfg *config, rep *report) error {
 			rep.note("dml: the deletion-vector rows' peer is %s (delta-rs writes no deletion vectors): bench/peers/spark.py "+
 				"starts a local[2] session with Delta (the interop tests' configuration) before the timer and times the Spark SQL "+
 				"DELETE / UPDATE / MERGE statement alone, from parsing to its result collected, on its own copy of the same "+
-				"deletion-vector base. It is the session's first statement, so the time includes Spark's first-query costs "+
-				"(class loading, JIT: the JVM's CPU over it is in the note), as a short-lived Spark job pays them; a warm "+
-				"session would be faster. The MERGE source is a cached view built before the timer. Peak memory is the JVM's "+
+				"deletion-vector base. The same statement first runs untimed on a small scratch deletion-vector table, so the "+
+				"timed one runs in a warm JVM (classes loaded, code compiled: the JVM's CPU over it is in the note). The MERGE source is a cached view built before the timer. Peak memory is the JVM's "+
 				"(VmHWM of the java process, read before the session stops; Python's own is in the note); the rows it changed "+
 				"come from DESCRIBE HISTORY's operationMetrics; its result is read back and checked as lakelog's", sparkVersion)
 		}
