@@ -342,10 +342,17 @@ func (h *remoteFile) plan() {
 
 func (h *remoteFile) planRanges() error {
 	fe := h.fe
-	if h.tail.err != nil {
-		return h.tail.err
+	// The decoder may close the file (a limit reached, the scan stopped)
+	// while it is planned: its pieces are read under h.mu.
+	h.mu.Lock()
+	closed, tail, terr := h.closed, h.tail.data, h.tail.err
+	h.mu.Unlock()
+	if closed {
+		return errors.New("closed before its plan")
 	}
-	tail := h.tail.data
+	if terr != nil {
+		return terr
+	}
 	if len(tail) < 8 {
 		return errors.New("file too small for a Parquet footer")
 	}
