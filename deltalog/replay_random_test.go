@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,11 +58,7 @@ func randomLogReplay(t *testing.T, seed uint64, versions int) {
 	next := 0
 	for v := 1; v <= versions; v++ {
 		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
-		var paths []string
-		for p := range live {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
+		paths := slices.Sorted(maps.Keys(live))
 		for range 1 + rng.IntN(6) {
 			switch op := rng.IntN(10); {
 			case op < 6 || len(paths) == 0: // a new file

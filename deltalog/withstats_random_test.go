@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -55,11 +55,7 @@ func randomOpenWithStats(t *testing.T, seed uint64, versions int) {
 	exactJSON := true // no checkpoint holds the stats only as a struct
 	for v := 1; v <= versions; v++ {
 		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
-		var paths []string
-		for p := range live {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
+		paths := slices.Sorted(maps.Keys(live))
 		for range 1 + rng.IntN(8) {
 			switch op := rng.IntN(10); {
 			case op < 6 || len(paths) == 0:
