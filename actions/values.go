@@ -435,24 +435,12 @@ func parseStatValue(t DataType, v any) (any, error) {
 	return nil, fmt.Errorf("unexpected JSON %s", jsonKind(v))
 }
 
-// parseIntegral parses a whole number of an integral type; a float64 that
-// JSON gave for a whole number ("1e3", "5.0") is accepted.
+// parseIntegral parses a whole number of an integral type, boxed as the
+// type's Go value.
 func parseIntegral(t PrimitiveType, s string) (any, error) {
-	bits := map[PrimitiveType]int{TypeByte: 8, TypeShort: 16, TypeInteger: 32, TypeLong: 64}[t]
-	n, err := strconv.ParseInt(s, 10, bits)
+	n, err := ParseStatInt(t, s)
 	if err != nil {
-		d, ok := parseDecimalText(s)
-		if !ok {
-			return nil, fmt.Errorf("bad %s %q", t, s)
-		}
-		r, rerr := d.Rescale(0)
-		if rerr != nil || !r.Unscaled.IsInt64() {
-			return nil, fmt.Errorf("bad %s %q", t, s)
-		}
-		n = r.Unscaled.Int64()
-		if n != int64(int64(n)<<(64-bits)>>(64-bits)) {
-			return nil, fmt.Errorf("%s %q is out of range", t, s)
-		}
+		return nil, err
 	}
 	switch t {
 	case TypeByte:
@@ -465,9 +453,64 @@ func parseIntegral(t PrimitiveType, s string) (any, error) {
 	return n, nil
 }
 
-// parseFloating parses a float or double, with Java's spellings of the
-// special values ("NaN", "Infinity", "-Infinity") as well as Go's.
+// ParseStatInt parses a stats bound of an integral type t (byte, short,
+// integer or long) given as JSON number text, as ParseStatValue does
+// without boxing it: a float's spelling of a whole number ("1e3", "5.0")
+// is accepted; a value outside t's range is an error.
+func ParseStatInt(t PrimitiveType, s string) (int64, error) {
+	bits := intBits(t)
+	if bits == 0 {
+		return 0, fmt.Errorf("%s is not an integral type", t)
+	}
+	n, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		d, ok := parseDecimalText(s)
+		if !ok {
+			return 0, fmt.Errorf("bad %s %q", t, s)
+		}
+		r, rerr := d.Rescale(0)
+		if rerr != nil || !r.Unscaled.IsInt64() {
+			return 0, fmt.Errorf("bad %s %q", t, s)
+		}
+		n = r.Unscaled.Int64()
+		if n != int64(int64(n)<<(64-bits)>>(64-bits)) {
+			return 0, fmt.Errorf("%s %q is out of range", t, s)
+		}
+	}
+	return n, nil
+}
+
+func intBits(t PrimitiveType) int {
+	switch t {
+	case TypeByte:
+		return 8
+	case TypeShort:
+		return 16
+	case TypeInteger:
+		return 32
+	case TypeLong:
+		return 64
+	}
+	return 0
+}
+
+// parseFloating parses a float or double, boxed as the type's Go value.
 func parseFloating(t PrimitiveType, s string) (any, error) {
+	f, err := ParseStatFloat(t, s)
+	if err != nil {
+		return nil, err
+	}
+	if t == TypeFloat {
+		return float32(f), nil
+	}
+	return f, nil
+}
+
+// ParseStatFloat parses a stats bound of type float or double given as
+// JSON number text or as one of Java's spellings of the special values
+// ("NaN", "Infinity", "-Infinity"), as ParseStatValue does without boxing
+// it. A float is rounded to float32 (and returned widened).
+func ParseStatFloat(t PrimitiveType, s string) (float64, error) {
 	bits := 64
 	if t == TypeFloat {
 		bits = 32
@@ -476,12 +519,9 @@ func parseFloating(t PrimitiveType, s string) (any, error) {
 	if err != nil {
 		var ne *strconv.NumError
 		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
-			return nil, fmt.Errorf("bad %s %q", t, s)
+			return 0, fmt.Errorf("bad %s %q", t, s)
 		}
 		// Out of range: ParseFloat gives ±Inf, as Java does.
-	}
-	if t == TypeFloat {
-		return float32(f), nil
 	}
 	return f, nil
 }

@@ -64,8 +64,12 @@ type readConfig struct {
 	stats    bool
 	// addStatsOnly: of the add columns, read only path and stats.
 	addStatsOnly bool
+	// layout, when set, reads the adds as FileColumns laid out by it
+	// (ReadFiles).
+	layout       *FileLayout
 	concurrency  int
 	batchRows    int
+	batchRowsSet bool // WithBatchRows was given
 	mem          memory.Allocator
 	// wholeFileLimit is the size up to which a file from a store without
 	// random access is fetched with one Get; tests lower it.
@@ -125,7 +129,7 @@ func WithConcurrency(n int) ReadOption {
 // WithBatchRows sets how many rows Read decodes from a row group at a time
 // (default 4096).
 func WithBatchRows(n int) ReadOption {
-	return readOptionFunc(func(c *readConfig) { c.batchRows = max(n, 1) })
+	return readOptionFunc(func(c *readConfig) { c.batchRows, c.batchRowsSet = max(n, 1), true })
 }
 
 // AllocatorOption is both a ReadOption and a WriteOption.

@@ -132,3 +132,38 @@ func (r *rawStrings) keep(b []byte) string {
 	// are appended past them, or go to a new block.
 	return unsafe.String(&r.block[start], len(b))
 }
+
+// each reads the following n rows and calls fn with each row's value, or
+// with valid false for a null. The value is a view of the page being
+// read, valid only during the call: fn copies what it keeps.
+func (r *rawStrings) each(n int, fn func(row int, v []byte, valid bool)) error {
+	if cap(r.vals) < n {
+		r.vals = make([]parquet.ByteArray, n)
+		r.defs = make([]int16, n)
+	}
+	row := 0
+	for row < n {
+		levels, nvals, err := r.cr.ReadBatchInPage(int64(n-row), r.vals[:n-row], r.defs[:n-row], nil)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", r.path, err)
+		}
+		if levels == 0 {
+			return fmt.Errorf("column %s: %d rows, want %d", r.path, row, n)
+		}
+		v := 0
+		for j := 0; j < int(levels); j++ {
+			if r.maxDef > 0 && r.defs[j] < r.maxDef {
+				fn(row, nil, false)
+				row++
+				continue
+			}
+			if v >= nvals {
+				return fmt.Errorf("column %s: fewer values than levels", r.path)
+			}
+			fn(row, r.vals[v], true)
+			v++
+			row++
+		}
+	}
+	return nil
+}

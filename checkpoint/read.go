@@ -233,6 +233,8 @@ func planParts(parts []Part) ([]source, error) {
 type reader struct {
 	store        objstore.Store
 	cfg          readConfig
+	onFiles      func(*FileColumns) error // receives the batches of adds read as columns
+	cache        *openCache               // files opened by an earlier pass; nil: none kept
 	randomAccess bool
 	fetch        *fetcher // row groups' bytes ahead of decoding; nil with random access
 }
@@ -243,6 +245,7 @@ type reader struct {
 type batch struct {
 	acts  []decoded
 	pairs []AddStats
+	files *FileColumns // adds read as columns (readConfig.layout)
 	err   error
 }
 
@@ -346,7 +349,7 @@ func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit fun
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					f, err := r.open(ctx, srcs[j])
+					f, err := r.openCached(ctx, srcs[j])
 					ch <- opened{f, err}
 				}()
 			}
@@ -376,6 +379,12 @@ consume:
 			}
 			for k := range b.pairs {
 				if e := emit(u.src, actions.Action{}, &b.pairs[k]); e != nil {
+					err = e
+					break consume
+				}
+			}
+			if b.files != nil {
+				if e := r.onFiles(b.files); e != nil {
 					err = e
 					break consume
 				}
@@ -733,6 +742,22 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 	defer rr.Release()
 	for rr.Next() {
 		rec := rr.RecordBatch()
+		if r.cfg.layout != nil {
+			var b batch
+			b.acts, b.files, err = decodeColumnar(rec, kinds, raws, r.cfg.layout, r.cfg.stats)
+			if err != nil {
+				return t.orFormat(err)
+			}
+			if len(b.acts) == 0 && b.files == nil {
+				continue
+			}
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
 		var raw map[string]strCol
 		if len(raws) > 0 {
 			raw = make(map[string]strCol, len(raws))
@@ -923,6 +948,7 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
 	var acts []decoded
 	var pairs []AddStats
+	var jf jsonFiles
 	line := 0
 	for sc.Scan() {
 		line++
@@ -935,6 +961,16 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 			return &formatError{fmt.Errorf("line %d: %w", line, err)}
 		}
 		if k := a.Kind(); k == "" || !kinds.has(k) {
+			continue
+		}
+		if r.cfg.layout != nil && a.Add != nil {
+			if f := jf.add(r, a.Add); f != nil {
+				select {
+				case out <- batch{files: f}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 			continue
 		}
 		if r.cfg.addStatsOnly && a.Add != nil {
@@ -954,9 +990,9 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 	if err := sc.Err(); err != nil {
 		return &formatError{err}
 	}
-	if len(acts)+len(pairs) > 0 {
+	if f := jf.flush(); f != nil || len(acts)+len(pairs) > 0 {
 		select {
-		case out <- batch{acts: acts, pairs: pairs}:
+		case out <- batch{acts: acts, pairs: pairs, files: f}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}

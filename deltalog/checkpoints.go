@@ -2,9 +2,7 @@ package deltalog
 
 import (
 	"context"
-	"iter"
 
-	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/checkpoint"
 	"github.com/lakelog/lakelog/objstore"
 )
@@ -15,14 +13,15 @@ func readLastCheckpoint(ctx context.Context, st objstore.Store, logDir string) (
 	return checkpoint.ReadLast(ctx, st, logDir)
 }
 
-// readCheckpoint yields the actions of one complete checkpoint. Snapshot
-// replay needs no commitInfo or cdc columns, which the reader skips.
-// Unless stats, the adds' stats are left out (see lazyStats).
-func readCheckpoint(ctx context.Context, st objstore.Store, cp *checkpointCandidate, stats bool) iter.Seq2[actions.Action, error] {
+// readCheckpointFiles reads one complete checkpoint with its adds as
+// columns. Snapshot replay needs no commitInfo or cdc columns, which the
+// reader skips. Unless stats, the adds' stats are left out (see
+// lazyStats).
+func readCheckpointFiles(ctx context.Context, st objstore.Store, cp *checkpointCandidate, stats bool) (*checkpoint.Columnar, error) {
 	if stats {
-		return checkpoint.Read(ctx, st, checkpointParts(cp))
+		return checkpoint.ReadFiles(ctx, st, checkpointParts(cp))
 	}
-	return checkpoint.Read(ctx, st, checkpointParts(cp), checkpoint.WithoutStats())
+	return checkpoint.ReadFiles(ctx, st, checkpointParts(cp), checkpoint.WithoutStats())
 }
 
 // checkpointParts are the files of cp for checkpoint.Read.

@@ -458,7 +458,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 		for _, a := range as {
 			switch {
 			case a.Add != nil:
-				if _, live := slices.BinarySearchFunc(base.files, a.Add.Path, func(f *actions.Add, p string) int { return cmp.Compare(f.Path, p) }); live {
+				if len(base.files.find(a.Add.Path)) > 0 {
 					return nil, false
 				}
 				adds = append(adds, a.Add)
@@ -478,28 +478,21 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 			}
 		}
 	}
-	slices.SortFunc(adds, compareAdds)
+	slices.SortFunc(adds, func(a, b *actions.Add) int { return cmp.Compare(a.Path, b.Path) })
 	for i := 1; i < len(adds); i++ {
 		if adds[i].Path == adds[i-1].Path {
 			return nil, false // one path added twice: let the full fold decide
 		}
 	}
+	batch, err := addsBatch(base.metadata, adds)
+	if err != nil {
+		return nil, false
+	}
 	s := *base
 	s.version = r.Version
 	s.timestamp = time.Time{}
 	s.txns = txns
-	s.files = make([]*actions.Add, 0, len(base.files)+len(adds))
-	i, j := 0, 0
-	for i < len(base.files) && j < len(adds) {
-		if compareAdds(base.files[i], adds[j]) <= 0 {
-			s.files = append(s.files, base.files[i])
-			i++
-		} else {
-			s.files = append(s.files, adds[j])
-			j++
-		}
-	}
-	s.files = append(append(s.files, base.files[i:]...), adds[j:]...)
+	s.files = base.files.with(nil, batch)
 	s.ict.lastICT = lastICT
 	if s.ict.enabled && lastICT > 0 && s.version >= s.ict.enablementVersion {
 		s.timestamp = time.UnixMilli(lastICT)

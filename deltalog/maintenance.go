@@ -73,7 +73,7 @@ func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, er
 				return
 			}
 		}
-		for _, a := range s.files {
+		for a := range s.Files() {
 			if !yield(actions.Action{Add: a}, nil) {
 				return
 			}

@@ -42,7 +42,7 @@ type Snapshot struct {
 	protocol   *actions.Protocol
 	metadata   *actions.Metadata
 	schema     *actions.StructType
-	files      []*actions.Add    // active files, sorted by path
+	files      *fileSet          // active files, as columns
 	tombstones []*actions.Remove // removes not re-added, sorted by path
 	txns       map[string]actions.Txn
 	domains    map[string]actions.DomainMetadata
@@ -157,30 +157,24 @@ type fileKey struct {
 	dv   string
 }
 
-// compareAdds orders live files by path, then deletion vector id.
-func compareAdds(a, b *actions.Add) int {
-	if c := cmp.Compare(a.Path, b.Path); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
-}
-
 // state is a snapshot under construction: the fold of log actions.
 type state struct {
 	protocol *actions.Protocol
 	metadata *actions.Metadata
-	active   map[fileKey]*actions.Add
-	removed  map[fileKey]*actions.Remove
-	txns     map[string]actions.Txn
-	domains  map[string]actions.DomainMetadata
-	lastICT  int64
-	// A checkpoint's file actions are already reconciled (one per key), so
-	// they are kept as read and only put into the maps above when a later
-	// commit adds or removes a file: loading a snapshot from a checkpoint
-	// alone builds no map of a million entries.
-	cpAdds    []*actions.Add
-	cpRemoves []*actions.Remove
-	lazy      *lazyStats
+	// base holds the files before the folded commits (a checkpoint's,
+	// or the snapshot a commit builds on), as columns; active and
+	// removed hold only what the commits added and removed, so that
+	// opening a table from a checkpoint and a few commits builds no map
+	// of a million entries. A base file is live unless a commit added or
+	// removed its key.
+	base        *fileSet
+	baseRemoves []*actions.Remove
+	active      map[fileKey]*actions.Add
+	removed     map[fileKey]*actions.Remove
+	txns        map[string]actions.Txn
+	domains     map[string]actions.DomainMetadata
+	lastICT     int64
+	lazy        *lazyStats
 	// pv shares equal partitionValues maps among the adds of a replay:
 	// a million adds over a few partitions hold a few maps, not a million.
 	pv    map[string]map[string]*string
@@ -229,30 +223,15 @@ func (st *state) sharedPartitionValues(m map[string]*string) map[string]*string 
 	return m
 }
 
-// applyCheckpoint folds in one action of a checkpoint. All of a
-// checkpoint's actions come before any commit's.
+// applyCheckpoint folds in one action of a checkpoint other than an
+// add (a checkpoint's adds are its base files). All of a checkpoint's
+// actions come before any commit's.
 func (st *state) applyCheckpoint(a *actions.Action) {
-	switch {
-	case a.Add != nil:
-		st.cpAdds = append(st.cpAdds, a.Add)
-	case a.Remove != nil:
-		st.cpRemoves = append(st.cpRemoves, a.Remove)
-	default:
-		st.apply(a)
+	if a.Remove != nil {
+		st.baseRemoves = append(st.baseRemoves, a.Remove)
+		return
 	}
-}
-
-// materialize moves the checkpoint's file actions into the maps.
-func (st *state) materialize() {
-	for _, r := range st.cpRemoves {
-		st.removed[fileKey{actions.CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
-	}
-	for _, a := range st.cpAdds {
-		k := fileKey{actions.CanonicalPath(a.Path), a.DeletionVector.UniqueID()}
-		st.active[k] = a
-		delete(st.removed, k)
-	}
-	st.cpAdds, st.cpRemoves = nil, nil
+	st.apply(a)
 }
 
 func newState() *state {
@@ -272,16 +251,10 @@ func (st *state) apply(a *actions.Action) {
 	case a.Metadata != nil:
 		st.metadata = a.Metadata
 	case a.Add != nil:
-		if st.cpAdds != nil || st.cpRemoves != nil {
-			st.materialize()
-		}
 		k := fileKey{actions.CanonicalPath(a.Add.Path), a.Add.DeletionVector.UniqueID()}
 		st.active[k] = a.Add
 		delete(st.removed, k)
 	case a.Remove != nil:
-		if st.cpAdds != nil || st.cpRemoves != nil {
-			st.materialize()
-		}
 		k := fileKey{actions.CanonicalPath(a.Remove.Path), a.Remove.DeletionVector.UniqueID()}
 		delete(st.active, k)
 		st.removed[k] = a.Remove
@@ -304,12 +277,8 @@ func (st *state) apply(a *actions.Action) {
 func stateOf(s *Snapshot) *state {
 	st := newState()
 	st.protocol, st.metadata = s.protocol, s.metadata
-	for _, a := range s.files {
-		st.active[fileKey{actions.CanonicalPath(a.Path), a.DeletionVector.UniqueID()}] = a
-	}
-	for _, r := range s.tombstones {
-		st.removed[fileKey{actions.CanonicalPath(r.Path), r.DeletionVector.UniqueID()}] = r
-	}
+	st.base = s.files
+	st.baseRemoves = s.tombstones
 	for k, v := range s.txns {
 		st.txns[k] = v
 	}
@@ -344,28 +313,12 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 		domains:  st.domains,
 		lazy:     st.lazy,
 	}
-	// Whatever of a checkpoint no commit touched is taken as read (as the
-	// slice itself when no commit touched the checkpoint at all).
-	if len(st.active) == 0 {
-		s.files = slices.Clip(st.cpAdds)
-	} else {
-		s.files = make([]*actions.Add, 0, len(st.active)+len(st.cpAdds))
-		s.files = append(s.files, st.cpAdds...)
-		for _, a := range st.active {
-			s.files = append(s.files, a)
-		}
+	files, err := st.files()
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: version %d of %s: %w", version, t.display(), err)
 	}
-	slices.SortFunc(s.files, compareAdds)
-	s.tombstones = append(s.tombstones, st.cpRemoves...)
-	for _, r := range st.removed {
-		s.tombstones = append(s.tombstones, r)
-	}
-	slices.SortFunc(s.tombstones, func(a, b *actions.Remove) int {
-		if c := cmp.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
-	})
+	s.files = files
+	s.tombstones = st.tombstones()
 	s.ict = ictState{
 		enabled:           tableFlag(st.metadata, "delta.enableInCommitTimestamps"),
 		enablementVersion: tableInt(st.metadata, "delta.inCommitTimestampEnablementVersion", 0),
@@ -380,23 +333,80 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 	return s, nil
 }
 
+// files is the fold's live files: the base's, less those whose keys a
+// commit added or removed, plus the commits' adds.
+func (st *state) files() (*fileSet, error) {
+	base := st.base
+	if base == nil {
+		base = emptyFiles
+	}
+	var dead []int32
+	if base.rows() > 0 && len(st.active)+len(st.removed) > 0 {
+		touched := make(map[fileKey][]string, len(st.active)+len(st.removed))
+		for k, a := range st.active {
+			touched[k] = append(touched[k], a.Path)
+		}
+		for k, r := range st.removed {
+			touched[k] = append(touched[k], r.Path)
+		}
+		dead = base.rowsOf(touched)
+	}
+	var adds []*actions.Add
+	if len(st.active) > 0 {
+		adds = make([]*actions.Add, 0, len(st.active))
+		for _, a := range st.active {
+			adds = append(adds, a)
+		}
+	}
+	batch, err := addsBatch(st.metadata, adds)
+	if err != nil {
+		return nil, err
+	}
+	return base.with(dead, batch), nil
+}
+
+// tombstones are the fold's removes not re-added, sorted by path and
+// deletion vector id: the commits' and the base's that no commit touched.
+func (st *state) tombstones() []*actions.Remove {
+	out := make([]*actions.Remove, 0, len(st.removed)+len(st.baseRemoves))
+	for _, r := range st.baseRemoves {
+		k := fileKey{actions.CanonicalPath(r.Path), r.DeletionVector.UniqueID()}
+		if _, ok := st.active[k]; ok {
+			continue
+		}
+		if _, ok := st.removed[k]; ok {
+			continue
+		}
+		out = append(out, r)
+	}
+	for _, r := range st.removed {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *actions.Remove) int {
+		if c := cmp.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
+	})
+	return out
+}
+
 // replay folds the segment's checkpoint and commits into a snapshot.
 // With stats, the checkpoint's add stats are read with it; without, they
 // are left to LoadStats.
 func (t *table) replay(ctx context.Context, seg *segment, stats bool) (*Snapshot, error) {
 	st := newState()
 	if cp := seg.Checkpoint; cp != nil {
-		if n := checkpointCapacity(seg); n > 0 {
-			st.cpAdds = make([]*actions.Add, 0, n)
+		col, err := readCheckpointFiles(ctx, t.store, cp, stats)
+		if err != nil {
+			return nil, &checkpointError{version: cp.Version, err: err}
 		}
-		for a, err := range readCheckpoint(ctx, t.store, cp, stats) {
-			if err != nil {
-				return nil, &checkpointError{version: cp.Version, err: err}
-			}
-			st.applyCheckpoint(&a)
+		for i := range col.Actions {
+			st.applyCheckpoint(&col.Actions[i])
 		}
-		if len(st.cpAdds) > 0 && !stats {
-			st.lazy = &lazyStats{store: t.store, version: cp.Version, parts: checkpointParts(cp), adds: slices.Clone(st.cpAdds)}
+		st.base = newFileSet(col.Files)
+		if col.NumFiles > 0 && !stats {
+			st.lazy = &lazyStats{store: t.store, version: cp.Version, parts: checkpointParts(cp), layout: col.Layout, batches: col.Files}
 		}
 	}
 	var lastModTime time.Time
@@ -428,18 +438,6 @@ func (t *table) replay(ctx context.Context, seg *segment, stats bool) (*Snapshot
 		return nil, err
 	}
 	return s, nil
-}
-
-// checkpointCapacity is how many adds to make room for before reading
-// seg's checkpoint: the actions _last_checkpoint counts, bounded by the
-// checkpoint's bytes (a row takes at least one), so that a wrong hint
-// costs nothing worse than the growth it was to spare.
-func checkpointCapacity(seg *segment) int64 {
-	var bytes int64
-	for _, f := range seg.Checkpoint.Files {
-		bytes += f.Size
-	}
-	return min(seg.CheckpointActions, bytes, 1<<27)
 }
 
 // readCommit reads and decodes one commit file.
@@ -487,21 +485,33 @@ func (s *Snapshot) Store() objstore.Store { return s.store }
 func (s *Snapshot) Root() string { return s.root }
 
 // NumFiles is the number of active files.
-func (s *Snapshot) NumFiles() int { return len(s.files) }
+func (s *Snapshot) NumFiles() int { return len(s.files.order) }
 
 // SizeInBytes is the total size of the active files.
 func (s *Snapshot) SizeInBytes() int64 {
 	var n int64
-	for _, f := range s.files {
-		n += f.Size
+	for _, f := range s.ActiveFiles().All() {
+		n += f.Size()
 	}
 	return n
 }
 
-// Files yields the active files in path order. The actions are shared:
-// callers must not modify them. Files from a checkpoint have an empty
-// Stats until LoadStats, unless the snapshot was opened WithStats.
-func (s *Snapshot) Files() iter.Seq[*actions.Add] { return slices.Values(s.files) }
+// Files yields the active files' add actions in path order (then
+// deletion vector id). The snapshot holds its files as columns
+// (ActiveFiles), and each Add is built as it is yielded: callers that
+// read a few fields of many files should read ActiveFiles instead. The
+// Adds' partitionValues maps are shared: do not modify them. Files from
+// a checkpoint have an empty Stats until LoadStats, unless the snapshot
+// was opened WithStats.
+func (s *Snapshot) Files() iter.Seq[*actions.Add] {
+	return func(yield func(*actions.Add) bool) {
+		for _, f := range s.ActiveFiles().All() {
+			if !yield(f.Add()) {
+				return
+			}
+		}
+	}
+}
 
 // Tombstones yields the remove actions of files not re-added, in path order.
 func (s *Snapshot) Tombstones() iter.Seq[*actions.Remove] { return slices.Values(s.tombstones) }

@@ -5,49 +5,57 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/checkpoint"
 	"github.com/lakelog/lakelog/objstore"
 )
 
-// lazyStats fills in, when first needed, the stats of the adds a snapshot
-// took from a checkpoint. Open reads a checkpoint without its add.stats
-// column: the JSON stats are most of a large checkpoint's bytes, and only
-// data skipping, counting from stats and writing the next checkpoint read
-// them. Snapshots derived from one another share it, as they share the
-// adds.
+// lazyStats fills in, when first needed, the stats of the files a
+// snapshot took from a checkpoint. Open reads a checkpoint without its
+// add.stats column: the JSON stats are most of a large checkpoint's
+// bytes, and only data skipping, counting from stats and writing the
+// next checkpoint read them. Snapshots derived from one another share
+// it, as they share the checkpoint's batches of files.
 type lazyStats struct {
 	store   objstore.Store
 	version int64
 	parts   []checkpoint.Part
+	layout  *checkpoint.FileLayout
 	mu      sync.Mutex
-	adds    []*actions.Add // the checkpoint's adds in read order; nil once filled
+	batches []*checkpoint.FileColumns // the checkpoint's files in read order; nil once filled
 }
 
-// load reads the checkpoint's add paths and stats and sets each add's
-// Stats. It runs once to success; an error (a cancelled context, a
-// checkpoint removed since) leaves it to be tried again.
+// load reads the checkpoint's adds again, with their stats, and attaches
+// the stats to the batches read the first time. It runs once to
+// success; an error (a cancelled context, a checkpoint removed since)
+// leaves it to be tried again.
 func (l *lazyStats) load(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.adds == nil {
+	if l.batches == nil {
 		return nil
 	}
-	i := 0
-	for a, err := range checkpoint.ReadAddStats(ctx, l.store, l.parts) {
-		if err != nil {
-			return fmt.Errorf("deltalog: read file stats from checkpoint %d: %w", l.version, err)
-		}
-		if i >= len(l.adds) || l.adds[i].Size != a.Size {
-			return fmt.Errorf("deltalog: %w: checkpoint %d yields different adds on a second read (add %d)", ErrLogCorrupt, l.version, i)
-		}
-		l.adds[i].Stats = a.Stats
-		i++
+	col, err := checkpoint.ReadFiles(ctx, l.store, l.parts, checkpoint.WithLayout(l.layout), checkpoint.OnlyKinds(checkpoint.KindAdd))
+	if err != nil {
+		return fmt.Errorf("deltalog: read file stats from checkpoint %d: %w", l.version, err)
 	}
-	if i != len(l.adds) {
-		return fmt.Errorf("deltalog: %w: checkpoint %d yields %d adds on a second read, %d on the first", ErrLogCorrupt, l.version, i, len(l.adds))
+	if len(col.Files) != len(l.batches) {
+		return fmt.Errorf("deltalog: %w: checkpoint %d yields %d batches of adds on a second read, %d on the first", ErrLogCorrupt, l.version, len(col.Files), len(l.batches))
 	}
-	l.adds = nil
+	for k, b := range col.Files {
+		first := l.batches[k]
+		if b.Len() != first.Len() {
+			return fmt.Errorf("deltalog: %w: checkpoint %d yields different adds on a second read (batch %d)", ErrLogCorrupt, l.version, k)
+		}
+		for i := 0; i < b.Len(); i++ {
+			if b.Path(i) != first.Path(i) {
+				return fmt.Errorf("deltalog: %w: checkpoint %d yields different adds on a second read (%s)", ErrLogCorrupt, l.version, b.Path(i))
+			}
+		}
+	}
+	for k, b := range col.Files {
+		l.batches[k].SetStats(b.Stats())
+	}
+	l.batches = nil
 	return nil
 }
 

@@ -429,27 +429,94 @@ func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
 			yield(nil, fmt.Errorf("reader: plan: %w", err))
 			return
 		}
-		for add := range s.snap.Files() {
+		files := s.snap.ActiveFiles()
+		// The filter is evaluated over the snapshot's columns, a batch
+		// of files at a time (expr.Pruner.PruneBatch); only the files
+		// it keeps become add actions.
+		var partitions, stats []bool
+		if s.pruner != nil {
+			partitions, stats = make([]bool, files.Rows()), make([]bool, files.Rows())
+			for _, b := range files.Batches() {
+				if err := ctx.Err(); err != nil {
+					yield(nil, fmt.Errorf("reader: plan: %w", err))
+					return
+				}
+				end := b.Start + b.Len()
+				s.pruner.PruneBatch(s.prunable(b.FileColumns), partitions[b.Start:end], stats[b.Start:end])
+			}
+		}
+		for row, f := range files.All() {
 			if err := ctx.Err(); err != nil {
 				yield(nil, fmt.Errorf("reader: plan: %w", err))
 				return
 			}
 			s.m.considered.Add(1)
-			f, keep, err := s.planFile(add)
-			if err != nil {
-				yield(nil, err)
-				return
+			if s.pruner != nil {
+				if !partitions[row] {
+					s.m.prunedPartition.Add(1)
+					continue
+				}
+				if !stats[row] {
+					s.m.skippedStats.Add(1)
+					continue
+				}
 			}
-			if keep && s.cfg.tx != nil {
+			sf := &ScanFile{Add: f.Add(), Key: s.snap.TablePath(f.Path()), Stats: f.Stats()}
+			if sf.Stats != nil && len(s.widened) > 0 {
+				dropBounds(sf.Stats, s.widened)
+			}
+			if s.cfg.tx != nil {
 				s.recordMu.Lock()
-				s.cfg.tx.ReadFiles(add.Path)
+				s.cfg.tx.ReadFiles(sf.Add.Path)
 				s.recordMu.Unlock()
 			}
-			if keep && !yield(f, nil) {
+			if !yield(sf, nil) {
 				return
 			}
 		}
 	}
+}
+
+// prunable is the view of a batch of files the pruner reads: the batch
+// itself, or, when the table has widened columns, the batch without
+// those columns' bounds (see dropBounds).
+func (s *Scan) prunable(b expr.FileBatch) expr.FileBatch {
+	if len(s.widened) == 0 {
+		return b
+	}
+	return widenedBatch{FileBatch: b, widened: s.widened}
+}
+
+// widenedBatch hides the bounds of widened columns.
+type widenedBatch struct {
+	expr.FileBatch
+	widened [][]string
+}
+
+func (w widenedBatch) isWidened(path []string) bool {
+	return slices.ContainsFunc(w.widened, func(p []string) bool { return slices.Equal(p, path) })
+}
+
+func (w widenedBatch) MinColumn(path []string) arrow.Array {
+	if w.isWidened(path) {
+		return nil
+	}
+	return w.FileBatch.MinColumn(path)
+}
+
+func (w widenedBatch) MaxColumn(path []string) arrow.Array {
+	if w.isWidened(path) {
+		return nil
+	}
+	return w.FileBatch.MaxColumn(path)
+}
+
+func (w widenedBatch) FileValues(i int, paths [][]string) (map[string]*string, *actions.Stats) {
+	pv, st := w.FileBatch.FileValues(i, paths)
+	if st != nil {
+		dropBounds(st, w.widened)
+	}
+	return pv, st
 }
 
 // PlanFile plans a file that need not be in the scan's snapshot (a file
