@@ -142,6 +142,7 @@ type encoder struct {
 	// parsed appends add.partitionValues_parsed and add.stats_parsed; nil
 	// when they are not written.
 	parsed *parsedEncoder
+	buf    []byte // stats rendered from columns
 }
 
 func newEncoder(rb *array.RecordBuilder, parsed *parsedEncoder) *encoder {
@@ -259,4 +260,76 @@ func (e *encoder) append(a *actions.Action) (bool, error) {
 		appendStrMap(top.mapB("tags"), s.Tags, true)
 	}
 	return true, nil
+}
+
+// appendFile adds row i of c as an add action, from its columns.
+func (e *encoder) appendFile(c *FileColumns, i int) error {
+	top, ok := e.tops[KindAdd]
+	if !ok {
+		return nil
+	}
+	if s := c.Stats(); s != nil {
+		if _, raw := s.raw[i]; raw {
+			// Stats kept as written: the add as Write writes one.
+			a := actions.Action{Add: c.Add(i)}
+			_, err := e.append(&a)
+			return err
+		}
+	}
+	for name, s := range e.tops {
+		if name != KindAdd {
+			s.b.AppendNull()
+		}
+	}
+	top.b.Append(true)
+	top.str("path").Append(c.Path(i))
+	e.appendPartitionValuesOf(top.mapB("partitionValues"), c, i)
+	top.i64("size").Append(c.Size(i))
+	top.i64("modificationTime").Append(c.ModificationTime(i))
+	top.boolean("dataChange").Append(c.DataChange(i))
+	if b, ok := top.fields["stats"]; ok {
+		sb := b.(*array.StringBuilder)
+		if st := c.Stats(); st == nil || !st.present.Value(i) {
+			sb.AppendNull()
+		} else {
+			e.buf = st.render(c.layout, i, e.buf[:0])
+			sb.BinaryBuilder.Append(e.buf)
+		}
+	}
+	appendStrMap(top.mapB("tags"), c.Tags(i), true)
+	appendDV(e.addDV, c.DeletionVector(i))
+	appendOptI64(top.i64("baseRowId"), optInt(c.baseRowID, i))
+	appendOptI64(top.i64("defaultRowCommitVersion"), optInt(c.defaultRowVersion, i))
+	if c.clustering != nil && c.clustering.IsValid(i) {
+		top.str("clusteringProvider").Append(c.clustering.Value(i))
+	} else {
+		top.str("clusteringProvider").AppendNull()
+	}
+	if e.parsed != nil {
+		if err := e.parsed.appendFile(c, i); err != nil {
+			return fmt.Errorf("add %s: %w", c.Path(i), err)
+		}
+	}
+	return nil
+}
+
+// appendPartitionValuesOf appends file i's partition values, keys
+// sorted, from the dictionary columns.
+func (e *encoder) appendPartitionValuesOf(b *array.MapBuilder, c *FileColumns, i int) {
+	if m, odd := c.oddParts[i]; odd {
+		appendPartitionValues(b, m, false)
+		return
+	}
+	b.Append(true)
+	kb := b.KeyBuilder().(*array.StringBuilder)
+	ib := b.ItemBuilder().(*array.StringBuilder)
+	for _, j := range c.layout.sortedParts {
+		kb.Append(c.layout.Partitions[j])
+		d := c.parts[j]
+		if d.IsNull(i) {
+			ib.AppendNull()
+			continue
+		}
+		ib.Append(d.Dictionary().(*array.String).Value(d.GetValueIndex(i)))
+	}
 }

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,9 +22,10 @@ type FileLayout struct {
 	// counts of, keyed by physical path, in schema order.
 	Stats []*StatsColumn
 
-	root   *statsNode
-	byPath map[string]int // joined physical path -> index in Stats
-	parts  map[string]int // partition key -> index in Partitions
+	root        *statsNode
+	byPath      map[string]int // joined physical path -> index in Stats
+	parts       map[string]int // partition key -> index in Partitions
+	sortedParts []int          // indexes of Partitions in key order
 }
 
 // StatsColumn is one leaf column of the stats.
@@ -79,6 +81,10 @@ func NewFileLayout(md *actions.Metadata) (*FileLayout, error) {
 		l.parts[key] = len(l.Partitions)
 		l.Partitions = append(l.Partitions, key)
 	}
+	for j := range l.Partitions {
+		l.sortedParts = append(l.sortedParts, j)
+	}
+	slices.SortFunc(l.sortedParts, func(a, b int) int { return strings.Compare(l.Partitions[a], l.Partitions[b]) })
 	var walk func(fields []*actions.StructField, prefix []string, node *statsNode)
 	walk = func(fields []*actions.StructField, prefix []string, node *statsNode) {
 		for _, f := range fields {

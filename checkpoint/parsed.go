@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -389,3 +390,72 @@ func appendValue(b array.Builder, v any) {
 }
 
 func appendOK(f func()) bool { f(); return true }
+
+// appendFile appends the typed partition values and stats of row i of
+// c, from its columns.
+func (p *parsedEncoder) appendFile(c *FileColumns, i int) error {
+	if p.pvField != nil {
+		pv := c.PartitionValues(i)
+		p.pv.b.Append(true)
+		for _, f := range p.pvFields {
+			v, err := actions.ParsePartitionValue(f.typ, pv[f.name])
+			if err != nil {
+				return err
+			}
+			appendValue(p.pv.fields[f.name], v)
+		}
+	}
+	st := c.Stats()
+	if st == nil || !st.present.Value(i) {
+		p.stats.b.AppendNull()
+		return nil
+	}
+	p.stats.b.Append(true)
+	nr := p.stats.i64("numRecords")
+	if st.numRecords != nil && st.numRecords.IsValid(i) {
+		nr.Append(st.numRecords.Value(i))
+	} else {
+		nr.AppendNull()
+	}
+	if len(p.minMax) > 0 {
+		appendStatsColumns(p.mins, p.minMax, nil, c.layout, st.mins, i)
+		appendStatsColumns(p.maxs, p.minMax, nil, c.layout, st.maxs, i)
+	}
+	if len(p.nullCounts) > 0 {
+		counts := make([]arrow.Array, len(st.nulls))
+		for j, a := range st.nulls {
+			if a != nil {
+				counts[j] = a
+			}
+		}
+		appendStatsColumns(p.nullCount, p.nullCounts, nil, c.layout, counts, i)
+	}
+	if p.tight {
+		b := p.stats.boolean("tightBounds")
+		if st.tightBounds != nil && st.tightBounds.IsValid(i) {
+			b.Append(st.tightBounds.Value(i))
+		} else {
+			b.AppendNull()
+		}
+	}
+	return nil
+}
+
+// appendStatsColumns appends row i of the stats columns cols (by layout
+// l's stats columns) to a struct builder laid out as fs under prefix.
+func appendStatsColumns(s structB, fs []*statsField, prefix []string, l *FileLayout, cols []arrow.Array, i int) {
+	s.b.Append(true)
+	for _, f := range fs {
+		b := s.fields[f.name]
+		path := append(slices.Clip(prefix), f.name)
+		if f.children != nil {
+			appendStatsColumns(newStructB(b), f.children, path, l, cols, i)
+			continue
+		}
+		var v any
+		if j := l.StatsColumnIndex(path); j >= 0 && cols[j] != nil {
+			v, _ = actions.ArrowValue(cols[j], i)
+		}
+		appendValue(b, v)
+	}
+}

@@ -129,6 +129,22 @@ func WithV2(sidecarActions int) WriteOption {
 //
 // The returned LastCheckpoint describes the checkpoint, for WriteLast.
 func Write(ctx context.Context, store objstore.Store, logDir string, version int64, acts iter.Seq2[actions.Action, error], opts ...WriteOption) (LastCheckpoint, error) {
+	return WriteFiles(ctx, store, logDir, version, acts, nil, opts...)
+}
+
+// FileRow is one add action held in FileColumns, for WriteFiles.
+type FileRow struct {
+	Columns *FileColumns
+	Row     int
+}
+
+// WriteFiles writes a checkpoint as Write does, with add actions given
+// both ways: in acts, and as rows of FileColumns in files (nil: none),
+// which are written from their columns without an *actions.Add each
+// (stats_parsed, when asked for, from the typed stats columns). Rows
+// whose stats the columns hold as written text are written as Write
+// writes an add.
+func WriteFiles(ctx context.Context, store objstore.Store, logDir string, version int64, acts iter.Seq2[actions.Action, error], files iter.Seq[FileRow], opts ...WriteOption) (LastCheckpoint, error) {
 	cfg := writeConfig{compression: Snappy, batchRows: DefaultRowGroupSize, mem: memory.DefaultAllocator, statsJSON: true, parts: 1, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
@@ -147,10 +163,13 @@ func Write(ctx context.Context, store objstore.Store, logDir string, version int
 		return LastCheckpoint{}, err
 	}
 	w := &writer{ctx: ctx, store: store, logDir: logDir, version: version, cfg: cfg}
-	if cfg.v2 {
-		return w.writeV2(acts)
+	if files == nil {
+		files = func(func(FileRow) bool) {}
 	}
-	return w.writeV1(acts)
+	if cfg.v2 {
+		return w.writeV2(acts, files)
+	}
+	return w.writeV1(acts, files)
 }
 
 // writer holds what the files of one checkpoint share.
@@ -210,7 +229,7 @@ func (w *writer) schemaConfig(v2, sidecar bool) (schemaConfig, error) {
 }
 
 // writeV1 writes a classic or multi-part checkpoint.
-func (w *writer) writeV1(acts iter.Seq2[actions.Action, error]) (LastCheckpoint, error) {
+func (w *writer) writeV1(acts iter.Seq2[actions.Action, error], rows iter.Seq[FileRow]) (LastCheckpoint, error) {
 	n := w.cfg.parts
 	sc, err := w.schemaConfig(false, false)
 	if err != nil {
@@ -246,6 +265,18 @@ func (w *writer) writeV1(acts iter.Seq2[actions.Action, error]) (LastCheckpoint,
 			}
 			t.count(&a)
 		}
+		for row := range rows {
+			part := 0
+			if n > 1 {
+				p := row.Columns.Path(row.Row)
+				part = sparkPartition(&p, n)
+			}
+			if err := files[part].appendFile(row); err != nil {
+				return err
+			}
+			t.rows++
+			t.adds++
+		}
 		return t.check()
 	}()
 	if err != nil {
@@ -273,7 +304,7 @@ func (w *writer) writeV1(acts iter.Seq2[actions.Action, error]) (LastCheckpoint,
 }
 
 // writeV2 writes a UUID-named V2 checkpoint, with sidecars when asked.
-func (w *writer) writeV2(acts iter.Seq2[actions.Action, error]) (LastCheckpoint, error) {
+func (w *writer) writeV2(acts iter.Seq2[actions.Action, error], rows iter.Seq[FileRow]) (LastCheckpoint, error) {
 	topSC, err := w.schemaConfig(true, false)
 	if err != nil {
 		return LastCheckpoint{}, fmt.Errorf("checkpoint: write version %d: %w", w.version, err)
@@ -362,6 +393,30 @@ func (w *writer) writeV2(acts iter.Seq2[actions.Action, error]) (LastCheckpoint,
 				}
 			default:
 				nonFile = append(nonFile, a)
+			}
+		}
+		for row := range rows {
+			t.rows++
+			t.adds++
+			if top != nil {
+				if err := top.appendFile(row); err != nil {
+					return err
+				}
+				continue
+			}
+			if side == nil {
+				key := joinKey(w.logDir, "_sidecars/"+uuid.NewString()+".parquet")
+				if side, err = w.startFile(key, sideSC); err != nil {
+					return err
+				}
+			}
+			if err := side.appendFile(row); err != nil {
+				return err
+			}
+			if side.rows == int64(w.cfg.sidecarRows) {
+				if err := finishSidecar(); err != nil {
+					return err
+				}
 			}
 		}
 		if err := t.check(); err != nil {
@@ -521,6 +576,19 @@ func (w *writer) startFile(key string, sc schemaConfig) (*fileWriter, error) {
 func (f *fileWriter) append(a *actions.Action) error {
 	ok, err := f.enc.append(a)
 	if err != nil || !ok {
+		return err
+	}
+	f.rows++
+	f.pending++
+	if f.pending == f.batch {
+		return f.flush()
+	}
+	return nil
+}
+
+// appendFile adds one add action given as a row of FileColumns.
+func (f *fileWriter) appendFile(row FileRow) error {
+	if err := f.enc.appendFile(row.Columns, row.Row); err != nil {
 		return err
 	}
 	f.rows++

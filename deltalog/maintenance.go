@@ -37,9 +37,9 @@ func (s *Snapshot) CheckpointInterval() int64 {
 
 // checkpointActions yields the reconciled state of s as checkpoint rows:
 // protocol, metadata, app transactions (unexpired), domain metadata, the
-// active files and the remove tombstones still inside
-// delta.deletedFileRetentionDuration.
-func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, error] {
+// remove tombstones still inside delta.deletedFileRetentionDuration, and
+// with adds the active files (else they are checkpointFiles).
+func (s *Snapshot) checkpointActions(now time.Time, adds bool) iter.Seq2[actions.Action, error] {
 	return func(yield func(actions.Action, error) bool) {
 		if !yield(actions.Action{Protocol: s.protocol}, nil) || !yield(actions.Action{Metadata: s.metadata}, nil) {
 			return
@@ -73,9 +73,11 @@ func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, er
 				return
 			}
 		}
-		for a := range s.Files() {
-			if !yield(actions.Action{Add: a}, nil) {
-				return
+		if adds {
+			for a := range s.Files() {
+				if !yield(actions.Action{Add: a}, nil) {
+					return
+				}
 			}
 		}
 		retention, err := actions.PropDuration(s.metadata, propDeletedFileRetention, DefaultDeletedFileRetention)
@@ -88,6 +90,19 @@ func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, er
 				continue
 			}
 			if !yield(actions.Action{Remove: r}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// checkpointFiles yields the active files as rows of their columns, in
+// path order, for checkpoint.WriteFiles: a checkpoint is written from
+// the columns the snapshot holds, without an *actions.Add per file.
+func (s *Snapshot) checkpointFiles() iter.Seq[checkpoint.FileRow] {
+	return func(yield func(checkpoint.FileRow) bool) {
+		for _, f := range s.ActiveFiles().All() {
+			if !yield(checkpoint.FileRow{Columns: f.FileColumns, Row: f.Row}) {
 				return
 			}
 		}
@@ -111,7 +126,7 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	if v, err := actions.PropBool(s.metadata, propCheckpointWriteStatsJSON, true); err == nil && !v {
 		opts = append(opts, checkpoint.WithoutStatsJSON())
 	}
-	lc, err := checkpoint.Write(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now), opts...)
+	lc, err := checkpoint.WriteFiles(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now, false), s.checkpointFiles(), opts...)
 	if err != nil {
 		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, s.display(), err)
 	}
