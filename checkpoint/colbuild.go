@@ -153,13 +153,27 @@ func newTextCol(capacity, bytes int) *textCol {
 func (c *textCol) rows() int { return len(c.offs) - 1 }
 
 func (c *textCol) appendBytes(b []byte, ok bool) {
+	c.grow(len(b))
 	c.data = append(c.data, b...)
 	c.end(ok)
 }
 
 func (c *textCol) appendString(s string, ok bool) {
+	c.grow(len(s))
 	c.data = append(c.data, s...)
 	c.end(ok)
+}
+
+// grow makes room for a value of n bytes: when the data is full, room
+// for as many more values of this size as the column has rows to come
+// (a better guess than doubling for columns of similar values).
+func (c *textCol) grow(n int) {
+	if cap(c.data)-len(c.data) >= n {
+		return
+	}
+	rows := c.rows()
+	left := max(cap(c.offs)-1-rows, 1)
+	c.reserve(max(n*left+n/4*left, len(c.data)/4, n))
 }
 
 func (c *textCol) end(ok bool) {
@@ -177,8 +191,20 @@ func (c *textCol) pad(n int) {
 	}
 }
 
+// reserve makes room for about bytes more bytes of values.
+func (c *textCol) reserve(bytes int) {
+	if free := cap(c.data) - len(c.data); bytes > free {
+		c.data = append(make([]byte, 0, len(c.data)+bytes), c.data...)
+	}
+}
+
 func (c *textCol) array(dt arrow.DataType) arrow.Array {
 	n := c.rows()
+	if cap(c.data)-len(c.data) > len(c.data)/8+64 {
+		// A guess of the values' size that was too large: keep only
+		// what is used.
+		c.data = append([]byte(nil), c.data...)
+	}
 	data := array.NewData(dt, n, []*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.offs)), memory.NewBufferBytes(c.data)}, nil, c.valid.nulls, 0)
 	defer data.Release()
 	return array.MakeFromData(data)

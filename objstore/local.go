@@ -70,7 +70,10 @@ type Local struct {
 	readDir func(name string) ([]fs.DirEntry, error)
 }
 
-var _ RandomAccess = (*Local)(nil)
+var (
+	_ RandomAccess = (*Local)(nil)
+	_ BatchDeleter = (*Local)(nil)
+)
 
 // Location implements [Locator]: the folder's path.
 func (l *Local) Location() string { return l.root }
@@ -528,4 +531,25 @@ func (w *listWalk) walk(dirKey string) bool {
 		}
 	}
 	return true
+}
+
+// MaxDeleteBatch implements [BatchDeleter].
+func (l *Local) MaxDeleteBatch() int { return 1000 }
+
+// DeleteBatch implements [BatchDeleter]: one Delete after another (a
+// file system has no batch; the batch saves the caller's requests).
+func (l *Local) DeleteBatch(ctx context.Context, keys []string) error {
+	var de DeleteError
+	for _, k := range keys {
+		if err := l.Delete(ctx, k); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			de.Keys, de.Errs = append(de.Keys, k), append(de.Errs, err)
+		}
+	}
+	if len(de.Keys) > 0 {
+		return &de
+	}
+	return nil
 }

@@ -33,7 +33,10 @@ type memObject struct {
 	modTime time.Time
 }
 
-var _ RandomAccess = (*Mem)(nil)
+var (
+	_ RandomAccess = (*Mem)(nil)
+	_ BatchDeleter = (*Mem)(nil)
+)
 
 // Location implements [Locator].
 func (m *Mem) Location() string { return "mem://" }
@@ -193,4 +196,35 @@ func (m *Mem) List(ctx context.Context, prefix, startAfter string) iter.Seq2[Obj
 			}
 		}
 	}
+}
+
+// MaxDeleteBatch implements [BatchDeleter].
+func (m *Mem) MaxDeleteBatch() int { return 1000 }
+
+// DeleteBatch implements [BatchDeleter]: the keys go under one lock.
+func (m *Mem) DeleteBatch(ctx context.Context, keys []string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("objstore: delete batch: %w", err)
+	}
+	for _, k := range keys {
+		if err := checkKey(k); err != nil {
+			return fmt.Errorf("objstore: delete batch: %w", err)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	gone := false
+	for _, k := range keys {
+		if _, ok := m.mu.objects[k]; ok {
+			delete(m.mu.objects, k)
+			gone = true
+		}
+	}
+	if gone {
+		m.mu.keys = slices.DeleteFunc(m.mu.keys, func(k string) bool {
+			_, ok := m.mu.objects[k]
+			return !ok
+		})
+	}
+	return nil
 }

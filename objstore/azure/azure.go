@@ -67,7 +67,10 @@ type Store struct {
 	retry     cloudio.Retry
 }
 
-var _ objstore.Store = (*Store)(nil)
+var (
+	_ objstore.Store        = (*Store)(nil)
+	_ objstore.BatchDeleter = (*Store)(nil)
+)
 
 // Location implements [objstore.Locator]: az://container/prefix.
 func (s *Store) Location() string {
@@ -584,4 +587,61 @@ func derefInt64(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// maxBlobBatch is the most sub-requests one blob batch takes.
+const maxBlobBatch = 256
+
+// MaxDeleteBatch implements [objstore.BatchDeleter].
+func (s *Store) MaxDeleteBatch() int { return maxBlobBatch }
+
+// DeleteBatch implements [objstore.BatchDeleter] with one blob batch of
+// delete sub-requests. A blob that was not there is not an error; the
+// others' failures come back in a *[objstore.DeleteError].
+func (s *Store) DeleteBatch(ctx context.Context, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if len(keys) > maxBlobBatch {
+		return fmt.Errorf("azure: delete batch of %d keys, at most %d", len(keys), maxBlobBatch)
+	}
+	bb, err := s.container.NewBatchBuilder()
+	if err != nil {
+		return fmt.Errorf("azure: delete batch: %w", err)
+	}
+	byName := make(map[string]string, len(keys))
+	for _, k := range keys {
+		name, err := s.root.Name(k)
+		if err != nil {
+			return fmt.Errorf("azure: delete batch: %w", err)
+		}
+		byName[name] = k
+		if err := bb.Delete(name, nil); err != nil {
+			return fmt.Errorf("azure: delete batch: %w", err)
+		}
+	}
+	resp, err := s.container.SubmitBatch(ctx, bb, nil)
+	if err != nil {
+		return fmt.Errorf("azure: delete batch of %d keys: %w", len(keys), err)
+	}
+	var de objstore.DeleteError
+	for _, item := range resp.Responses {
+		if item == nil || item.Error == nil || bloberror.HasCode(item.Error, bloberror.BlobNotFound) {
+			continue
+		}
+		name := ""
+		if item.BlobName != nil {
+			name = *item.BlobName
+		}
+		k, ok := byName[name]
+		if !ok {
+			k = name
+		}
+		de.Keys = append(de.Keys, k)
+		de.Errs = append(de.Errs, fmt.Errorf("azure: delete %q: %w", k, item.Error))
+	}
+	if len(de.Keys) > 0 {
+		return &de
+	}
+	return nil
 }

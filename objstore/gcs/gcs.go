@@ -47,9 +47,13 @@ type Store struct {
 	root       keyspace.Root
 	policy     objstore.RetryPolicy
 	retry      cloudio.Retry
+	batch      *batcher // JSON API batches; nil over a caller's client
 }
 
-var _ objstore.Store = (*Store)(nil)
+var (
+	_ objstore.Store        = (*Store)(nil)
+	_ objstore.BatchDeleter = (*Store)(nil)
+)
 
 // Location implements [objstore.Locator]: gs://bucket/prefix.
 func (s *Store) Location() string {
@@ -98,7 +102,9 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 		return nil, errors.New("gcs: empty bucket name")
 	}
 	client, owns := o.client, false
+	var batch *batcher
 	if client == nil {
+		batch = newBatcher(ctx, o.clientOpts)
 		var err error
 		if client, err = storage.NewClient(ctx, o.clientOpts...); err != nil {
 			return nil, fmt.Errorf("gcs: new client: %w", err)
@@ -112,7 +118,7 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 			storage.WithBackoff(gax.Backoff{Initial: p.BaseDelay, Max: p.MaxDelay, Multiplier: 2}))
 	}
 	return &Store{client: client, ownsClient: owns, bucket: client.Bucket(bucket), name: bucket, root: keyspace.New(prefix),
-		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy)}, nil
+		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy), batch: batch}, nil
 }
 
 // Close releases the client New made. It is optional: a store that is

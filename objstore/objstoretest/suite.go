@@ -62,6 +62,8 @@ func Run(t *testing.T, newStore func(t *testing.T) objstore.Store, opts ...Optio
 		{"ListEarlyBreak", testListEarlyBreak},
 		{"ListCallsStoreInLoop", testListCallsStoreInLoop},
 		{"WeirdKeys", testWeirdKeys},
+		{"DeleteKeys", testDeleteKeys},
+		{"ListRanges", testListRanges},
 		{"FailedBodyWritesNothing", testFailedBody},
 		{"Writer", testWriter},
 		{"ConcurrentPuts", testConcurrentPuts},
@@ -639,6 +641,91 @@ func testWeirdKeys(t *testing.T, s objstore.Store) {
 			t.Errorf("Delete(%q): %v", k, err)
 		}
 		wantMissing(t, s, k)
+	}
+}
+
+// testDeleteKeys deletes keys in batches (through DeleteBatch when the
+// store has it, more keys than one batch takes), missing and weird keys
+// among them, and checks that exactly those keys are gone.
+func testDeleteKeys(t *testing.T, s objstore.Store) {
+	ctx := t.Context()
+	n := 7
+	if bd, ok := s.(objstore.BatchDeleter); ok {
+		if err := bd.DeleteBatch(ctx, []string{"never/was", "nor/this"}); err != nil {
+			t.Fatalf("DeleteBatch of missing keys: %v", err)
+		}
+		n = min(bd.MaxDeleteBatch(), 120) + 5
+	}
+	var doomed []string
+	for i := range n {
+		doomed = append(doomed, fmt.Sprintf("d/%04d", i))
+	}
+	doomed = append(doomed, weirdKeys...)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for _, k := range append(slices.Clone(doomed), "keep/1", "d/keep") {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			put(t, s, k, []byte(k))
+		}()
+	}
+	wg.Wait()
+	calls := 0
+	deleted, err := objstore.DeleteKeys(ctx, s, append(doomed, "d/missing"), objstore.DeleteOptions{
+		Concurrency: 3,
+		Progress:    func(int) { calls++ },
+	})
+	if err != nil {
+		t.Fatalf("DeleteKeys: %v", err)
+	}
+	if deleted != len(doomed)+1 || calls == 0 {
+		t.Errorf("DeleteKeys deleted %d (progress called %d times), want %d", deleted, calls, len(doomed)+1)
+	}
+	if got := keysOf(list(t, s, "", "")); !slices.Equal(got, []string{"d/keep", "keep/1"}) {
+		t.Errorf("List after DeleteKeys = %q, want [d/keep keep/1]", got)
+	}
+	for _, k := range doomed[:3] {
+		wantMissing(t, s, k)
+	}
+}
+
+// testListRanges lists in ranges cut at random places and checks that
+// the listing is List's.
+func testListRanges(t *testing.T, s objstore.Store) {
+	var keys []string
+	for i := range 40 {
+		keys = append(keys, fmt.Sprintf("r/%c/%02d", 'a'+i%5, i))
+	}
+	keys = append(keys, "other", "r/é", "q")
+	for _, k := range keys {
+		put(t, s, k, []byte(k))
+	}
+	want := keysOf(list(t, s, "r/", ""))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 6 {
+		var splits []string
+		for range round * 3 {
+			switch rng.IntN(3) {
+			case 0:
+				splits = append(splits, keys[rng.IntN(len(keys))])
+			case 1:
+				splits = append(splits, fmt.Sprintf("r/%c", 'a'+rng.IntN(6)))
+			default:
+				splits = append(splits, "zz")
+			}
+		}
+		var got []string
+		for o, err := range objstore.ListRanges(t.Context(), s, "r/", splits, 1+round) {
+			if err != nil {
+				t.Fatalf("ListRanges: %v", err)
+			}
+			got = append(got, o.Key)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("ListRanges(r/, %q) =\n%q\nwant List's\n%q", splits, got, want)
+		}
 	}
 }
 

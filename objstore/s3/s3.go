@@ -74,7 +74,10 @@ type Store struct {
 	parts sync.Pool
 }
 
-var _ objstore.Store = (*Store)(nil)
+var (
+	_ objstore.Store        = (*Store)(nil)
+	_ objstore.BatchDeleter = (*Store)(nil)
+)
 
 // Location implements [objstore.Locator]: s3://bucket/prefix.
 func (s *Store) Location() string {
@@ -747,4 +750,57 @@ func errorCode(err error) string {
 		return ae.ErrorCode()
 	}
 	return ""
+}
+
+// maxDeleteObjects is the most keys one DeleteObjects request takes.
+const maxDeleteObjects = 1000
+
+// MaxDeleteBatch implements [objstore.BatchDeleter].
+func (s *Store) MaxDeleteBatch() int { return maxDeleteObjects }
+
+// DeleteBatch implements [objstore.BatchDeleter] with one DeleteObjects
+// request (quiet: S3 answers only the keys it could not delete). Keys
+// S3 reports (a missing key is not one) come back in a
+// *[objstore.DeleteError].
+func (s *Store) DeleteBatch(ctx context.Context, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if len(keys) > maxDeleteObjects {
+		return fmt.Errorf("s3: delete batch of %d keys, at most %d", len(keys), maxDeleteObjects)
+	}
+	ids := make([]types.ObjectIdentifier, len(keys))
+	byName := make(map[string]string, len(keys))
+	for i, k := range keys {
+		name, err := s.root.Name(k)
+		if err != nil {
+			return fmt.Errorf("s3: delete batch: %w", err)
+		}
+		ids[i] = types.ObjectIdentifier{Key: aws.String(name)}
+		byName[name] = k
+	}
+	out, err := s.client.DeleteObjects(ctx, &s3sdk.DeleteObjectsInput{
+		Bucket: &s.bucket,
+		Delete: &types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+	})
+	if err != nil {
+		return fmt.Errorf("s3: delete batch of %d keys in bucket %q: %w", len(keys), s.bucket, err)
+	}
+	var de objstore.DeleteError
+	for _, e := range out.Errors {
+		name := aws.ToString(e.Key)
+		if aws.ToString(e.Code) == "NoSuchKey" {
+			continue
+		}
+		k, ok := byName[name]
+		if !ok {
+			k = name
+		}
+		de.Keys = append(de.Keys, k)
+		de.Errs = append(de.Errs, fmt.Errorf("s3: delete %q: %s: %s", k, aws.ToString(e.Code), aws.ToString(e.Message)))
+	}
+	if len(de.Keys) > 0 {
+		return &de
+	}
+	return nil
 }
