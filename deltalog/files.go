@@ -305,6 +305,10 @@ func (f File) Add() *actions.Add { return f.FileColumns.Add(f.Row) }
 // Path is the file's add.path as the log holds it.
 func (f File) Path() string { return f.FileColumns.Path(f.Row) }
 
+// CanonicalPath is the file's path in the form two file actions are
+// compared in (actions.CanonicalPath).
+func (f File) CanonicalPath() string { return f.FileColumns.CanonicalPath(f.Row) }
+
 // Size is the file's size in bytes.
 func (f File) Size() int64 { return f.FileColumns.Size(f.Row) }
 

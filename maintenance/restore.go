@@ -101,8 +101,8 @@ var ErrNothingToRestore = errors.New("maintenance: restore: the table is already
 // changed is another file.
 type fileKey struct{ path, dv string }
 
-func keyOf(a *actions.Add) fileKey {
-	return fileKey{actions.CanonicalPath(a.Path), a.DeletionVector.UniqueID()}
+func fileKeyOf(f deltalog.File) fileKey {
+	return fileKey{f.CanonicalPath(), f.DeletionVectorID()}
 }
 
 // Restore puts the table of snap back to an earlier version (ToVersion or
@@ -132,7 +132,9 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 	if cfg.timestamp != nil {
 		at = deltalog.AtTimestamp(*cfg.timestamp)
 	}
-	target, err := deltalog.Open(ctx, snap.Store(), snap.Root(), at)
+	// The target's stats are read with it, in one pass: its re-added
+	// files carry them, as Spark's do.
+	target, err := deltalog.Open(ctx, snap.Store(), snap.Root(), at, deltalog.WithStats())
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: restore: %w", err)
 	}
@@ -145,30 +147,30 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 	if target.Metadata().ID != snap.Metadata().ID {
 		return nil, fmt.Errorf("maintenance: restore: version %d belongs to another table (id %s, now %s): the table was replaced since", target.Version(), target.Metadata().ID, snap.Metadata().ID)
 	}
-	// The removes and re-adds carry stats, as Spark's do.
+	// The removes carry stats, as Spark's do (free when snap was opened
+	// WithStats).
 	if err := snap.LoadStats(ctx); err != nil {
 		return nil, err
 	}
-	if err := target.LoadStats(ctx); err != nil {
-		return nil, err
-	}
+	// Both versions' files are compared by key on their columns; only
+	// the files that move become add actions.
 	live := map[fileKey]bool{}
-	for f := range snap.Files() {
-		live[keyOf(f)] = true
+	for _, f := range snap.ActiveFiles().All() {
+		live[fileKeyOf(f)] = true
 	}
 	wanted := map[fileKey]bool{}
 	var toAdd []*actions.Add
-	for f := range target.Files() {
-		k := keyOf(f)
+	for _, f := range target.ActiveFiles().All() {
+		k := fileKeyOf(f)
 		wanted[k] = true
 		if !live[k] {
-			toAdd = append(toAdd, f)
+			toAdd = append(toAdd, f.Add())
 		}
 	}
 	var toRemove []*actions.Add
-	for f := range snap.Files() {
-		if !wanted[keyOf(f)] {
-			toRemove = append(toRemove, f)
+	for _, f := range snap.ActiveFiles().All() {
+		if !wanted[fileKeyOf(f)] {
+			toRemove = append(toRemove, f.Add())
 		}
 	}
 	if err := checkExist(ctx, target, toAdd); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,12 +19,13 @@ import (
 type VacuumOption func(*vacuumConfig)
 
 type vacuumConfig struct {
-	retention *time.Duration
-	dryRun    bool
-	force     bool
-	now       func() time.Time
-	progress  func(deleted, total int)
-	txnOpts   []deltalog.TxnOption
+	concurrency int
+	retention   *time.Duration
+	dryRun      bool
+	force       bool
+	now         func() time.Time
+	progress    func(deleted, total int)
+	txnOpts     []deltalog.TxnOption
 }
 
 // Retain keeps what versions of the last d can reach; the default is the
@@ -45,6 +47,12 @@ func Force() VacuumOption { return func(c *vacuumConfig) { c.force = true } }
 // (tests); the commits' timestamps read it too.
 func VacuumClock(now func() time.Time) VacuumOption {
 	return func(c *vacuumConfig) { c.now = now }
+}
+
+// VacuumConcurrency bounds the requests Vacuum has in flight at once, to
+// list the table and to delete files (default 16).
+func VacuumConcurrency(n int) VacuumOption {
+	return func(c *vacuumConfig) { c.concurrency = n }
 }
 
 // VacuumProgress is called after each batch of deletes with the number
@@ -88,9 +96,13 @@ type VacuumResult struct {
 	StartCommit, EndCommit *deltalog.CommitResult
 }
 
-// deleteBatch is how many deletes go out between progress reports; the
-// deletes of a batch run headParallelism at a time.
-const deleteBatch = 1000
+// defaultVacuumConcurrency is how many list and delete requests Vacuum
+// has in flight by default.
+const defaultVacuumConcurrency = 16
+
+// filesPerRange is about how many known files each range of the table's
+// listing holds (see listTable).
+const filesPerRange = 2000
 
 // Vacuum deletes the files under the table's root that no version inside
 // the retention window can reach: Spark's VACUUM. It works on the latest
@@ -106,9 +118,15 @@ const deleteBatch = 1000
 //
 // Unless DryRun, a VACUUM START commit records what is about to be
 // deleted and a VACUUM END commit the outcome (status COMPLETED or
-// FAILED), as Spark writes them. The deletes run in parallel batches.
+// FAILED), as Spark writes them.
+//
+// On object stores the table is listed in key ranges concurrently (cut
+// at the keys of the files the log names), and the files are deleted in
+// batches (S3's DeleteObjects, Azure's blob batch, GCS's JSON API batch:
+// objstore.DeleteKeys), keys a batch fails retried, with at most
+// VacuumConcurrency requests in flight.
 func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) (*VacuumResult, error) {
-	cfg := vacuumConfig{now: time.Now}
+	cfg := vacuumConfig{now: time.Now, concurrency: defaultVacuumConcurrency}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -143,13 +161,13 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	}
 	cutoff := cfg.now().Add(-retention)
 
-	valid, err := validFiles(ctx, snap, cutoff)
+	valid, splits, err := validFiles(ctx, snap, cutoff)
 	if err != nil {
 		return nil, err
 	}
 	res := &VacuumResult{DryRun: cfg.dryRun, Cutoff: cutoff, StartVersion: -1, EndVersion: -1}
 	root := snap.Root()
-	for o, err := range snap.Store().List(ctx, root, "") {
+	for o, err := range objstore.ListRanges(ctx, snap.Store(), root, splits, max(cfg.concurrency, 1)) {
 		if err != nil {
 			return nil, fmt.Errorf("maintenance: vacuum: list %s: %w", objstore.Location(snap.Store()), err)
 		}
@@ -186,22 +204,20 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	}
 	res.StartVersion, res.StartCommit = sr.Version, sr
 
-	deleted := 0
-	var derr error
-	for b := 0; b < len(res.Files) && derr == nil; b += deleteBatch {
-		batch := res.Files[b:min(b+deleteBatch, len(res.Files))]
-		derr = parallel(ctx, len(batch), headParallelism, func(ctx context.Context, i int) error {
-			if err := snap.Store().Delete(ctx, batch[i].Key); err != nil {
-				return fmt.Errorf("maintenance: vacuum: delete %s: %w", batch[i].Key, err)
-			}
-			return nil
-		})
-		if derr == nil {
-			deleted += len(batch)
+	keys := make([]string, len(res.Files))
+	for i, f := range res.Files {
+		keys[i] = f.Key
+	}
+	deleted, derr := objstore.DeleteKeys(ctx, snap.Store(), keys, objstore.DeleteOptions{
+		Concurrency: max(cfg.concurrency, 1),
+		Progress: func(n int) {
 			if cfg.progress != nil {
-				cfg.progress(deleted, len(res.Files))
+				cfg.progress(n, len(keys))
 			}
-		}
+		},
+	})
+	if derr != nil {
+		derr = fmt.Errorf("maintenance: vacuum: delete: %w", derr)
 	}
 	status := "COMPLETED"
 	if derr != nil {
@@ -228,14 +244,21 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 
 // validFiles are the store keys a version inside the window may read:
 // the live files and the files of removes at or after cutoff, with their
-// deletion vectors' files.
-func validFiles(ctx context.Context, snap *deltalog.Snapshot, cutoff time.Time) (map[string]bool, error) {
+// deletion vectors' files. splits are keys that cut the table's listing
+// into ranges of about filesPerRange known files each.
+func validFiles(ctx context.Context, snap *deltalog.Snapshot, cutoff time.Time) (map[string]bool, []string, error) {
 	valid := map[string]bool{}
-	add := func(path string, dv *actions.DeletionVector) error {
+	var known []string
+	add := func(path string, dv func() *actions.DeletionVector) error {
 		if k, ok := tableKey(snap, path); ok {
 			valid[k] = true
+			known = append(known, k)
 		}
-		k, err := dvKey(snap, dv)
+		d := dv()
+		if d == nil {
+			return nil
+		}
+		k, err := dvKey(snap, d)
 		if err != nil {
 			return fmt.Errorf("maintenance: vacuum: %s: %w", path, err)
 		}
@@ -244,9 +267,11 @@ func validFiles(ctx context.Context, snap *deltalog.Snapshot, cutoff time.Time) 
 		}
 		return nil
 	}
-	for f := range snap.Files() {
-		if err := add(f.Path, f.DeletionVector); err != nil {
-			return nil, err
+	// The live files are read from the snapshot's columns: no add action
+	// is built for them.
+	for _, f := range snap.ActiveFiles().All() {
+		if err := add(f.Path(), f.DeletionVector); err != nil {
+			return nil, nil, err
 		}
 	}
 	ms := cutoff.UnixMilli()
@@ -256,12 +281,38 @@ func validFiles(ctx context.Context, snap *deltalog.Snapshot, cutoff time.Time) 
 		if r.DeletionTimestamp == nil || *r.DeletionTimestamp < ms {
 			continue
 		}
-		if err := add(r.Path, r.DeletionVector); err != nil {
-			return nil, err
+		if err := add(r.Path, func() *actions.DeletionVector { return r.DeletionVector }); err != nil {
+			return nil, nil, err
 		}
 	}
-	return valid, ctx.Err()
+	slices.Sort(known)
+	var splits []string
+	for i := filesPerRange; i < len(known); i += filesPerRange {
+		splits = append(splits, known[i])
+	}
+	// Partition folders split too: files nobody referenced (a crashed
+	// writer's) sit beside the live ones.
+	for _, k := range known {
+		if dir := k[:strings.LastIndexByte(k, '/')+1]; len(dir) > len(snap.Root()) {
+			splits = append(splits, dir)
+		}
+	}
+	slices.Sort(splits)
+	splits = slices.Compact(splits)
+	if len(splits) > maxRanges {
+		// Enough ranges to keep every request slot busy, not one per
+		// partition of a table of many.
+		sampled := make([]string, 0, maxRanges)
+		for i := range maxRanges {
+			sampled = append(sampled, splits[i*len(splits)/maxRanges])
+		}
+		splits = sampled
+	}
+	return valid, splits, ctx.Err()
 }
+
+// maxRanges bounds the ranges Vacuum lists a table in.
+const maxRanges = 512
 
 // tableKey is the store key of a file action's path when the file is
 // inside the table: a relative path, or an absolute one under the table's

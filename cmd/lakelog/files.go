@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
 )
 
 func init() {
@@ -48,31 +49,26 @@ func runFiles(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := e.openSnapshot(ctx, pos[0], opts...)
+	// One pass over the checkpoint with the stats (the row counts), and
+	// the files read from the snapshot's columns.
+	snap, err := e.openSnapshot(ctx, pos[0], append(opts, deltalog.WithStats())...)
 	if err != nil {
 		return err
 	}
-	if err := snap.LoadStats(ctx); err != nil {
-		return err
-	}
 	var entries []fileEntry
-	for f := range snap.Files() {
-		fe := fileEntry{Path: f.Path, Size: f.Size, PartitionValues: f.PartitionValues, ModificationTime: f.ModificationTime}
+	for _, f := range snap.ActiveFiles().All() {
+		fe := fileEntry{Path: f.Path(), Size: f.Size(), PartitionValues: f.PartitionValues(), ModificationTime: f.ModificationTime()}
 		if fe.PartitionValues == nil {
 			fe.PartitionValues = map[string]*string{}
 		}
-		if f.Stats != "" {
-			st, err := actions.ParseStats(f.Stats)
-			if err != nil {
-				return fmt.Errorf("files: %s: stats: %w", f.Path, err)
-			}
-			if st.NumRecords >= 0 {
-				fe.NumRecords = &st.NumRecords
+		if n, ok := f.NumRecords(); ok {
+			fe.NumRecords = &n
+		} else if js := f.StatsJSON(f.Row); js != "" {
+			if _, err := actions.ParseStats(js); err != nil {
+				return fmt.Errorf("files: %s: stats: %w", fe.Path, err)
 			}
 		}
-		if f.DeletionVector != nil {
-			fe.DeletedRows = f.DeletionVector.Cardinality
-		}
+		fe.DeletedRows = f.DeletedRows()
 		entries = append(entries, fe)
 	}
 	if *format == "jsonl" {

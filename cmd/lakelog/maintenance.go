@@ -236,7 +236,9 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("give --version N or --timestamp T")
 	}
-	snap, err := e.openSnapshot(ctx, pos[0])
+	// The files' stats are read with the checkpoint: the restore's
+	// removes carry them.
+	snap, err := e.openSnapshot(ctx, pos[0], deltalog.WithStats())
 	if err != nil {
 		return err
 	}
