@@ -295,4 +295,3 @@ func openMaint(t *testing.T, st objstore.Store) *deltalog.Snapshot {
 	}
 	return snap
 }
-
