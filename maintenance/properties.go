@@ -11,10 +11,12 @@ import (
 )
 
 // SetProperties sets table properties in one metadata commit: Spark's
-// ALTER TABLE SET TBLPROPERTIES. Keys and values are checked as Create
-// checks them (deltalog.CheckProperties: an unknown delta.* key, a
-// malformed duration, interval, boolean or mode, a property lakelog
-// cannot honour), and nothing is committed when one fails. A property
+// ALTER TABLE SET TBLPROPERTIES. Keys are normalised as Spark normalises
+// them (actions.NormalizeTableProperties: a Delta property in any case);
+// keys and values are checked as Create checks them
+// (deltalog.CheckProperties: an unknown delta.* key, a malformed
+// duration, interval, boolean or mode, a property lakelog cannot
+// honour), and nothing is committed when one fails. A property
 // that needs a table feature the protocol lacks (delta.appendOnly,
 // delta.enableChangeDataFeed, delta.enableDeletionVectors) upgrades the
 // protocol in the same commit, as Spark does; the protocol is never
@@ -23,12 +25,16 @@ func SetProperties(ctx context.Context, snap *deltalog.Snapshot, props map[strin
 	if len(props) == 0 {
 		return nil, fmt.Errorf("maintenance: set properties: no property given")
 	}
+	props, err := actions.NormalizeTableProperties(props)
+	if err != nil {
+		return nil, fmt.Errorf("maintenance: set properties: %w", err)
+	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	if conf == nil {
 		conf = map[string]string{}
 	}
-	if on, ok := props["delta.enableInCommitTimestamps"]; ok && on == "true" {
-		if cur, _ := actions.PropBool(snap.Metadata(), "delta.enableInCommitTimestamps", false); !cur {
+	if on, ok := actions.ParseBool(props[actions.PropEnableInCommitTimestamps]); ok && on {
+		if !snap.Properties().EnableInCommitTimestamps {
 			return nil, fmt.Errorf("maintenance: set properties: %w: enabling delta.enableInCommitTimestamps on an existing table is not supported yet (it must record the enablement version and timestamp)", deltalog.ErrUnsupportedFeature)
 		}
 	}
@@ -37,14 +43,16 @@ func SetProperties(ctx context.Context, snap *deltalog.Snapshot, props map[strin
 }
 
 // UnsetProperties removes table properties in one metadata commit:
-// Spark's ALTER TABLE UNSET TBLPROPERTIES. A key the table does not set is
-// an error (Spark's, without IF EXISTS), and nothing is committed.
+// Spark's ALTER TABLE UNSET TBLPROPERTIES. Keys are normalised as
+// SetProperties normalises them. A key the table does not set is an error
+// (Spark's, without IF EXISTS), and nothing is committed.
 func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("maintenance: unset properties: no property given")
 	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	for _, k := range keys {
+		k = actions.NormalizePropertyKey(k)
 		if _, ok := conf[k]; !ok {
 			return nil, fmt.Errorf("maintenance: unset properties: the table does not set %q", k)
 		}

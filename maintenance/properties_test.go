@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
@@ -21,6 +22,9 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		{"delta.columnMapping.mode": "name"},
 		{"delta.feature.deletionVectors": "supported"},
 		{"delta.enableInCommitTimestamps": "true"},
+		{"DELTA.enableInCommitTimestamps": "TRUE"},
+		{"delta.appendOnly": " true"},
+		{"delta.appendOnly": "true", "delta.APPENDONLY": "false"},
 	} {
 		if _, err := maintenance.SetProperties(ctx, snap, bad); err == nil {
 			t.Errorf("SetProperties(%v) succeeded", bad)
@@ -34,7 +38,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap = openTable(t, store)
-	if v, _ := snap.Metadata().Prop("delta.deletedFileRetentionDuration"); v != "interval 2 days" {
+	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "interval 2 days" {
 		t.Fatalf("property %q", v)
 	}
 	ci := commitInfo(t, snap)
@@ -61,11 +65,27 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap = openTable(t, store)
-	if _, ok := snap.Metadata().Prop("owner"); ok {
+	if _, ok := snap.Metadata().Configuration["owner"]; ok {
 		t.Fatal("owner is still set")
 	}
 	if ci := commitInfo(t, snap); ci.Operation != "UNSET TBLPROPERTIES" {
 		t.Fatalf("operation %s", ci.Operation)
+	}
+	// Keys of Delta's properties in any case are their canonical key, as
+	// Spark normalises them; values parse in any case.
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"DELTA.DELETEDFILERETENTIONDURATION": "INTERVAL 3 DAYS"}); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "INTERVAL 3 DAYS" || snap.Properties().DeletedFileRetention != 72*time.Hour {
+		t.Fatalf("property %q: retention %v", v, snap.Properties().DeletedFileRetention)
+	}
+	if _, err := maintenance.UnsetProperties(ctx, snap, []string{"delta.DeletedFileRetentionDuration"}); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if _, ok := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; ok {
+		t.Fatal("the retention is still set")
 	}
 	// The protocol is never downgraded.
 	if p := snap.Protocol(); !p.HasReaderFeature("deletionVectors") {

@@ -162,7 +162,7 @@ func runVacuum(ctx context.Context, e *env, args []string) error {
 	if *retain != "" {
 		d, err := time.ParseDuration(*retain)
 		if err != nil {
-			if d, err = actions.ParseInterval(*retain); err != nil {
+			if d, err = actions.ParseDuration(*retain); err != nil {
 				return usagef("--retain %q: not a duration (168h, '7 days')", *retain)
 			}
 		}
