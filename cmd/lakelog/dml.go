@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"io"
+	"maps"
 	"os"
 	"slices"
 

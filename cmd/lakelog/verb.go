@@ -299,7 +299,7 @@ type call struct {
 	args   []string
 	texts  map[string][]string // by flag name: the texts given
 	values map[string]any      // by flag name: the values of texts
-	format string         // --format, or the verb's default
+	format string              // --format, or the verb's default
 }
 
 // parse reads args (flags before, between or after the positional
