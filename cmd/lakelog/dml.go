@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/writer/input"
@@ -173,7 +172,7 @@ func runMerge(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	schema, err := mergeSourceSchema(ctx, snap.Schema(), file)
+	schema, err := input.SourceSchema(ctx, snap.Schema(), file)
 	if err != nil {
 		return err
 	}
@@ -194,42 +193,6 @@ func parseFlagExpr(flagName, text string) (expr.Expr, error) {
 		return nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	return x, nil
-}
-
-// mergeSourceSchema is the schema a MERGE source file is decoded with:
-// exactly the columns the file holds, in its order; a column the table
-// has takes the table's type (so that keys and values line up), others
-// the type input.MergeSchema infers. Every column is nullable: a source
-// row's nulls matter only where they are written. A table column the
-// file lacks is absent, not null, so that UPDATE SET * and INSERT * say
-// so instead of writing nulls.
-func mergeSourceSchema(ctx context.Context, table *actions.StructType, file string) (*actions.StructType, error) {
-	names, err := input.Columns(ctx, file)
-	if err != nil {
-		return nil, err
-	}
-	wide := table
-	if slices.ContainsFunc(names, func(n string) bool { return table.FieldFold(n) == nil }) {
-		// Columns the table lacks: infer their types (another pass over
-		// a JSONL file).
-		if wide, err = input.MergeSchema(ctx, table, []string{file}); err != nil {
-			return nil, err
-		}
-	}
-	out := &actions.StructType{}
-	for _, n := range names {
-		f := wide.FieldFold(n)
-		if f == nil { // cannot happen: MergeSchema adds every column
-			return nil, &input.Error{File: file, Column: n, Msg: "no type for the column"}
-		}
-		c := *f
-		c.Nullable = true
-		out.Fields = append(out.Fields, &c)
-	}
-	if len(out.Fields) == 0 {
-		return nil, &input.Error{File: file, Msg: "holds no columns (an empty MERGE source)"}
-	}
-	return out, nil
 }
 
 // printDMLResult prints an operation's metrics and the version it
