@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 )
 
@@ -13,7 +12,7 @@ func init() {
 	register(&verb{
 		name: "alter", section: sectionWrite,
 		args:    []arg{{name: "TABLE"}},
-		summary: "set or unset table properties",
+		summary: "set or unset table properties, in one commit",
 		flags: []flagDef{
 			{name: "set-property", kind: propertyFlag, help: "set a table property; delta.* properties are checked and may upgrade the protocol"},
 			{name: "unset-property", kind: repeatFlag, arg: "k", help: "remove a table property; it must be set"},
@@ -23,8 +22,7 @@ func init() {
 	})
 }
 
-// runAlter changes table properties: a SET TBLPROPERTIES commit, then an
-// UNSET TBLPROPERTIES commit, for what each flag asks.
+// runAlter changes table properties in one commit (or none).
 func runAlter(ctx context.Context, c *call) error {
 	props, unset := c.properties("set-property"), c.list("unset-property")
 	if len(props) == 0 && len(unset) == 0 {
@@ -34,36 +32,23 @@ func runAlter(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	var results []*deltalog.CommitResult
-	if len(props) > 0 {
-		res, err := maintenance.SetProperties(ctx, snap, props)
-		if err != nil {
-			return err
-		}
-		c.waitCheckpoint(res)
-		results = append(results, res)
-		if len(unset) > 0 {
-			if snap, err = res.Snapshot(); err != nil {
-				return err
-			}
-		}
+	res, err := maintenance.AlterProperties(ctx, snap, props, unset)
+	if err != nil {
+		return err
 	}
-	if len(unset) > 0 {
-		res, err := maintenance.UnsetProperties(ctx, snap, unset)
-		if err != nil {
-			return err
-		}
-		c.waitCheckpoint(res)
-		results = append(results, res)
+	c.waitCheckpoint(res)
+	op := "SET TBLPROPERTIES"
+	if len(props) == 0 {
+		op = "UNSET TBLPROPERTIES"
 	}
-	last := results[len(results)-1]
-	return c.report(newOpResult("SET TBLPROPERTIES", last, nil), func(w io.Writer) {
-		for i, res := range results {
-			if i == 0 && len(props) > 0 {
-				fmt.Fprintf(w, "version %d: set %d properties\n", res.Version, len(props))
-			} else {
-				fmt.Fprintf(w, "version %d: unset %d properties\n", res.Version, len(unset))
-			}
+	return c.report(newOpResult(op, res, nil), func(w io.Writer) {
+		switch {
+		case len(unset) == 0:
+			fmt.Fprintf(w, "version %d: set %d properties\n", res.Version, len(props))
+		case len(props) == 0:
+			fmt.Fprintf(w, "version %d: unset %d properties\n", res.Version, len(unset))
+		default:
+			fmt.Fprintf(w, "version %d: set %d and unset %d properties\n", res.Version, len(props), len(unset))
 		}
 	})
 }
