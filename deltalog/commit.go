@@ -198,8 +198,8 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	tx.info.OperationParameters = map[string]any{
 		"isManaged":   "false",
 		"description": nil,
-		"partitionBy": jsonString(m.PartitionColumns),
-		"properties":  jsonString(m.Configuration),
+		"partitionBy": actions.JSONText(m.PartitionColumns),
+		"properties":  actions.JSONText(m.Configuration),
 	}
 	return tx, nil
 }

@@ -2,7 +2,6 @@ package dml
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -676,11 +675,6 @@ func tableFlag(md *actions.Metadata, key string) bool {
 	return ok && (v == "true" || v == "TRUE" || v == "True")
 }
 
-// jsonText is an operationParameters value: JSON text, as Spark writes it.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
+// jsonText is an operationParameters value: JSON text, as Spark writes
+// it (actions.JSONText).
+func jsonText(v any) string { return actions.JSONText(v) }

@@ -232,8 +232,8 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	}
 
 	params := map[string]any{
-		"predicate": jsonValue(orEmpty(predStrings)),
-		"zOrderBy":  jsonValue(orEmpty(zorder)),
+		"predicate": actions.JSONText(orEmpty(predStrings)),
+		"zOrderBy":  actions.JSONText(orEmpty(zorder)),
 		"auto":      "false",
 	}
 	var sizes []int64
@@ -329,7 +329,7 @@ func planBins(files []*actions.Add, binCap, minSize int64, zorder []string) []*b
 	for _, k := range keys {
 		fs := parts[k]
 		if zorder != nil {
-			if zordered(fs, jsonValue(zorder)) {
+			if zordered(fs, actions.JSONText(zorder)) {
 				continue
 			}
 			b := &bin{files: fs}
@@ -423,7 +423,7 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 		return nil, fmt.Errorf("maintenance: optimize: rewrite %d files of partition %s: %w", len(b.files), partitionKey(b.files[0].PartitionValues), err)
 	}
 	if zorder != nil {
-		tag := jsonValue(zorder)
+		tag := actions.JSONText(zorder)
 		for _, a := range wr.Adds {
 			a.Tags = maps.Clone(a.Tags)
 			if a.Tags == nil {

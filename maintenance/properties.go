@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -67,11 +66,11 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	op, params := "SET TBLPROPERTIES", map[string]any{}
 	switch {
 	case len(set) == 0:
-		op, params = "UNSET TBLPROPERTIES", map[string]any{"properties": jsonValue(unset), "ifExists": "false"}
+		op, params = "UNSET TBLPROPERTIES", map[string]any{"properties": actions.JSONText(unset), "ifExists": "false"}
 	case len(unset) == 0:
-		params["properties"] = jsonValue(set)
+		params["properties"] = actions.JSONText(set)
 	default:
-		params["properties"], params["unsetProperties"] = jsonValue(set), jsonValue(unset)
+		params["properties"], params["unsetProperties"] = actions.JSONText(set), actions.JSONText(unset)
 	}
 	return alterProperties(ctx, snap, conf, op, params, opts)
 }
@@ -101,14 +100,4 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
 	}
 	return res, nil
-}
-
-// jsonValue is v as JSON text, the form Spark gives map and list
-// operationParameters.
-func jsonValue(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

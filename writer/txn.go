@@ -2,7 +2,6 @@ package writer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -50,7 +49,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 		return nil, ErrEmptyInput
 	}
 	tx := snap.NewTransaction(cfg.txnOpts...)
-	params := map[string]any{"mode": "Append", "partitionBy": jsonText(snap.PartitionColumns())}
+	params := map[string]any{"mode": "Append", "partitionBy": actions.JSONText(snap.PartitionColumns())}
 	return commitWrite(ctx, tx, cfg, wr, nil, "WRITE", params, nil)
 }
 
@@ -83,7 +82,7 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	for f := range snap.Files() {
 		removed = append(removed, f)
 	}
-	params := map[string]any{"mode": "Overwrite", "partitionBy": jsonText(snap.PartitionColumns())}
+	params := map[string]any{"mode": "Overwrite", "partitionBy": actions.JSONText(snap.PartitionColumns())}
 	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
 }
 
@@ -228,26 +227,10 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	params := map[string]any{
 		"isManaged":   "false",
 		"description": nil,
-		"partitionBy": jsonText(md.PartitionColumns),
-		"properties":  jsonText(md.Configuration),
+		"partitionBy": actions.JSONText(md.PartitionColumns),
+		"properties":  actions.JSONText(md.Configuration),
 	}
 	return commitWrite(ctx, tx, cfg, wr, nil, "CREATE TABLE AS SELECT", params, nil)
-}
-
-// jsonText is v as JSON text, the form Spark gives list and map
-// parameters in operationParameters.
-func jsonText(v any) string {
-	if s, ok := v.([]string); ok && s == nil {
-		v = []string{}
-	}
-	if m, ok := v.(map[string]string); ok && m == nil {
-		v = map[string]string{}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // checkNewTypes refuses a schema change that needs a table feature the

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +50,25 @@ func TestAlterIsAtomic(t *testing.T) {
 	}
 	if v := tableVersion(t, table); v != 1 {
 		t.Fatalf("a failed alter committed version %d", v)
+	}
+}
+
+// commitInfo.operationParameters hold predicates as Spark writes them,
+// without Go's HTML escaping: history (and Spark's DESCRIBE HISTORY)
+// once showed predicate=["age \u003e 40"].
+func TestHistoryShowsParametersAsWritten(t *testing.T) {
+	_, table := newPeople(t)
+	ok(t, "delete", table, "--where", "id > 4 AND name <> 'x' OR name < '&'")
+	out := ok(t, "history", table, "--limit", "1")
+	want := `predicate=["id > 4 AND name <> 'x' OR name < '&'"]`
+	if !strings.Contains(out, want) {
+		t.Errorf("history lacks %s:\n%s", want, out)
+	}
+	log, err := os.ReadFile(filepath.Join(table, "_delta_log", "00000000000000000002.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(log, []byte(`\u003`)) || bytes.Contains(log, []byte(`\u0026`)) || !bytes.Contains(log, []byte(`id > 4 AND name <> 'x' OR name < '&'`)) {
+		t.Errorf("the commit escapes HTML characters:\n%s", log)
 	}
 }
