@@ -11,7 +11,6 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // Update sets columns of the rows for which predicate is TRUE: Spark's
@@ -53,8 +52,11 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 		}
 		values[i] = v
 	}
-	cfg := newConfig(opts)
-	if res, done := writer.AlreadyApplied(snap, cfg.wopts...); done {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if res, done := cfg.writer.AlreadyApplied(snap); done {
 		return &Result{CommitResult: res}, nil
 	}
 	j := newJob(ctx, snap, cfg, opUpdate)

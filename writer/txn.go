@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -86,29 +85,6 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
 }
 
-// alreadyApplied short-cuts an idempotent write whose app transaction the
-// snapshot already holds: nothing is written or committed.
-// AlreadyApplied reports whether opts' app transaction (WithAppTransaction)
-// is already in snap, with the result to return for it: an operation
-// built on WriteFiles asks it before writing anything.
-func AlreadyApplied(snap *deltalog.Snapshot, opts ...Option) (*deltalog.CommitResult, bool) {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil, false
-	}
-	return alreadyApplied(snap, cfg)
-}
-
-// Allocator is the Arrow allocator opts set (WithAllocator), for an
-// operation that allocates beside the files it writes.
-func Allocator(opts ...Option) memory.Allocator {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return memory.DefaultAllocator
-	}
-	return cfg.mem
-}
-
 // Commit commits files written by WriteFiles on tx: the adds, the removal
 // of removed (Transaction.RemoveFile), the schema change the write made,
 // opts' app transaction and operation parameters, and commitInfo with
@@ -122,38 +98,8 @@ func Commit(ctx context.Context, tx *deltalog.Transaction, wr *WriteResult, remo
 	return commitWrite(ctx, tx, cfg, wr, removed, op, params, extraMetrics)
 }
 
-// AppTransaction is the app transaction opts carry (WithAppTransaction),
-// for an operation that commits on its own transaction: ok is false when
-// there is none.
-func AppTransaction(opts ...Option) (appID string, version int64, ok bool) {
-	cfg, err := newConfig(opts)
-	if err != nil || !cfg.hasAppTxn {
-		return "", 0, false
-	}
-	return cfg.appID, cfg.appVersion, true
-}
-
-// OperationParameters are the commitInfo.operationParameters entries opts
-// add (WithOperationParameters), for an operation that commits on its own
-// transaction; nil for none.
-func OperationParameters(opts ...Option) map[string]any {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil
-	}
-	return cfg.opParams
-}
-
-// TxnOptions are the transaction options opts carry (WithTxnOptions), for
-// an operation that starts its own transaction before writing.
-func TxnOptions(opts ...Option) []deltalog.TxnOption {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil
-	}
-	return cfg.txnOpts
-}
-
+// alreadyApplied short-cuts an idempotent write whose app transaction the
+// snapshot already holds: nothing is written or committed.
 func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResult, bool) {
 	if !cfg.hasAppTxn {
 		return nil, false
