@@ -95,7 +95,7 @@ func (j *job) assign(rows arrow.RecordBatch, values []expr.Expr) (arrow.RecordBa
 		}
 		v, err := expr.EvalScalar(values[i], rows, j.mem)
 		if err != nil {
-			return nil, fmt.Errorf("dml: %s: SET %s: %w", j.op, f.Name, err)
+			return nil, fmt.Errorf("SET %s: %w", f.Name, err) // the rewrite names the operation
 		}
 		if v.DataType().ID() == arrow.NULL {
 			// An untyped NULL: the column's own type.
