@@ -66,17 +66,18 @@ func (s *Snapshot) supports(op Operation) error {
 	if m := s.props.ColumnMappingMode; m != actions.ColumnMappingNone {
 		return fmt.Errorf("%w: column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", ErrUnsupportedFeature, m)
 	}
-	// A property whose value does not parse would be read as its default
-	// (a feed not recorded, a retention not kept): Spark fails such writes
-	// too.
-	if err := s.props.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidProperty, err)
-	}
 	if err := checkWritable(s.protocol, s.metadata, s.props, s.schema); err != nil {
 		return err
 	}
 	if removesRows[op] && s.props.AppendOnly {
 		return fmt.Errorf("%w: %s: the table is append-only (delta.appendOnly=true) and %s removes rows", ErrUnsupportedFeature, actions.FeatureAppendOnly, op)
+	}
+	// A property whose value does not parse would be read as its default
+	// (a feed not recorded, a retention not kept): Spark fails such writes
+	// too. Checked last, so that ErrInvalidProperty means nothing else is
+	// in the way (ALTER TABLE may then mend the property).
+	if err := s.props.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidProperty, err)
 	}
 	return nil
 }

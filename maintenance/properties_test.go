@@ -2,10 +2,12 @@ package maintenance_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 )
@@ -90,5 +92,68 @@ func TestSetAndUnsetProperties(t *testing.T) {
 	// The protocol is never downgraded.
 	if p := snap.Protocol(); !p.HasReaderFeature("deletionVectors") {
 		t.Fatalf("protocol %+v", p)
+	}
+}
+
+// AlterProperties sets and unsets in one commit, or commits nothing.
+func TestAlterPropertiesIsOneCommit(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long", map[string]string{"team": "ops"})
+	for _, c := range []struct {
+		set   map[string]string
+		unset []string
+		want  string
+	}{
+		{map[string]string{"owner": "x"}, []string{"nosuch"}, `maintenance: ALTER TABLE: the table does not set "nosuch"; nothing was committed`},
+		{map[string]string{"team": "x"}, []string{"team"}, `maintenance: ALTER TABLE: "team" is both set and unset; nothing was committed`},
+		{map[string]string{"delta.appendOnyl": "true"}, []string{"team"}, "delta.appendOnyl"},
+	} {
+		if _, err := maintenance.AlterProperties(ctx, snap, c.set, c.unset); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("AlterProperties(%v, %v): %v, want %q", c.set, c.unset, err, c.want)
+		}
+	}
+	if v := openTable(t, store).Version(); v != snap.Version() {
+		t.Fatalf("a refused change committed version %d", v)
+	}
+	res, err := maintenance.AlterProperties(ctx, snap, map[string]string{"owner": "x"}, []string{"team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if snap.Version() != res.Version || res.Version != 1 {
+		t.Fatalf("versions %d, %d; want one commit", snap.Version(), res.Version)
+	}
+	if conf := snap.Metadata().Configuration; len(conf) != 1 || conf["owner"] != "x" {
+		t.Fatalf("configuration %v", conf)
+	}
+	if ci := commitInfo(t, snap); ci.Operation != "SET TBLPROPERTIES" || ci.OperationParameters["unsetProperties"] != `["team"]` {
+		t.Fatalf("commitInfo %s %v", ci.Operation, ci.OperationParameters)
+	}
+}
+
+// TestAlterMendsInvalidProperty: a table whose log holds a value that does
+// not parse refuses writes, but ALTER TABLE may set the property right
+// (and only that: leaving it invalid is refused naming it).
+func TestAlterMendsInvalidProperty(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	commit := `{"protocol":{"minReaderVersion":1,"minWriterVersion":4}}` + "\n" +
+		`{"metaData":{"id":"t","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.enableChangeDataFeed":"yes"}}}` + "\n"
+	if err := store.Put(ctx, "tbl/_delta_log/00000000000000000000.json", strings.NewReader(commit), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	snap := openTable(t, store)
+	if err := snap.Supports(deltalog.OpAppend); !errors.Is(err, deltalog.ErrInvalidProperty) {
+		t.Fatalf("append to a table with an invalid property: %v", err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"owner": "ops"}); err == nil || !strings.Contains(err.Error(), "delta.enableChangeDataFeed") {
+		t.Fatalf("an ALTER that leaves the property invalid: %v", err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableChangeDataFeed": "TRUE"}); err != nil {
+		t.Fatal(err)
+	}
+	if snap = openTable(t, store); !snap.Properties().EnableChangeDataFeed || snap.Supports(deltalog.OpAppend) != nil {
+		t.Fatalf("after the ALTER: %+v, %v", snap.Properties(), snap.Supports(deltalog.OpAppend))
 	}
 }
