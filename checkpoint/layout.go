@@ -64,7 +64,7 @@ func NewFileLayout(md *actions.Metadata) (*FileLayout, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: file layout: %w", err)
 	}
-	mode := actions.ColumnMappingMode(md)
+	mode := md.Properties().ColumnMappingMode
 	l := &FileLayout{root: &statsNode{col: -1}, byPath: map[string]int{}, parts: map[string]int{}}
 	for _, name := range md.PartitionColumns {
 		f := schema.Field(name)
