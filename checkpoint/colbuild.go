@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -94,6 +95,11 @@ func (c *fixedCol[T]) array(dt arrow.DataType, width int) arrow.Array {
 	var raw []byte
 	if n > 0 {
 		raw = unsafe.Slice((*byte)(unsafe.Pointer(&c.vals[0])), n*width)
+		if c.valid.nulls == 0 && allZero(raw) {
+			// Columns of zeros are common (null counts): they all share
+			// one buffer of zeros, which no one writes.
+			raw = sharedZeros(len(raw))
+		}
 	}
 	data := array.NewData(dt, n, []*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(raw)}, nil, c.valid.nulls, 0)
 	defer data.Release()
@@ -173,7 +179,7 @@ func (c *textCol) grow(n int) {
 	}
 	rows := c.rows()
 	left := max(cap(c.offs)-1-rows, 1)
-	c.reserve(max(n*left+n/4*left, len(c.data)/4, n))
+	c.reserve(max(n*left+n/16*left, len(c.data)/4, n))
 }
 
 func (c *textCol) end(ok bool) {
@@ -200,7 +206,7 @@ func (c *textCol) reserve(bytes int) {
 
 func (c *textCol) array(dt arrow.DataType) arrow.Array {
 	n := c.rows()
-	if cap(c.data)-len(c.data) > len(c.data)/8+64 {
+	if cap(c.data)-len(c.data) > len(c.data)/4+4096 {
 		// A guess of the values' size that was too large: keep only
 		// what is used.
 		c.data = append([]byte(nil), c.data...)
@@ -359,4 +365,36 @@ func (c *boundCol) array() arrow.Array {
 		return c.b.array()
 	}
 	return c.s.array(c.dt)
+}
+
+// allZero reports whether every byte of b is 0.
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if *(*uint64)(unsafe.Pointer(&b[0])) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// zeros is the buffer of zeros that constant-zero columns share.
+var zeros struct {
+	sync.Mutex
+	b []byte
+}
+
+// sharedZeros returns n zero bytes that are never written.
+func sharedZeros(n int) []byte {
+	zeros.Lock()
+	defer zeros.Unlock()
+	if len(zeros.b) < n {
+		zeros.b = make([]byte, max(n, 1<<18))
+	}
+	return zeros.b[:n:n]
 }

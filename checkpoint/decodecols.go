@@ -74,6 +74,7 @@ func decodeColumnar(rec arrow.RecordBatch, kinds kindSet, raws []*rawStrings, l 
 	isAdd := make([]bool, n)
 	count := 0
 	if pathRaw != nil {
+		b.path.reserve(pathRaw.estimate(n))
 		err := pathRaw.each(n, func(i int, v []byte, ok bool) {
 			if ok && add.valid(i) {
 				isAdd[i] = true

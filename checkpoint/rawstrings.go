@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/parquet"
@@ -35,6 +36,9 @@ type rawStrings struct {
 	block  []byte
 	vals   []parquet.ByteArray
 	defs   []int16
+	// chunkBytes and rows are the column chunk's uncompressed size and
+	// its row group's rows, for estimating a batch's bytes.
+	chunkBytes, rows int64
 }
 
 // splitRawLeaves separates from leaves those that rawStrings reads: string
@@ -75,11 +79,52 @@ func newRawStrings(rgr *file.RowGroupReader, rgmd *metadata.RowGroupMetaData, le
 	if !ok {
 		return nil, fmt.Errorf("column %s is not a byte array column", ccr.Descriptor().Path())
 	}
-	r := &rawStrings{path: ccr.Descriptor().Path(), cr: cr, maxDef: ccr.Descriptor().MaxDefinitionLevel()}
+	r := &rawStrings{path: ccr.Descriptor().Path(), cr: cr, maxDef: ccr.Descriptor().MaxDefinitionLevel(), rows: rgmd.NumRows()}
 	if cc, err := rgmd.ColumnChunk(leaf); err == nil {
 		r.left = cc.TotalUncompressedSize()
+		r.chunkBytes = r.left
 	}
 	return r, nil
+}
+
+// estimate guesses the bytes of the values of the next n rows: the
+// chunk's share of them less the 4-byte lengths of plain encoding (a
+// little over for page headers and levels, under for a dictionary).
+func (r *rawStrings) estimate(n int) int {
+	if r.rows <= 0 {
+		return 0
+	}
+	return max(int(r.chunkBytes*int64(n)/r.rows)-4*n, 0)
+}
+
+// release returns the read buffers to the pool.
+func (r *rawStrings) release() {
+	if r.vals != nil {
+		readBuffers.Put(&rawBuffers{r.vals, r.defs})
+		r.vals, r.defs = nil, nil
+	}
+}
+
+// rawBuffers are a rawStrings' read buffers, pooled: each row group
+// needs them once.
+type rawBuffers struct {
+	vals []parquet.ByteArray
+	defs []int16
+}
+
+var readBuffers sync.Pool
+
+// buffers makes sure r has read buffers for n values.
+func (r *rawStrings) buffers(n int) {
+	if cap(r.vals) >= n {
+		return
+	}
+	if b, ok := readBuffers.Get().(*rawBuffers); ok && cap(b.vals) >= n {
+		r.vals, r.defs = b.vals[:cap(b.vals)], b.defs[:cap(b.defs)]
+		return
+	}
+	r.vals = make([]parquet.ByteArray, n)
+	r.defs = make([]int16, n)
 }
 
 // next reads the following n rows and returns them as a column.
@@ -137,10 +182,7 @@ func (r *rawStrings) keep(b []byte) string {
 // with valid false for a null. The value is a view of the page being
 // read, valid only during the call: fn copies what it keeps.
 func (r *rawStrings) each(n int, fn func(row int, v []byte, valid bool)) error {
-	if cap(r.vals) < n {
-		r.vals = make([]parquet.ByteArray, n)
-		r.defs = make([]int16, n)
-	}
+	r.buffers(n)
 	row := 0
 	for row < n {
 		levels, nvals, err := r.cr.ReadBatchInPage(int64(n-row), r.vals[:n-row], r.defs[:n-row], nil)

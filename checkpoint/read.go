@@ -734,6 +734,7 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 			return t.orFormat(err)
 		}
 		defer raws[i].cr.Close()
+		defer raws[i].release()
 	}
 	rr, err := fr.GetRecordReader(ctx, arrowLeaves, []int{rg})
 	if err != nil {

@@ -80,6 +80,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return lakelogScan(ctx, spec)
 	case "open":
 		return lakelogOpen(ctx, spec)
+	case "plan":
+		return lakelogPlan(ctx, spec)
 	case "checkpoint":
 		return lakelogCheckpoint(ctx, spec)
 	case "list":

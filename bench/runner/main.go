@@ -31,7 +31,7 @@ type config struct {
 }
 
 var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "writers", "writers-s3",
-	"datapath-s3", "datapath-gcs", "datapath-azure"}
+	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -154,6 +154,10 @@ func runMain(args []string) int {
 			err = dataPathGCS(ctx, cfg, rep)
 		case "datapath-azure":
 			err = dataPathAzure(ctx, cfg, rep)
+		case "snapshot":
+			err = bigSnapshot(ctx, cfg, rep)
+		case "maintenance-s3":
+			err = maintenanceS3(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

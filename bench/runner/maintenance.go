@@ -23,36 +23,67 @@ func maintenanceSizes(scale string) (rows, files, orphans int64) {
 	return 1_000_000, 1_000, 10_000
 }
 
+// smallFilesTable is the table of many small files that OPTIMIZE,
+// Z-order, RESTORE and VACUUM start from: the scale's rows of the
+// data-path table in one commit, files rolled at a size that makes about
+// the scale's number of them (10 partitions), in the work folder's
+// maintenance/small-files. With fresh it is written anew; without, a
+// table left there by an earlier suite of the same run is reused.
+func smallFilesTable(ctx context.Context, cfg *config, fresh bool) (string, *deltalog.Snapshot, error) {
+	rows, nfiles, _ := maintenanceSizes(cfg.scale)
+	dir := filepath.Join(cfg.work, "maintenance")
+	small := filepath.Join(dir, "small-files")
+	if !fresh {
+		if st, err := objstore.NewLocal(small); err == nil {
+			if snap, err := deltalog.Open(ctx, st, "", deltalog.WithStats()); err == nil && snapRows(snap) == rows {
+				return small, snap, nil
+			}
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", nil, err
+	}
+	start := time.Now()
+	smallTarget := max(1, rows*20/nfiles)
+	st, err := objstore.NewLocal(small)
+	if err != nil {
+		return "", nil, err
+	}
+	res, err := writer.CreateTable(ctx, st, "", workload.Metadata(), workload.Batches(nil, rows), writer.WithTargetFileSize(smallTarget))
+	if err != nil {
+		return "", nil, err
+	}
+	snap, err := res.Snapshot()
+	if err != nil {
+		return "", nil, err
+	}
+	progress("maintenance: wrote %d rows in %d files (%.1f MB) in %s", rows, snap.NumFiles(), float64(snap.SizeInBytes())/(1<<20), time.Since(start).Round(time.Millisecond))
+	return small, snap, nil
+}
+
+// snapRows is the rows of snap by its files' stats.
+func snapRows(snap *deltalog.Snapshot) int64 {
+	var n int64
+	for _, f := range snap.ActiveFiles().All() {
+		r, _ := f.NumRecords()
+		n += r
+	}
+	return n
+}
+
 // maintenanceSuite: OPTIMIZE (bin-packing and Z-order) of a table of many
 // small files, VACUUM of many unreferenced files, and RESTORE across an
 // overwrite, with both engines on copies (hard links) of the same tables.
 func maintenanceSuite(ctx context.Context, cfg *config, rep *report) error {
 	const suite = "maintenance"
-	rows, nfiles, orphans := maintenanceSizes(cfg.scale)
+	_, _, orphans := maintenanceSizes(cfg.scale)
 	dir := filepath.Join(cfg.work, "maintenance")
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	small := filepath.Join(dir, "small-files")
-	start := time.Now()
-	// The table of small files: all rows in one commit, files rolled at a
-	// size that makes about nfiles of them (10 partitions).
-	smallTarget := max(1, rows*20/nfiles)
-	st, err := objstore.NewLocal(small)
+	small, snap, err := smallFilesTable(ctx, cfg, true)
 	if err != nil {
 		return err
 	}
-	res, err := writer.CreateTable(ctx, st, "", workload.Metadata(), workload.Batches(nil, rows), writer.WithTargetFileSize(smallTarget))
-	if err != nil {
-		return err
-	}
-	snap, err := res.Snapshot()
-	if err != nil {
-		return err
-	}
-	progress("maintenance: wrote %d rows in %d files (%.1f MB) in %s", rows, snap.NumFiles(), float64(snap.SizeInBytes())/(1<<20), time.Since(start).Round(time.Millisecond))
 	rep.note("maintenance: %d rows of the data-path table in %d files of about %d KB (%.1f MB in all), one partition column of 10 values; local disk",
-		rows, snap.NumFiles(), snap.SizeInBytes()/int64(snap.NumFiles())>>10, float64(snap.SizeInBytes())/(1<<20))
+		snapRows(snap), snap.NumFiles(), snap.SizeInBytes()/int64(snap.NumFiles())>>10, float64(snap.SizeInBytes())/(1<<20))
 
 	engines := []*Engine{cfg.lakelog}
 	if cfg.deltars != nil {
@@ -163,7 +194,13 @@ func lakelogMaintenance(ctx context.Context, spec Spec) (Outcome, error) {
 		return Outcome{}, err
 	}
 	start := time.Now()
-	snap, err := deltalog.Open(ctx, st, "")
+	var opts []deltalog.Option
+	if spec.Op == "restore" {
+		// RESTORE's removes carry the stats: read them with the
+		// checkpoint, in one pass (as the CLI does).
+		opts = append(opts, deltalog.WithStats())
+	}
+	snap, err := deltalog.Open(ctx, st, "", opts...)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/checkpoint"
+	"github.com/lakelog/lakelog/objstore"
 )
 
 // LogSpec describes a synthetic Delta log.
@@ -165,6 +168,54 @@ func LinkTable(src, dst string) error {
 	})
 	if err != nil {
 		return fmt.Errorf("workload: link table: %w", err)
+	}
+	return nil
+}
+
+// SynthesizeCheckpoint writes, into dir on local disk, a table of files
+// active files whose log holds one checkpoint: version 0's commit
+// (commitInfo, protocol (1, 2), the data-path table's metaData, no adds),
+// the classic checkpoint of version 0 with files adds, and
+// _last_checkpoint, as a table whose log was cleaned up to its latest
+// checkpoint looks. The adds are those of SynthesizeLog's files 0 to
+// files-1 (file f holds ids [1000f, 1000f+999], with stats); they stream
+// into the checkpoint without being held. Existing files are replaced.
+func SynthesizeCheckpoint(ctx context.Context, dir string, files int) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("workload: synthesize checkpoint: %w", err)
+	}
+	st, err := objstore.NewLocal(dir)
+	if err != nil {
+		return fmt.Errorf("workload: synthesize checkpoint: %w", err)
+	}
+	spec := LogSpec{Commits: 1, AddsPerCommit: 0}
+	head := commitActions(spec, 0)
+	body, err := actions.MarshalCommit(head)
+	if err != nil {
+		return fmt.Errorf("workload: synthesize checkpoint: %w", err)
+	}
+	if err := st.Put(ctx, "_delta_log/"+actions.CommitName(0), bytes.NewReader(body), objstore.PutOptions{}); err != nil {
+		return fmt.Errorf("workload: synthesize checkpoint: %w", err)
+	}
+	acts := func(yield func(actions.Action, error) bool) {
+		for _, a := range head {
+			if a.CommitInfo == nil && !yield(a, nil) {
+				return
+			}
+		}
+		ts := int64(baseTime)
+		for f := range int64(files) {
+			if !yield(actions.Action{Add: syntheticAdd(f, ts)}, nil) {
+				return
+			}
+		}
+	}
+	lc, err := checkpoint.Write(ctx, st, "_delta_log", 0, acts)
+	if err != nil {
+		return fmt.Errorf("workload: synthesize checkpoint: %w", err)
+	}
+	if err := checkpoint.WriteLast(ctx, st, "_delta_log", lc); err != nil {
+		return fmt.Errorf("workload: synthesize checkpoint: %w", err)
 	}
 	return nil
 }
