@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"sync"
 	"unsafe"
 
@@ -95,10 +96,13 @@ func (c *fixedCol[T]) array(dt arrow.DataType, width int) arrow.Array {
 	var raw []byte
 	if n > 0 {
 		raw = unsafe.Slice((*byte)(unsafe.Pointer(&c.vals[0])), n*width)
-		if c.valid.nulls == 0 && allZero(raw) {
-			// Columns of zeros are common (null counts): they all share
-			// one buffer of zeros, which no one writes.
-			raw = sharedZeros(len(raw))
+		if c.valid.nulls == 0 && constant(raw, width) {
+			// Columns of one value are common (null counts of 0, the
+			// same row count in every file): they share a buffer of
+			// that value, which no one writes.
+			if shared := sharedConstant(raw[:width], len(raw)); shared != nil {
+				raw = shared
+			}
 		}
 	}
 	data := array.NewData(dt, n, []*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(raw)}, nil, c.valid.nulls, 0)
@@ -367,34 +371,51 @@ func (c *boundCol) array() arrow.Array {
 	return c.s.array(c.dt)
 }
 
-// allZero reports whether every byte of b is 0.
-func allZero(b []byte) bool {
-	for len(b) >= 8 {
-		if *(*uint64)(unsafe.Pointer(&b[0])) != 0 {
-			return false
+// constant reports whether b holds one value of width bytes, repeated.
+func constant(b []byte, width int) bool {
+	if width == 8 {
+		first := *(*uint64)(unsafe.Pointer(&b[0]))
+		for i := 8; i+8 <= len(b); i += 8 {
+			if *(*uint64)(unsafe.Pointer(&b[i])) != first {
+				return false
+			}
 		}
-		b = b[8:]
+		return true
 	}
-	for _, x := range b {
-		if x != 0 {
+	for i := width; i+width <= len(b); i += width {
+		if string(b[i:i+width]) != string(b[:width]) {
 			return false
 		}
 	}
 	return true
 }
 
-// zeros is the buffer of zeros that constant-zero columns share.
-var zeros struct {
+// constants are the buffers that columns of one value share: each
+// holds one value repeated, at least as often as the longest column
+// that asked. A few values only: past maxConstants a column keeps its
+// own buffer.
+var constants struct {
 	sync.Mutex
-	b []byte
+	bufs map[string][]byte
 }
 
-// sharedZeros returns n zero bytes that are never written.
-func sharedZeros(n int) []byte {
-	zeros.Lock()
-	defer zeros.Unlock()
-	if len(zeros.b) < n {
-		zeros.b = make([]byte, max(n, 1<<18))
+const maxConstants = 32
+
+// sharedConstant returns n bytes of value repeated, never written; nil
+// when too many values are shared already.
+func sharedConstant(value []byte, n int) []byte {
+	constants.Lock()
+	defer constants.Unlock()
+	b, ok := constants.bufs[string(value)]
+	if !ok && len(constants.bufs) >= maxConstants {
+		return nil
 	}
-	return zeros.b[:n:n]
+	if len(b) < n {
+		b = bytes.Repeat(value, max(n, 1<<18)/len(value))
+		if constants.bufs == nil {
+			constants.bufs = map[string][]byte{}
+		}
+		constants.bufs[string(value)] = b
+	}
+	return b[:n:n]
 }

@@ -193,7 +193,9 @@ func (b *FilesBuilder) appendAddColumns(add col, isAdd []bool) error {
 		dc, _ := dataChange(i)
 		b.dataChange.append(dc, true)
 		b.appendPartitionsView(k, pv, i)
-		if tags.valid(i) {
+		if beg, end := tags.bounds(i); end > beg {
+			// Files without tags (null or empty: the same to Delta)
+			// cost nothing.
 			tb := b.tagBuilder(k)
 			tb.Append(true)
 			kb := tb.KeyBuilder().(*array.StringBuilder)
@@ -238,6 +240,15 @@ type mapView struct {
 }
 
 func (v mapView) valid(i int) bool { return v.m != nil && v.m.IsValid(i) }
+
+// bounds are row i's entries, none when the row is null.
+func (v mapView) bounds(i int) (int64, int64) {
+	if !v.valid(i) {
+		return 0, 0
+	}
+	beg, end := v.m.ValueOffsets(i)
+	return beg, end
+}
 
 func newMapView(c col, path string) (mapView, error) {
 	if c.arr == nil {

@@ -213,7 +213,8 @@ func (c *FileColumns) DeletedRows(i int) int64 {
 	return c.dv.cardinality.Value(i)
 }
 
-// Tags are file i's tags, nil when it has none. Each call returns a new
+// Tags are file i's tags, nil when it has none (an empty map is kept as
+// none: the same to Delta). Each call returns a new
 // map.
 func (c *FileColumns) Tags(i int) map[string]string {
 	if c.tags == nil || !c.tags.IsValid(i) {

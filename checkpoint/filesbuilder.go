@@ -67,7 +67,7 @@ func (b *FilesBuilder) AppendAdd(a *actions.Add) {
 	if b.stats != nil {
 		b.stats.appendJSON(i, bytesOf(a.Stats), a.Stats != "")
 	}
-	if a.Tags != nil {
+	if len(a.Tags) > 0 { // no tags and empty tags are the same to Delta
 		b.appendTags(i, a.Tags)
 	}
 	if a.DeletionVector != nil {

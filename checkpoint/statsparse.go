@@ -287,8 +287,8 @@ func (p *statsParser) top() bool {
 			if !ok {
 				return false
 			}
-			n, err := strconv.ParseInt(view(t), 10, 64)
-			if err != nil {
+			n, ok := parseInt64(t)
+			if !ok {
 				return false
 			}
 			p.row.numRecords, p.row.hasNum = n, true
@@ -357,9 +357,8 @@ func (p *statsParser) walk(node *statsNode, cell int) bool {
 			if !ok {
 				return false
 			}
-			n, err := strconv.ParseInt(view(t), 10, 64)
-			c.i = n
-			return err == nil
+			c.i, ok = parseInt64(t)
+			return ok
 		}
 		return p.bound(p.layout.Stats[child.col], c)
 	})
@@ -396,6 +395,10 @@ func (p *statsParser) bound(col *StatsColumn, c *statCell) bool {
 			if !ok {
 				return false
 			}
+			if n, ok := parseInt64(text); ok && t == actions.TypeLong {
+				c.i = n
+				return true
+			}
 			n, err := actions.ParseStatInt(t, view(text))
 			c.i = n
 			return err == nil
@@ -409,6 +412,12 @@ func (p *statsParser) bound(col *StatsColumn, c *statCell) bool {
 			}
 			if !ok {
 				return false
+			}
+			if t == actions.TypeDouble {
+				if f, ok := fastFloat64(text); ok {
+					c.f = f
+					return true
+				}
 			}
 			f, err := actions.ParseStatFloat(t, view(text))
 			c.f = f
@@ -448,4 +457,103 @@ func (p *statsParser) bound(col *StatsColumn, c *statCell) bool {
 		}
 	}
 	return false
+}
+
+// parseInt64 parses JSON integer text as strconv.ParseInt(s, 10, 64)
+// does, for the common case of at most 18 digits; ok is false otherwise
+// (the caller then asks strconv, or declines).
+func parseInt64(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		n, err := strconv.ParseInt(view(b), 10, 64)
+		if neg {
+			n, err = strconv.ParseInt("-"+string(b), 10, 64)
+		}
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// pow10s are the powers of ten a float64 holds exactly.
+var pow10s = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat64 parses JSON number text to the float64 strconv.ParseFloat
+// gives, when the number has at most 15 significant digits and an
+// exponent within 22 (then mantissa and power of ten are exact and one
+// multiplication or division rounds correctly: Clinger's fast path);
+// ok is false otherwise.
+func fastFloat64(b []byte) (float64, bool) {
+	i := 0
+	neg := false
+	if i < len(b) && b[i] == '-' {
+		neg = true
+		i++
+	}
+	var mant uint64
+	digits, exp := 0, 0
+	seenPoint := false
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if mant == 0 && c == '0' {
+				if seenPoint {
+					exp--
+				}
+				continue
+			}
+			if digits == 15 {
+				return 0, false
+			}
+			mant = mant*10 + uint64(c-'0')
+			digits++
+			if seenPoint {
+				exp--
+			}
+		case c == '.' && !seenPoint:
+			seenPoint = true
+		case c == 'e' || c == 'E':
+			e, ok := parseInt64(b[i+1:])
+			if !ok && len(b) > i+1 && b[i+1] == '+' {
+				e, ok = parseInt64(b[i+2:])
+			}
+			if !ok || e > 400 || e < -400 {
+				return 0, false
+			}
+			exp += int(e)
+			i = len(b)
+		default:
+			return 0, false
+		}
+	}
+	f := float64(mant)
+	switch {
+	case mant == 0:
+		f = 0
+	case exp == 0:
+	case exp > 0 && exp <= 22:
+		f *= pow10s[exp]
+	case exp < 0 && exp >= -22:
+		f /= pow10s[-exp]
+	default:
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
