@@ -330,17 +330,12 @@ type decoder struct {
 	kind    string
 	present func(i int) bool
 	decode  func(i int) (actions.Action, error)
-	// addStats, for adds, reads only the size and stats.
-	addStats func(i int) AddStats
 }
 
 // newDecoders builds a decoder for each top-level action column of rec
 // whose kind is in kinds. Columns of other kinds (commitInfo and cdc in
 // old checkpoints, anything unknown) are ignored.
-//
-// statsOnly is for ReadAddStats: add rows are those with a size, as their
-// paths are not read.
-func newDecoders(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol, statsOnly bool) ([]decoder, error) {
+func newDecoders(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) ([]decoder, error) {
 	var out []decoder
 	sc := rec.Schema()
 	for i, f := range sc.Fields() {
@@ -358,7 +353,7 @@ func newDecoders(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol, st
 		var err error
 		switch f.Name {
 		case "add":
-			d, err = addDecoder(c, raw, statsOnly)
+			d, err = addDecoder(c, raw)
 		case "remove":
 			d, err = removeDecoder(c)
 		case "metaData":
@@ -448,7 +443,7 @@ func dvDecoder(c col, path string) (func(i int) (*actions.DeletionVector, error)
 // addSlab is how many adds one allocation holds.
 const addSlab = 256
 
-func addDecoder(c col, raw map[string]strCol, statsOnly bool) (decoder, error) {
+func addDecoder(c col, raw map[string]strCol) (decoder, error) {
 	var err error
 	must := func(e error) {
 		if err == nil {
@@ -458,9 +453,6 @@ func addDecoder(c col, raw map[string]strCol, statsOnly bool) (decoder, error) {
 	path, e := newStrCol(c.child("path"), "add.path")
 	must(e)
 	present := presentBy(c, c.child("path"))
-	if statsOnly {
-		present = presentBy(c, c.child("size"))
-	}
 	if r, ok := raw["add.path"]; ok {
 		path = r
 		present = func(i int) bool {
@@ -503,11 +495,6 @@ func addDecoder(c col, raw map[string]strCol, statsOnly bool) (decoder, error) {
 	var noPartitions map[string]*string
 	return decoder{
 		present: present,
-		addStats: func(i int) AddStats {
-			n, _ := size(i)
-			s, _ := stats(i)
-			return AddStats{Size: n, Stats: s}
-		},
 		decode: func(i int) (actions.Action, error) {
 			// Adds are allocated a slab at a time: a checkpoint of a
 			// million files is a million adds, and the garbage collector

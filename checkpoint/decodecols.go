@@ -23,7 +23,7 @@ func decodeColumnar(rec arrow.RecordBatch, kinds kindSet, raws []*rawStrings, l 
 	var acts []decoded
 	others := kinds &^ kindBit(KindAdd)
 	if others != 0 {
-		decs, err := newDecoders(rec, others, nil, false)
+		decs, err := newDecoders(rec, others, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -74,7 +74,7 @@ func TestWriteMultiPart(t *testing.T) {
 		cfg, _ := newReadConfig(nil)
 		r := &reader{store: store, cfg: cfg, randomAccess: true}
 		n := 0
-		err := r.run(ctx, []source{{key: k}}, everyKind, func(_ source, a actions.Action, _ *AddStats) error {
+		err := r.run(ctx, []source{{key: k}}, everyKind, func(_ source, a actions.Action) error {
 			n++
 			if p := sparkPartition(actionPath(&a), 3); p != i {
 				t.Errorf("%s in part %d, want %d", describe(&a), i+1, p+1)

@@ -29,7 +29,7 @@ func TestSparkPartitionMatchesSpark(t *testing.T) {
 		// Read the one part alone, which Read refuses.
 		cfg, _ := newReadConfig(nil)
 		r := &reader{store: s, cfg: cfg, randomAccess: true}
-		err := r.run(t.Context(), []source{{key: key}}, everyKind, func(_ source, a actions.Action, _ *AddStats) error {
+		err := r.run(t.Context(), []source{{key: key}}, everyKind, func(_ source, a actions.Action) error {
 			if actionPath(&a) != nil {
 				files++
 			}

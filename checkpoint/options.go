@@ -62,8 +62,6 @@ type readConfig struct {
 	kinds    kindSet
 	badKinds []string
 	stats    bool
-	// addStatsOnly: of the add columns, read only path and stats.
-	addStatsOnly bool
 	// layout, when set, reads the adds as FileColumns laid out by it
 	// (ReadFiles).
 	layout       *FileLayout

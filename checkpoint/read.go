@@ -74,40 +74,14 @@ func Read(ctx context.Context, store objstore.Store, parts []Part, opts ...ReadO
 			yield(actions.Action{}, err)
 			return
 		}
-		readParts(ctx, store, parts, cfg, func(a actions.Action, _ *AddStats) bool { return yield(a, nil) },
+		readParts(ctx, store, parts, cfg, func(a actions.Action) bool { return yield(a, nil) },
 			func(err error) { yield(actions.Action{}, err) })
 	}
 }
 
-// AddStats is the stats of one add action, and its size.
-type AddStats struct {
-	Size  int64
-	Stats string // "" when the add has none
-}
-
-// ReadAddStats yields the stats of every add of a checkpoint, in the order
-// Read yields the adds, reading only the stats and size columns. It is for
-// a reader that read the checkpoint WithoutStats and fills the stats in
-// when it needs them; the size lets it check that the two reads line up.
-// (Paths are not read: they would double the bytes read.) Only the
-// ReadOptions WithConcurrency, WithBatchRows and WithAllocator apply.
-func ReadAddStats(ctx context.Context, store objstore.Store, parts []Part, opts ...ReadOption) iter.Seq2[AddStats, error] {
-	return func(yield func(AddStats, error) bool) {
-		cfg, err := newReadConfig(opts)
-		if err != nil {
-			yield(AddStats{}, err)
-			return
-		}
-		cfg.kinds, cfg.stats, cfg.addStatsOnly = kindBit(KindAdd), true, true
-		readParts(ctx, store, parts, cfg, func(_ actions.Action, p *AddStats) bool { return p == nil || yield(*p, nil) },
-			func(err error) { yield(AddStats{}, err) })
-	}
-}
-
-// readParts is Read and ReadAddStats: it passes each action (or, reading
-// only add stats, each add's path and stats) to out until out returns
+// readParts is Read: it passes each action to out until out returns
 // false, and an error to fail.
-func readParts(ctx context.Context, store objstore.Store, parts []Part, cfg readConfig, out func(actions.Action, *AddStats) bool, fail func(error)) {
+func readParts(ctx context.Context, store objstore.Store, parts []Part, cfg readConfig, out func(actions.Action) bool, fail func(error)) {
 	srcs, err := planParts(parts)
 	if err != nil {
 		fail(err)
@@ -124,7 +98,7 @@ func readParts(ctx context.Context, store objstore.Store, parts []Part, cfg read
 	}
 	var sidecars []source
 	stopped := false
-	err = r.run(ctx, srcs, topKinds, func(src source, a actions.Action, p *AddStats) error {
+	err = r.run(ctx, srcs, topKinds, func(src source, a actions.Action) error {
 		if a.Sidecar != nil {
 			if follow {
 				key, err := sidecarKey(src.key, a.Sidecar.Path)
@@ -137,7 +111,7 @@ func readParts(ctx context.Context, store objstore.Store, parts []Part, cfg read
 				return nil
 			}
 		}
-		if !out(a, p) {
+		if !out(a) {
 			stopped = true
 			return errStop
 		}
@@ -154,8 +128,8 @@ func readParts(ctx context.Context, store objstore.Store, parts []Part, cfg read
 		return
 	}
 	sideKinds := cfg.kinds & (kindBit(KindAdd) | kindBit(KindRemove))
-	err = r.run(ctx, sidecars, sideKinds, func(_ source, a actions.Action, p *AddStats) error {
-		if !out(a, p) {
+	err = r.run(ctx, sidecars, sideKinds, func(_ source, a actions.Action) error {
+		if !out(a) {
 			stopped = true
 			return errStop
 		}
@@ -240,11 +214,8 @@ type reader struct {
 }
 
 // batch is a run of decoded actions of one unit, or the unit's error.
-// Reading only add stats, the adds are in pairs instead (acts then holds
-// only sidecar actions).
 type batch struct {
 	acts  []decoded
-	pairs []AddStats
 	files *FileColumns // adds read as columns (readConfig.layout)
 	err   error
 }
@@ -285,7 +256,7 @@ type unit struct {
 // groups) are started in order, at most cfg.concurrency at a time, and
 // consumed in order; each buffers at most one batch ahead, so memory is
 // bounded by the concurrency and the batch size.
-func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit func(source, actions.Action, *AddStats) error) error {
+func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit func(source, actions.Action) error) error {
 	if kinds == 0 {
 		return nil
 	}
@@ -372,13 +343,7 @@ consume:
 				break consume
 			}
 			for _, a := range b.acts {
-				if e := emit(u.src, a.action(), nil); e != nil {
-					err = e
-					break consume
-				}
-			}
-			for k := range b.pairs {
-				if e := emit(u.src, actions.Action{}, &b.pairs[k]); e != nil {
+				if e := emit(u.src, a.action()); e != nil {
 					err = e
 					break consume
 				}
@@ -677,15 +642,6 @@ func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
 		if len(p) == 0 || !kinds.has(p[0]) {
 			continue
 		}
-		if len(p) > 1 && p[0] == KindAdd && r.cfg.addStatsOnly {
-			// size also tells adds from other rows: a valid add
-			// always has one.
-			switch p[1] {
-			case "stats", "stats_parsed", "size":
-			default:
-				continue
-			}
-		}
 		if len(p) > 1 && (p[0] == KindAdd || p[0] == KindRemove) {
 			switch p[1] {
 			case "partitionValues_parsed":
@@ -771,11 +727,11 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 			}
 		}
 		var b batch
-		b.acts, b.pairs, err = decodeRecord(rec, kinds, raw, r.cfg.addStatsOnly)
+		b.acts, err = decodeRecord(rec, kinds, raw)
 		if err != nil {
 			return &formatError{err}
 		}
-		if len(b.acts) == 0 && len(b.pairs) == 0 {
+		if len(b.acts) == 0 {
 			continue
 		}
 		select {
@@ -948,7 +904,6 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
 	var acts []decoded
-	var pairs []AddStats
 	var jf jsonFiles
 	line := 0
 	for sc.Scan() {
@@ -974,26 +929,22 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 			}
 			continue
 		}
-		if r.cfg.addStatsOnly && a.Add != nil {
-			pairs = append(pairs, AddStats{Size: a.Add.Size, Stats: a.Add.Stats})
-		} else {
-			acts = append(acts, newDecoded(a))
-		}
-		if len(acts)+len(pairs) == r.cfg.batchRows {
+		acts = append(acts, newDecoded(a))
+		if len(acts) == r.cfg.batchRows {
 			select {
-			case out <- batch{acts: acts, pairs: pairs}:
+			case out <- batch{acts: acts}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			acts, pairs = nil, nil
+			acts = nil
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return &formatError{err}
 	}
-	if f := jf.flush(); f != nil || len(acts)+len(pairs) > 0 {
+	if f := jf.flush(); f != nil || len(acts) > 0 {
 		select {
-		case out <- batch{acts: acts, pairs: pairs, files: f}:
+		case out <- batch{acts: acts, files: f}:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -1003,36 +954,27 @@ func (r *reader) readJSON(ctx context.Context, src source, kinds kindSet, out ch
 
 // decodeRecord turns one record batch into actions of the given kinds, in
 // row order. raw holds the columns read beside the batch by rawStrings,
-// by dotted path. Reading only add stats (statsOnly), adds come as pairs
-// and any other action (sidecars) as actions.
-func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol, statsOnly bool) (acts []decoded, pairs []AddStats, err error) {
-	decs, err := newDecoders(rec, kinds, raw, statsOnly)
+// by dotted path.
+func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) ([]decoded, error) {
+	decs, err := newDecoders(rec, kinds, raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	n := int(rec.NumRows())
-	if statsOnly {
-		pairs = make([]AddStats, 0, n)
-	} else {
-		acts = make([]decoded, 0, n)
-	}
+	acts := make([]decoded, 0, n)
 	for i := 0; i < n; i++ {
 		for _, d := range decs {
 			if !d.present(i) {
 				continue
 			}
-			if statsOnly && d.addStats != nil {
-				pairs = append(pairs, d.addStats(i))
-				continue
-			}
 			a, err := d.decode(i)
 			if err != nil {
-				return nil, nil, fmt.Errorf("row %d: %w", i, err)
+				return nil, fmt.Errorf("row %d: %w", i, err)
 			}
 			acts = append(acts, newDecoded(a))
 		}
 	}
-	return acts, pairs, nil
+	return acts, nil
 }
 
 // errShortRange is a ranged read that returned fewer bytes than the

@@ -71,7 +71,7 @@ func ReadFiles(ctx context.Context, store objstore.Store, parts []Part, opts ...
 		first |= kindBit(KindSidecar)
 	}
 	r.cfg.layout = nil
-	err = r.run(ctx, srcs, first, func(src source, a actions.Action, _ *AddStats) error {
+	err = r.run(ctx, srcs, first, func(src source, a actions.Action) error {
 		if a.Sidecar != nil && follow {
 			key, err := sidecarKey(src.key, a.Sidecar.Path)
 			if err != nil {
@@ -111,7 +111,7 @@ func ReadFiles(ctx context.Context, store objstore.Store, parts []Part, opts ...
 		out.NumFiles += f.Len()
 		return nil
 	}
-	collect := func(_ source, a actions.Action, _ *AddStats) error {
+	collect := func(_ source, a actions.Action) error {
 		out.Actions = append(out.Actions, a)
 		return nil
 	}
