@@ -22,6 +22,16 @@
 // are decoded concurrently with a bounded number of batches in flight, so
 // memory does not grow with the checkpoint.
 //
+// ReadFiles reads the same checkpoints but keeps their add actions as
+// Arrow columns (FileColumns, laid out by a FileLayout from the
+// checkpoint's metaData): path, size, time, partition values as
+// dictionaries, the stats JSON parsed straight into typed min, max and
+// null-count columns, deletion vectors, tags and row tracking fields, and
+// no *actions.Add per file; FileColumns.Add builds one on request. A
+// file whose stats or partition values the columns cannot hold exactly
+// keeps them as written (Irregular). FilesBuilder builds the same
+// columns from add actions (a snapshot's commits).
+//
 // Errors that make a checkpoint unusable (a missing part or sidecar, a
 // truncated or malformed file, an incomplete multi-part set) wrap
 // ErrCorrupt: the caller falls back to an older checkpoint or to the JSON
@@ -35,7 +45,9 @@
 // with add.stats_parsed and add.partitionValues_parsed (WithStatsAsStruct).
 // WithParts writes a multi-part checkpoint instead (split as Spark splits
 // it), and WithV2 a UUID-named V2 checkpoint, with sidecar files or not.
-// It streams: one row group of actions is buffered and the encoded file is
+// WriteFiles writes the adds from FileColumns rows instead of add actions
+// (the stats JSON rendered from the typed columns, stats_parsed taken from
+// them). It streams: one row group of actions is buffered and the encoded file is
 // piped into the store's Put, which makes the object appear whole or not
 // at all.
 //
