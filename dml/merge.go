@@ -351,7 +351,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 			return fmt.Errorf("UPDATE SET * needs a source row; NOT MATCHED BY SOURCE has none")
 		}
 		for i, f := range table.Fields {
-			si := fieldIndex(m.srcSchema, f.Name)
+			si := m.srcSchema.IndexFold(f.Name)
 			if si < 0 {
 				return fmt.Errorf("the source has no column %q for %s * (source columns: %s)", f.Name, map[bool]string{true: "INSERT", false: "UPDATE SET"}[bc.Kind == NotMatchedInsert], strings.Join(m.srcSchema.Names(), ", "))
 			}
@@ -374,7 +374,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 		if len(p) != 1 {
 			return fmt.Errorf("SET %s: only top-level target columns can be assigned", a.Column)
 		}
-		i := fieldIndex(table, p[0])
+		i := table.IndexFold(p[0])
 		if i < 0 {
 			return fmt.Errorf("SET %s: %w", a.Column, &expr.UnknownColumnError{Column: p[0], Known: table.Names()})
 		}
@@ -437,8 +437,8 @@ func (m *merge) qualify(e expr.Expr) (expr.Expr, error) {
 		if len(col.Path) > 1 && (strings.EqualFold(head, m.tAlias) || strings.EqualFold(head, m.sAlias)) {
 			return true
 		}
-		inT := fieldIndex(table, head) >= 0
-		inS := fieldIndex(m.srcSchema, head) >= 0
+		inT := table.IndexFold(head) >= 0
+		inS := m.srcSchema.IndexFold(head) >= 0
 		switch {
 		case inT && inS:
 			ferr = fmt.Errorf("column %s is ambiguous: both the target and the source have it; write %s.%s or %s.%s", col, m.tAlias, head, m.sAlias, head)
@@ -474,7 +474,7 @@ func (m *merge) joinKey(c expr.Expr) (mergeKey, bool) {
 			continue
 		}
 		table := m.snap.Schema()
-		i := fieldIndex(table, col.Path[1])
+		i := table.IndexFold(col.Path[1])
 		if i < 0 {
 			continue
 		}

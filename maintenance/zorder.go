@@ -32,13 +32,7 @@ func checkZOrderColumns(snap *deltalog.Snapshot, cols []string) ([]string, error
 	}
 	var out []string
 	for _, c := range cols {
-		var f *actions.StructField
-		for _, sf := range snap.Schema().Fields {
-			if strings.EqualFold(sf.Name, c) {
-				f = sf
-				break
-			}
-		}
+		f := snap.Schema().FieldFold(c)
 		if f == nil {
 			return nil, fmt.Errorf("maintenance: optimize: z-order column %q is not in the table's schema", c)
 		}
