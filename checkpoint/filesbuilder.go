@@ -259,7 +259,11 @@ func (b *FilesBuilder) Finish() *FileColumns {
 	for _, p := range b.parts {
 		codes := p.codes.array(arrow.PrimitiveTypes.Int32, 4)
 		dict := p.dict.array(arrow.BinaryTypes.String)
-		c.parts = append(c.parts, array.NewDictionaryArray(dictType, codes, dict))
+		d := array.NewDictionaryArray(dictType, codes, dict)
+		// Arrow makes a dictionary's values array on first use, unlocked:
+		// make it now, before the batch is shared.
+		d.Dictionary()
+		c.parts = append(c.parts, d)
 		codes.Release()
 		dict.Release()
 	}
