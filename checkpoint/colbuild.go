@@ -62,17 +62,37 @@ func (v *validity) buffer() *memory.Buffer {
 	return memory.NewBufferBytes(v.bits)
 }
 
-// fixedCol is a column of fixed-width values.
+// fixedCol is a column of fixed-width values. While every value is
+// valid and equal to the first it only counts them (null counts of 0,
+// the same row count in every file: common), and its array shares a
+// buffer of that value; its own buffer is made at the first other value.
 type fixedCol[T any] struct {
-	vals  []T
-	valid validity
+	vals     []T
+	capacity int
+	same     int // values so far, all equal to first; 0 once vals holds them
+	first    T
+	valid    validity
 }
 
 func newFixedCol[T any](capacity int) *fixedCol[T] {
-	return &fixedCol[T]{vals: make([]T, 0, capacity)}
+	return &fixedCol[T]{capacity: capacity}
 }
 
 func (c *fixedCol[T]) append(v T, ok bool) {
+	if c.vals == nil && ok && (c.same == 0 || sameBits(&v, &c.first)) {
+		if c.same == 0 {
+			c.first = v
+		}
+		c.same++
+		return
+	}
+	if c.vals == nil {
+		c.vals = make([]T, c.same, max(c.capacity, c.same+1))
+		for i := range c.vals {
+			c.vals[i] = c.first
+		}
+		c.same = 0
+	}
 	i := len(c.vals)
 	c.vals = append(c.vals, v)
 	if !ok || c.valid.bits != nil {
@@ -81,29 +101,44 @@ func (c *fixedCol[T]) append(v T, ok bool) {
 	}
 }
 
+// sameBits reports whether a and b are the same bytes (not ==: -0 and 0
+// are different values to keep, and NaN is one).
+func sameBits[T any](a, b *T) bool {
+	n := int(unsafe.Sizeof(*a))
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(a)), n)) == string(unsafe.Slice((*byte)(unsafe.Pointer(b)), n))
+}
+
 // pad appends nulls up to row n.
 func (c *fixedCol[T]) pad(n int) {
 	var zero T
-	for len(c.vals) < n {
+	for c.len() < n {
 		c.append(zero, false)
 	}
 }
 
-func (c *fixedCol[T]) len() int { return len(c.vals) }
+func (c *fixedCol[T]) len() int {
+	if c.vals == nil {
+		return c.same
+	}
+	return len(c.vals)
+}
 
 func (c *fixedCol[T]) array(dt arrow.DataType, width int) arrow.Array {
-	n := len(c.vals)
+	n := c.len()
 	var raw []byte
-	if n > 0 {
-		raw = unsafe.Slice((*byte)(unsafe.Pointer(&c.vals[0])), n*width)
-		if c.valid.nulls == 0 && constant(raw, width) {
-			// Columns of one value are common (null counts of 0, the
-			// same row count in every file): they share a buffer of
-			// that value, which no one writes.
-			if shared := sharedConstant(raw[:width], len(raw)); shared != nil {
-				raw = shared
+	switch {
+	case c.vals == nil && n > 0:
+		// One value, shared: a buffer of it that no one writes.
+		one := unsafe.Slice((*byte)(unsafe.Pointer(&c.first)), width)
+		if raw = sharedConstant(one, n*width); raw == nil {
+			vals := make([]T, n)
+			for i := range vals {
+				vals[i] = c.first
 			}
+			raw = unsafe.Slice((*byte)(unsafe.Pointer(&vals[0])), n*width)
 		}
+	case n > 0:
+		raw = unsafe.Slice((*byte)(unsafe.Pointer(&c.vals[0])), n*width)
 	}
 	data := array.NewData(dt, n, []*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(raw)}, nil, c.valid.nulls, 0)
 	defer data.Release()
@@ -369,25 +404,6 @@ func (c *boundCol) array() arrow.Array {
 		return c.b.array()
 	}
 	return c.s.array(c.dt)
-}
-
-// constant reports whether b holds one value of width bytes, repeated.
-func constant(b []byte, width int) bool {
-	if width == 8 {
-		first := *(*uint64)(unsafe.Pointer(&b[0]))
-		for i := 8; i+8 <= len(b); i += 8 {
-			if *(*uint64)(unsafe.Pointer(&b[i])) != first {
-				return false
-			}
-		}
-		return true
-	}
-	for i := width; i+width <= len(b); i += width {
-		if string(b[i:i+width]) != string(b[:width]) {
-			return false
-		}
-	}
-	return true
 }
 
 // constants are the buffers that columns of one value share: each
