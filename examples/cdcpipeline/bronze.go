@@ -66,12 +66,12 @@ func (b *bronze) offsetApp(topic string, partition int32) string {
 // the offset the table recorded for it (AdjustFetchOffsetsFn), and each
 // poll's records land in one commit that records, per partition, the
 // last offset it holds (an app transaction each).
-func runBronze(ctx context.Context, store objstore.Store, brokers, topics []string, group, app string, maxRecords int, out io.Writer) error {
+func runBronze(ctx context.Context, store objstore.Store, brokers, topics []string, group, instance, app string, maxRecords int, out io.Writer) error {
 	b := &bronze{store: store, app: app, out: out}
 	if _, err := openOrCreate(ctx, store, bronzeColumns, nil); err != nil {
 		return err
 	}
-	cl, err := kgo.NewClient(
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(brokers...),
 		kgo.ConsumerGroup(group),
 		kgo.ConsumeTopics(topics...),
@@ -81,8 +81,16 @@ func runBronze(ctx context.Context, store objstore.Store, brokers, topics []stri
 		kgo.BlockRebalanceOnPoll(),
 		kgo.AdjustFetchOffsetsFn(b.resumeOffsets),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(250*time.Millisecond),
-	)
+		kgo.FetchMaxWait(250 * time.Millisecond),
+		// A consumer that died leaves the group after this; a static
+		// member (InstanceID) that comes back takes its partitions again
+		// at once.
+		kgo.SessionTimeout(10 * time.Second),
+	}
+	if instance != "" {
+		opts = append(opts, kgo.InstanceID(instance))
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return err
 	}

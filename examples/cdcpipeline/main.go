@@ -49,7 +49,7 @@ func main() {
 }
 
 const usage = `usage:
-  cdcpipeline bronze -table URI -brokers HOST:PORT[,...] -topic TOPIC[,...] [-group G] [-app ID] [-max-records N]
+  cdcpipeline bronze -table URI -brokers HOST:PORT[,...] -topic TOPIC[,...] [-group G] [-instance-id ID] [-app ID] [-max-records N]
   cdcpipeline silver -bronze URI -table URI -key COL[,...] [-app ID] [-poll DURATION]`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -64,6 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	brokers := fs.String("brokers", "127.0.0.1:9092", "bronze: Kafka brokers, comma separated")
 	topics := fs.String("topic", "", "bronze: Debezium topics, comma separated (<prefix>.<schema>.<table>)")
 	group := fs.String("group", "cdcpipeline-bronze", "bronze: the Kafka consumer group (it spreads partitions; offsets live in the table)")
+	instance := fs.String("instance-id", "", "bronze: a static group member id, so that a restarted consumer takes its partitions back without waiting for its old session to expire")
 	maxRecords := fs.Int("max-records", 10000, "bronze: most events per commit")
 	bronzeURI := fs.String("bronze", "", "silver: the bronze table")
 	keys := fs.String("key", "", "silver: the source table's key columns, comma separated")
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer objstore.Close(store)
 	if args[0] == "bronze" {
-		err = runBronze(ctx, store, strings.Split(*brokers, ","), strings.Split(*topics, ","), *group, *app, *maxRecords, stdout)
+		err = runBronze(ctx, store, strings.Split(*brokers, ","), strings.Split(*topics, ","), *group, *instance, *app, *maxRecords, stdout)
 	} else {
 		var src objstore.Store
 		if src, err = objstore.Open(ctx, *bronzeURI); err == nil {
