@@ -90,13 +90,13 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit fu
 	if remote {
 		defer h.close()
 		if err := h.wait(ctx); err != nil {
-			return fmt.Errorf("reader: %s: %w", f.Key, err)
+			return s.fileError(f.Key, err)
 		}
 		obj = h
 	} else {
 		obj, err = objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
 		if err != nil {
-			return fmt.Errorf("reader: open %s: %w", f.Key, err)
+			return s.fileError(f.Key, err)
 		}
 		defer obj.Close()
 	}
