@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,8 +139,12 @@ type Batch struct {
 // columns at Last (projected by WithColumns), then the metadata columns.
 func (b *Batch) Schema() *arrow.Schema { return b.feed.Schema() }
 
-// Snapshot is the table at Last.
-func (b *Batch) Snapshot() *deltalog.Snapshot { return b.feed.end }
+// TableSchema is the table's schema at Last (all its columns, before
+// WithColumns).
+func (b *Batch) TableSchema() *actions.StructType { return b.feed.end.Schema() }
+
+// Metadata is the table's metadata at Last.
+func (b *Batch) Metadata() *actions.Metadata { return b.feed.end.Metadata() }
 
 // Records streams the batch's change rows in version order, as
 // Feed.Records does. A batch may hold no rows (OPTIMIZE, metadata or
@@ -228,7 +233,11 @@ type follower struct {
 	cfg     config
 	next    int64             // the next version to deliver
 	md      *actions.Metadata // the metadata in force before next
-	first   int64             // the start version: its own metadata is not checked
+	// snap has the metadata and protocol in force before next (it may be
+	// of an earlier version): batches without a metadata or protocol
+	// action are read through it, with no snapshot to load.
+	snap  *deltalog.Snapshot
+	first int64 // the start version: its own metadata is not checked
 }
 
 func newFollower(ctx context.Context, store objstore.Store, root string, start Start, opts []Option) (*follower, error) {
@@ -297,7 +306,7 @@ func newFollower(ctx context.Context, store objstore.Store, root string, start S
 	if err := snap.Supports(deltalog.OpChangeDataFeed); err != nil {
 		return nil, fmt.Errorf("cdf: %w", err)
 	}
-	fl.md = snap.Metadata()
+	fl.md, fl.snap = snap.Metadata(), snap
 	return fl, nil
 }
 
@@ -386,19 +395,22 @@ func (fl *follower) nextBatch(ctx context.Context) (*Batch, error) {
 		return nil, nil
 	}
 	from, to := commits[0].Version, commits[len(commits)-1].Version
-	end, err := deltalog.Open(ctx, fl.store, fl.root, deltalog.AtVersion(to))
-	if err != nil {
-		return nil, fmt.Errorf("cdf: follow %s: %w", fl.display, err)
-	}
-	if err := end.Supports(deltalog.OpChangeDataFeed); err != nil {
-		return nil, fmt.Errorf("cdf: %w", err)
+	end := fl.snap
+	if slices.ContainsFunc(commits, changesTable) {
+		var err error
+		if end, err = deltalog.Open(ctx, fl.store, fl.root, deltalog.AtVersion(to)); err != nil {
+			return nil, fmt.Errorf("cdf: follow %s: %w", fl.display, err)
+		}
+		if err := end.Supports(deltalog.OpChangeDataFeed); err != nil {
+			return nil, fmt.Errorf("cdf: %w", err)
+		}
 	}
 	f := &Feed{store: fl.store, root: fl.root, from: from, to: to, display: fl.display, cfg: fl.cfg,
 		startMD: fl.md, end: end, commits: commits}
 	if err := f.plan(); err != nil {
 		return nil, err
 	}
-	fl.next, fl.md = to+1, end.Metadata()
+	fl.next, fl.md, fl.snap = to+1, end.Metadata(), end
 	return &Batch{First: from, Last: to, Timestamp: commits[len(commits)-1].Timestamp, SchemaChanged: schemaChanged, feed: f}, nil
 }
 
@@ -428,6 +440,12 @@ func (fl *follower) checkAdditive(v int64, prev, next *actions.Metadata) error {
 		return fail("changes column %s, which %s", path, strings.Replace(why, "the end version's schema", "the new schema", 1))
 	}
 	return nil
+}
+
+// changesTable reports a commit that changes the metadata or the
+// protocol.
+func changesTable(vc *deltalog.VersionCommit) bool {
+	return slices.ContainsFunc(vc.Actions, func(a actions.Action) bool { return a.Metadata != nil || a.Protocol != nil })
 }
 
 func metadataOf(vc *deltalog.VersionCommit) *actions.Metadata {

@@ -94,7 +94,10 @@ func runBronze(ctx context.Context, store objstore.Store, brokers, topics []stri
 	if err != nil {
 		return err
 	}
+	// Close leaves the group, which waits for a rebalance that a poll
+	// still blocks: allow it first.
 	defer cl.Close()
+	defer cl.AllowRebalance()
 	for {
 		fetches := cl.PollRecords(ctx, maxRecords)
 		if ctx.Err() != nil {

@@ -91,9 +91,9 @@ func (s *silver) apply(ctx context.Context, b *cdf.Batch) error {
 	if n == 0 {
 		return nil // nothing to apply; the next batch records the offset
 	}
-	columns := sourceColumns(b.Snapshot().Schema())
+	columns := sourceColumns(b.TableSchema())
 	for attempt := 1; ; attempt++ {
-		snap, err := s.target(ctx, b.Snapshot().Schema(), columns)
+		snap, err := s.target(ctx, b.TableSchema(), columns)
 		if err != nil {
 			return err
 		}
