@@ -114,6 +114,22 @@ func TestFollowModel(t *testing.T) {
 			opts = append(opts, cdf.WithMaxBytesPerBatch(int64(500+rng.IntN(3000))))
 		}
 		runCtx, crash := context.WithCancel(ctx)
+		// The follower looks for versions when triggered (every
+		// millisecond) and, once the writers are done, drains what is
+		// committed and ends: a closed trigger.
+		trigger := make(chan struct{})
+		go func() {
+			for final.Load() < 0 {
+				select {
+				case trigger <- struct{}{}:
+				case <-runCtx.Done():
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+			close(trigger)
+		}()
+		opts = append(opts, cdf.WithTrigger(trigger))
 		for b, err := range cdf.Follow(runCtx, store, ft.root, start, opts...) {
 			if err != nil {
 				if runCtx.Err() != nil && ctx.Err() == nil {
