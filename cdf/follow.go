@@ -16,12 +16,6 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 )
 
-// The retention properties the feed's errors name.
-const (
-	deletedFileRetention = "delta.deletedFileRetentionDuration"
-	logRetention         = "delta.logRetentionDuration"
-)
-
 // ErrLogCleanedUp: the commit of a version the follower needs was removed
 // by log cleanup (commits older than the table's delta.logRetentionDuration
 // go at checkpoints). Terminal: follow again from a version the log still
@@ -344,7 +338,7 @@ func (fl *follower) probe(ctx context.Context) (int64, error) {
 
 func (fl *follower) cleanedUp(oldest int64) error {
 	return fmt.Errorf("cdf: follow %s: %w: the commit of version %d is gone and the oldest kept is %d (commits older than the table's %s, %s by default, are removed at checkpoints); follow again from version %d or later",
-		fl.display, ErrLogCleanedUp, fl.next, oldest, logRetention, days(deltalog.DefaultLogRetention), oldest)
+		fl.display, ErrLogCleanedUp, fl.next, oldest, actions.PropLogRetentionDuration, days(deltalog.DefaultLogRetention), oldest)
 }
 
 // nextBatch is the batch of the versions from fl.next on that are
@@ -422,7 +416,11 @@ func (fl *follower) checkAdditive(v int64, prev, next *actions.Metadata) error {
 		return fmt.Errorf("cdf: follow %s: %w: version %d %s; a follower goes on only across additive changes: to go on under the new schema, follow again from version %d",
 			fl.display, ErrSchemaChange, v, fmt.Sprintf(format, args...), v)
 	}
-	if mode := actions.ColumnMappingMode(next); mode != "" && mode != "none" {
+	props := next.Properties()
+	if e := props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
+		return fail("has column mapping mode %q, which is not none, name or id", e.Value)
+	}
+	if mode := props.ColumnMappingMode; mode != actions.ColumnMappingNone {
 		return fail("uses column mapping (mode %q), which lakelog does not read yet", mode)
 	}
 	if !partitionsEqual(prev, next) {
