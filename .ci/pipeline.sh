@@ -93,8 +93,10 @@ pipeline_start() {
 	done
 	pgbin=$(_pipeline_pgbin)
 	mkdir -p "$dir/kafka" "$dir/connect/plugins" "$dir/pg" || return 1
-	# PostgreSQL refuses to run as root: its folder belongs to postgres.
-	chmod 755 "$dir"
+	# PostgreSQL refuses to run as root: its folder belongs to postgres,
+	# who must be able to reach it through DIR and its parent (the
+	# services' folder, which mktemp made 700).
+	chmod a+x "$dir" "$(dirname "$dir")"
 	chown postgres "$dir/pg"
 	runuser -u postgres -- "$pgbin/initdb" -D "$dir/pg/data" -U postgres --auth=trust -E UTF8 --no-sync \
 		>"$dir/pg/initdb.log" 2>&1 || {

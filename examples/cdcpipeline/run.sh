@@ -26,7 +26,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lakelog-pipeline.XXXXXX")
 stages=()
 cleanup() {
 	for pid in "${stages[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	for pid in "${stages[@]}"; do wait "$pid" 2>/dev/null || true; done
 	if [ "$mode" = minio ]; then services_stop; else pipeline_stop "$work/servers"; fi
 }
 trap cleanup EXIT
@@ -74,4 +74,4 @@ cat <<-EOF
 
 	Ctrl-C stops the stages and the servers.
 EOF
-wait
+wait "${stages[@]}"
