@@ -74,12 +74,7 @@ var writerFeatureCheck = map[string]func(md *actions.Metadata, props *actions.Ta
 	"identityColumns": func(_ *actions.Metadata, _ *actions.TableProperties, s *actions.StructType) error {
 		return unusedFieldMetadata(s, "delta.identity.start", "identity columns")
 	},
-	"columnMapping": func(md *actions.Metadata, props *actions.TableProperties, _ *actions.StructType) error {
-		if m := props.ColumnMappingMode; m != actions.ColumnMappingNone {
-			return fmt.Errorf("column mapping mode %q is not written by lakelog yet", m)
-		}
-		return nil
-	},
+	"columnMapping": nil, // writers write physical names and field ids
 }
 
 // checkWritable is the protocol gate for writers.

@@ -37,10 +37,9 @@ var removesRows = map[Operation]bool{OpOverwrite: true, OpReplaceWhere: true, Op
 // the operation and the feature (or property) in the way. It is the one
 // place that decides, and it is asked once, before any work: writers ask
 // before they upload a file, scans before they read one. A column-mapped
-// table (ColumnMappingMode "name" or "id") can be scanned; its change
-// data feed is not read yet, and every write (append, overwrite,
-// replaceWhere, DML, maintenance) is refused until lakelog writes
-// physical names and field ids. A write to a table with an invalid value
+// table (ColumnMappingMode "name" or "id") is read and written (data
+// files under physical names and field ids); its change data feed is not
+// read yet. A write to a table with an invalid value
 // of a property lakelog knows (Properties().Invalid) is refused with
 // ErrInvalidProperty naming the property.
 func (s *Snapshot) Supports(op Operation) error {
@@ -63,8 +62,10 @@ func (s *Snapshot) supports(op Operation) error {
 	if reads[op] {
 		return nil
 	}
-	if m := s.props.ColumnMappingMode; m != actions.ColumnMappingNone {
-		return fmt.Errorf("%w: column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", ErrUnsupportedFeature, m)
+	if m := s.props.ColumnMappingMode; m != actions.ColumnMappingNone && !s.protocol.HasReaderFeature(actions.FeatureColumnMapping) {
+		// Readers ignore the property on such a protocol; a writer
+		// writing physical names would make files they misread.
+		return fmt.Errorf("%w: %s is %q but the protocol (%d, %d) does not support the columnMapping feature", ErrUnsupportedFeature, actions.PropColumnMappingMode, m, s.protocol.MinReaderVersion, s.protocol.MinWriterVersion)
 	}
 	if err := checkWritable(s.protocol, s.metadata, s.props, s.schema); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -99,9 +100,22 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 	if err := deltalog.CheckProperties(&md); err != nil {
 		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
 	}
+	schema := snap.Schema()
+	if snap.Properties().ColumnMappingMode == actions.ColumnMappingNone && md.Properties().ColumnMappingMode != actions.ColumnMappingNone {
+		// Enabling column mapping: the columns keep their names as
+		// physical names (the data files use them) and get ids, as Spark
+		// does. Other mode changes are refused at commit.
+		mapped, maxID := actions.AssignColumnMapping(schema, snap.Properties().ColumnMappingMaxColumnID, true)
+		text, err := actions.SchemaString(mapped)
+		if err != nil {
+			return nil, fmt.Errorf("maintenance: %s: %w", op, err)
+		}
+		md.SchemaString, schema = text, mapped
+		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
+	}
 	tx := snap.NewTransaction(opts...)
 	tx.SetMetadata(&md)
-	p, err := mergeProtocol(deltalog.MinimalProtocol(&md, snap.Schema()), snap.Protocol())
+	p, err := mergeProtocol(deltalog.MinimalProtocol(&md, schema), snap.Protocol())
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
 	}

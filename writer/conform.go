@@ -58,10 +58,15 @@ type conformer struct {
 	merge   bool
 	changed bool // merge added columns
 	mem     memory.Allocator
+	// In a column-mapped table (mode not "none") the columns merge adds
+	// get ids above maxID and physical names (actions.AssignColumnMapping);
+	// maxID is then the table's new delta.columnMapping.maxColumnId.
+	mode  string
+	maxID int64
 }
 
-func newConformer(schema *actions.StructType, merge bool, mem memory.Allocator) (*conformer, error) {
-	c := &conformer{schema: schema, merge: merge, mem: mem}
+func newConformer(schema *actions.StructType, props *actions.TableProperties, merge bool, mem memory.Allocator) (*conformer, error) {
+	c := &conformer{schema: schema, merge: merge, mem: mem, mode: props.ColumnMappingMode, maxID: props.ColumnMappingMaxColumnID}
 	if err := c.setSchema(schema); err != nil {
 		return nil, err
 	}
@@ -87,6 +92,9 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 			return nil, err
 		}
 		if changed {
+			if c.mode != actions.ColumnMappingNone {
+				merged, c.maxID = actions.AssignColumnMapping(merged, c.maxID, false)
+			}
 			if err := c.setSchema(merged); err != nil {
 				return nil, err
 			}
