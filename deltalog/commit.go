@@ -367,6 +367,16 @@ func (tx *Transaction) Add(as ...actions.Action) {
 	}
 }
 
+// Metadata is the table metadata the commit leaves: what SetMetadata set
+// (for a new table, Create's, with its column mapping assigned), else the
+// snapshot's. Data files written for the commit follow it.
+func (tx *Transaction) Metadata() *actions.Metadata {
+	if tx.metadata == nil && tx.snap != nil {
+		return tx.snap.metadata
+	}
+	return tx.metadata
+}
+
 // SetMetadata changes the table's metadata in this commit.
 func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata, tx.mdProps = md, nil }
 

@@ -67,6 +67,14 @@ func (s *Snapshot) supports(op Operation) error {
 		// writing physical names would make files they misread.
 		return fmt.Errorf("%w: %s is %q but the protocol (%d, %d) does not support the columnMapping feature", ErrUnsupportedFeature, actions.PropColumnMappingMode, m, s.protocol.MinReaderVersion, s.protocol.MinWriterVersion)
 	}
+	if m := s.props.ColumnMappingMode; m != actions.ColumnMappingNone {
+		// Files are written under the schema's physical names and ids:
+		// every column must have them (maxColumnId is checked where the
+		// schema changes, as Spark checks it).
+		if err := actions.CheckColumnMapping(s.schema, max(s.props.ColumnMappingMaxColumnID, actions.MaxColumnID(s.schema))); err != nil {
+			return fmt.Errorf("%w: column mapping (mode %q): %v", ErrUnsupportedFeature, m, err)
+		}
+	}
 	if err := checkWritable(s.protocol, s.metadata, s.props, s.schema); err != nil {
 		return err
 	}

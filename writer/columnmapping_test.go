@@ -88,7 +88,7 @@ func TestColumnMappedWrites(t *testing.T) {
 						t.Errorf("stats key %q is not a physical name", k)
 					}
 				}
-				checkFileSchema(t, store, "tbl/"+f.Path, phys)
+				checkFileSchema(t, store, "tbl/"+f.Path, phys, 1)
 			}
 
 			// merge-schema: new columns, nested and top-level, are mapped.
@@ -119,7 +119,7 @@ func TestColumnMappedWrites(t *testing.T) {
 
 // checkFileSchema checks that the Parquet file's columns (nested ones
 // too) are named as the physical schema names them and carry the ids.
-func checkFileSchema(t *testing.T, store objstore.Store, key string, phys *actions.StructType) {
+func checkFileSchema(t *testing.T, store objstore.Store, key string, phys *actions.StructType, partitions int) {
 	t.Helper()
 	body, err := store.Get(context.Background(), key)
 	if err != nil {
@@ -147,15 +147,15 @@ func checkFileSchema(t *testing.T, store objstore.Store, key string, phys *actio
 			}
 		}
 	}
-	// The partition column is not in the file.
+	// The partition columns are not in the file.
 	data := &actions.StructType{}
 	for _, f := range phys.Fields {
 		if root.FieldIndexByName(f.Name) >= 0 {
 			data.Fields = append(data.Fields, f)
 		}
 	}
-	if root.NumFields() != len(phys.Fields)-1 {
-		t.Errorf("%s: %d columns, want %d", key, root.NumFields(), len(phys.Fields)-1)
+	if root.NumFields() != len(phys.Fields)-partitions {
+		t.Errorf("%s: %d columns, want %d", key, root.NumFields(), len(phys.Fields)-partitions)
 	}
 	check(root, data, "")
 }
@@ -240,5 +240,29 @@ func TestColumnMappedCheckpoint(t *testing.T) {
 		if n != c.files {
 			t.Errorf("%s: %d files planned, want %d", c.where, n, c.files)
 		}
+	}
+}
+
+// TestCreateTableColumnMapped: CREATE TABLE AS SELECT of a column-mapped
+// table writes its files under the physical names Create assigns.
+func TestCreateTableColumnMapped(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	mem := checkedMem(t)
+	schema, err := actions.ParseDDL("id long, s struct<a:string>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := actions.SchemaString(schema)
+	md := &actions.Metadata{SchemaString: text, Configuration: map[string]string{"delta.columnMapping.mode": "id"}}
+	rows := `[{"id":1,"s":{"a":"x"}},{"id":2,"s":null}]`
+	rec := recordJSON(t, mem, arrowSchemaOf(t, "id long, s struct<a:string>"), rows)
+	if _, err := writer.CreateTable(ctx, store, "tbl", md, batches(t, rec)); err != nil {
+		t.Fatal(err)
+	}
+	snap := openTable(t, store)
+	diffLines(t, scanLines(t, snap), sortedLines(`{"id":1,"s":{"a":"x"}}`, `{"id":2,"s":null}`))
+	for f := range snap.Files() {
+		checkFileSchema(t, store, "tbl/"+f.Path, actions.PhysicalSchema(snap.Schema(), "id"), 0)
 	}
 }
