@@ -181,6 +181,9 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	if err := checkProperties(&m, props); err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
+	for name := range props.Constraints {
+		return nil, fmt.Errorf("deltalog: create: %s: CHECK constraints are added to an existing table (schema.AddConstraint, lakelog alter --add-constraint), which checks the expression", actions.ConstraintKey(name))
+	}
 	if props.ColumnMappingMode != actions.ColumnMappingNone {
 		if schema, err = mapColumns(&m, schema, props); err != nil {
 			return nil, fmt.Errorf("deltalog: create: %w", err)
@@ -253,8 +256,6 @@ func checkProperties(md *actions.Metadata, props *actions.TableProperties) error
 		switch {
 		case !actions.KnownTableProperty(k):
 			return fmt.Errorf("unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
-		case strings.HasPrefix(k, actions.PropConstraintPrefix):
-			return fmt.Errorf("%w: %s: lakelog does not enforce CHECK constraints yet", ErrUnsupportedFeature, k)
 		case strings.HasPrefix(k, actions.PropFeaturePrefix):
 			return fmt.Errorf("%w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
 		}
@@ -321,6 +322,15 @@ func minimalProtocol(props *actions.TableProperties, schema *actions.StructType)
 	if props.EnableInCommitTimestamps {
 		writer = append(writer, actions.FeatureInCommitTimestamp)
 		legacyOnly = false
+	}
+	if props.EnableTypeWidening {
+		reader = append(reader, actions.FeatureTypeWidening)
+		writer = append(writer, actions.FeatureTypeWidening)
+		legacyOnly = false
+	}
+	if len(props.Constraints) > 0 {
+		writer = append(writer, actions.FeatureCheckConstraints)
+		legacyWriter = max(legacyWriter, 3)
 	}
 	legacyReader := 1
 	if props.ColumnMappingMode != actions.ColumnMappingNone {

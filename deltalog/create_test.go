@@ -73,7 +73,7 @@ func TestCreateRefuses(t *testing.T) {
 		{"id long", nil, map[string]string{"delta.appendOnyl": "true"}, `unknown table property "delta.appendOnyl"`, nil},
 		{"id long", nil, map[string]string{"delta.columnMapping.mode": "position"}, "delta.columnMapping.mode", nil},
 		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "supported"}, "delta.feature.*", deltalog.ErrUnsupportedFeature},
-		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints are added to an existing table", nil},
 		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
 		// Spark's booleans are not padded; its intervals have no months.
 		{"id long", nil, map[string]string{"delta.enableChangeDataFeed": " true"}, `delta.enableChangeDataFeed = " true": needs to be a boolean`, nil},

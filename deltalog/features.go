@@ -60,14 +60,9 @@ var writerFeatureCheck = map[string]func(md *actions.Metadata, props *actions.Ta
 	"invariants": func(_ *actions.Metadata, _ *actions.TableProperties, s *actions.StructType) error {
 		return unusedFieldMetadata(s, "delta.invariants", "column invariants")
 	},
-	"checkConstraints": func(md *actions.Metadata, props *actions.TableProperties, _ *actions.StructType) error {
-		for k := range md.Configuration {
-			if strings.HasPrefix(k, "delta.constraints.") {
-				return fmt.Errorf("CHECK constraint %q is not enforced by lakelog yet", strings.TrimPrefix(k, "delta.constraints."))
-			}
-		}
-		return nil
-	},
+	"checkConstraints":     nil, // writers check every new row
+	"typeWidening":         nil, // writers write the current types; readers widen old files
+	"typeWidening-preview": nil,
 	"generatedColumns": func(_ *actions.Metadata, _ *actions.TableProperties, s *actions.StructType) error {
 		return unusedFieldMetadata(s, "delta.generationExpression", "generated columns")
 	},

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -56,6 +57,13 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	unset = slices.Clone(unset)
 	for i, k := range unset {
 		unset[i] = actions.NormalizePropertyKey(k)
+	}
+	for _, k := range append(slices.Sorted(maps.Keys(set)), unset...) {
+		if strings.HasPrefix(k, actions.PropConstraintPrefix) {
+			// As Spark: a constraint's expression is checked against the
+			// rows when it is added.
+			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and DropConstraint (lakelog alter --add-constraint, --drop-constraint)", k)
+		}
 	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	if conf == nil {
@@ -115,10 +123,7 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 	}
 	tx := snap.NewTransaction(opts...)
 	tx.SetMetadata(&md)
-	p, err := mergeProtocol(deltalog.MinimalProtocol(&md, schema), snap.Protocol())
-	if err != nil {
-		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
-	}
+	p := actions.MergeProtocols(deltalog.MinimalProtocol(&md, schema), snap.Protocol())
 	if p != snap.Protocol() {
 		tx.SetProtocol(p)
 	}

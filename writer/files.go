@@ -79,6 +79,24 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
+	if cfg.dataChange && !cfg.changeFiles && len(props.Constraints) > 0 {
+		// Every row an operation writes meets the table's CHECK
+		// constraints; a rearrangement (OPTIMIZE) and change data
+		// files write rows the table already had.
+		cs, err := bindConstraints(props, schema)
+		if err != nil {
+			return nil, err
+		}
+		inner := check
+		check = func(rec arrow.RecordBatch, rowBase int64) error {
+			if inner != nil {
+				if err := inner(rec, rowBase); err != nil {
+					return err
+				}
+			}
+			return checkConstraints(cs, rec, rowBase, cfg.mem)
+		}
+	}
 	conf, err := newConformer(schema, props, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
