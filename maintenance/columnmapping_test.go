@@ -10,6 +10,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestOptimizeColumnMapped: OPTIMIZE (with a partition predicate) and
@@ -20,19 +21,19 @@ func TestOptimizeColumnMapped(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
 			store := objstore.NewMem()
-			snap := createTable(t, store, "id long, region string, s struct<a:long>", map[string]string{"delta.columnMapping.mode": mode}, "region")
+			snap := tabletest.Create(t, store, "id long, region string, s struct<a:long>", map[string]string{"delta.columnMapping.mode": mode}, "region")
 			for i := range 12 {
-				snap = appendRows(t, snap, fmt.Sprintf(`[{"id":%d,"region":%q,"s":{"a":%d}}]`, i, []string{"US", "EU"}[i%2], 100-i))
+				snap = tabletest.Append(t, snap, fmt.Sprintf(`[{"id":%d,"region":%q,"s":{"a":%d}}]`, i, []string{"US", "EU"}[i%2], 100-i))
 			}
-			before := scanLines(t, snap)
+			before := tabletest.ScanLines(t, snap)
 			if _, err := maintenance.Optimize(ctx, snap, maintenance.Where(mustParse(t, "region = 'US'"))); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := maintenance.Optimize(ctx, openTable(t, store), maintenance.ZOrderBy("id")); err != nil {
+			if _, err := maintenance.Optimize(ctx, tabletest.Open(t, store), maintenance.ZOrderBy("id")); err != nil {
 				t.Fatal(err)
 			}
-			after := openTable(t, store)
-			if got := scanLines(t, after); !slices.Equal(got, before) {
+			after := tabletest.Open(t, store)
+			if got := tabletest.ScanLines(t, after); !slices.Equal(got, before) {
 				t.Fatalf("rows changed:\n%v\nwant\n%v", got, before)
 			}
 			region := after.Schema().Field("region").PhysicalName(mode)
@@ -57,12 +58,12 @@ func TestOptimizeColumnMapped(t *testing.T) {
 func TestEnableColumnMapping(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, s struct<a:int,b:string>, d date", nil)
-	snap = appendRows(t, snap, `[{"id":1,"s":{"a":1,"b":"q"},"d":"2020-01-01"}]`)
+	snap := tabletest.Create(t, store, "id long, s struct<a:int,b:string>, d date", nil)
+	snap = tabletest.Append(t, snap, `[{"id":1,"s":{"a":1,"b":"q"},"d":"2020-01-01"}]`)
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.columnMapping.mode": "name"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if snap.ColumnMappingMode() != actions.ColumnMappingName {
 		t.Fatalf("mode %q", snap.ColumnMappingMode())
 	}
@@ -84,18 +85,18 @@ func TestEnableColumnMapping(t *testing.T) {
 	if p := snap.Protocol(); snap.Properties().ColumnMappingMaxColumnID != 5 || !p.HasReaderFeature("columnMapping") || !p.HasWriterFeature("columnMapping") {
 		t.Errorf("maxColumnId %d protocol %+v", snap.Properties().ColumnMappingMaxColumnID, p)
 	}
-	snap = appendRows(t, snap, `[{"id":2,"s":null,"d":null}]`)
+	snap = tabletest.Append(t, snap, `[{"id":2,"s":null,"d":null}]`)
 	want := []string{`{"id":1,"s":{"a":1,"b":"q"},"d":"2020-01-01"}`, `{"id":2,"s":null,"d":null}`}
-	if got := scanLines(t, snap); !slices.Equal(got, want) {
+	if got := tabletest.ScanLines(t, snap); !slices.Equal(got, want) {
 		t.Errorf("rows %v, want %v", got, want)
 	}
 	for _, m := range []string{"id", "none"} {
-		before := openTable(t, store).Version()
-		_, err := maintenance.SetProperties(ctx, openTable(t, store), map[string]string{"delta.columnMapping.mode": m})
+		before := tabletest.Open(t, store).Version()
+		_, err := maintenance.SetProperties(ctx, tabletest.Open(t, store), map[string]string{"delta.columnMapping.mode": m})
 		if err == nil || !strings.Contains(err.Error(), `changing delta.columnMapping.mode from "name" to "`+m+`" is not supported`) {
 			t.Errorf("mode name to %s: %v", m, err)
 		}
-		if v := openTable(t, store).Version(); v != before {
+		if v := tabletest.Open(t, store).Version(); v != before {
 			t.Errorf("mode name to %s moved the table to version %d", m, v)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -35,8 +36,8 @@ func TestColumnMappedWrites(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
 			store := objstore.NewMem()
-			mem := checkedMem(t)
-			snap := createTable(t, store, "id long, p string, s struct<a:int,b:string>, l array<struct<x:long>>, m map<string,struct<y:int>>",
+			mem := tabletest.CheckedMem(t)
+			snap := tabletest.Create(t, store, "id long, p string, s struct<a:int,b:string>, l array<struct<x:long>>, m map<string,struct<y:int>>",
 				map[string]string{"delta.columnMapping.mode": mode}, "p")
 			if got := snap.Protocol(); got.MinReaderVersion != 2 || got.MinWriterVersion != 5 {
 				t.Fatalf("protocol %+v, want (2, 5)", got)
@@ -53,12 +54,12 @@ func TestColumnMappedWrites(t *testing.T) {
 			rows := `[{"id":1,"p":"x","s":{"a":1,"b":"q"},"l":[{"x":5}],"m":[{"key":"k","value":{"y":3}}]},
 				{"id":2,"p":"y","s":null,"l":null,"m":null},
 				{"id":3,"p":"x","s":{"a":null,"b":"r"},"l":[],"m":[]}]`
-			if _, err := writer.Append(ctx, snap, batches(t, tableBatch(t, mem, snap, rows))); err != nil {
+			if _, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.Batch(t, mem, snap, rows))); err != nil {
 				t.Fatal(err)
 			}
-			snap = openTable(t, store)
+			snap = tabletest.Open(t, store)
 			want := scanLinesOf(t, mem, snap, rows)
-			diffLines(t, scanLines(t, snap), want)
+			tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, snap), want)
 			phys := actions.PhysicalSchema(schema, mode)
 			pPhys := schema.Field("p").PhysicalName(mode)
 			prefix := regexp.MustCompile(`^[A-Za-z0-9]{2}/part-`)
@@ -93,11 +94,11 @@ func TestColumnMappedWrites(t *testing.T) {
 
 			// merge-schema: new columns, nested and top-level, are mapped.
 			in := `[{"id":4,"p":"z","s":{"a":2,"b":"w","c":7},"n":"new"}]`
-			rec := recordJSON(t, mem, arrowSchemaOf(t, "id long, p string, s struct<a:int,b:string,c:long>, n string"), in)
-			if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithMergeSchema()); err != nil {
+			rec := tabletest.RecordJSON(t, mem, arrowSchemaOf(t, "id long, p string, s struct<a:int,b:string,c:long>, n string"), in)
+			if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithMergeSchema()); err != nil {
 				t.Fatal(err)
 			}
-			snap = openTable(t, store)
+			snap = tabletest.Open(t, store)
 			if got := snap.Properties().ColumnMappingMaxColumnID; got != 11 {
 				t.Errorf("maxColumnId after merge %d, want 11", got)
 			}
@@ -109,7 +110,7 @@ func TestColumnMappedWrites(t *testing.T) {
 			if id, _ := n.FieldID(); id != 11 || !strings.HasPrefix(n.PhysicalName(mode), "col-") {
 				t.Errorf("n: id %d physical %q, want 11 and a new name", id, n.PhysicalName(mode))
 			}
-			got := scanLines(t, snap)
+			got := tabletest.ScanLines(t, snap)
 			if len(got) != 4 || !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, `"n":"new"`) && strings.Contains(l, `"c":7`) }) {
 				t.Errorf("after merge-schema: %s", strings.Join(got, "\n"))
 			}
@@ -164,7 +165,7 @@ func checkFileSchema(t *testing.T, store objstore.Store, key string, phys *actio
 // the table's schema.
 func scanLinesOf(t *testing.T, mem memory.Allocator, snap *deltalog.Snapshot, rows string) []string {
 	t.Helper()
-	rec := tableBatch(t, mem, snap, rows)
+	rec := tabletest.Batch(t, mem, snap, rows)
 	defer rec.Release()
 	lines, err := reader.CanonicalRows(rec)
 	if err != nil {
@@ -198,14 +199,14 @@ func arrowSchemaOf(t *testing.T, ddl string) *arrow.Schema {
 func TestColumnMappedCheckpoint(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	mem := checkedMem(t)
-	snap := createTable(t, store, "id long, p string", map[string]string{"delta.columnMapping.mode": "id", "delta.checkpoint.writeStatsAsStruct": "true"}, "p")
+	mem := tabletest.CheckedMem(t)
+	snap := tabletest.Create(t, store, "id long, p string", map[string]string{"delta.columnMapping.mode": "id", "delta.checkpoint.writeStatsAsStruct": "true"}, "p")
 	for i := range 11 {
 		rows := fmt.Sprintf(`[{"id":%d,"p":%q}]`, i, []string{"x", "y"}[i%2])
-		if _, err := writer.Append(ctx, snap, batches(t, tableBatch(t, mem, snap, rows)), writer.WithTxnOptions(deltalog.WithCheckpoints(deltalog.CheckpointsSync))); err != nil {
+		if _, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.Batch(t, mem, snap, rows)), writer.WithTxnOptions(deltalog.WithCheckpoints(deltalog.CheckpointsSync))); err != nil {
 			t.Fatal(err)
 		}
-		snap = openTable(t, store)
+		snap = tabletest.Open(t, store)
 	}
 	var keys []string
 	for info, err := range store.List(ctx, "tbl/_delta_log/00000000000000000010.checkpoint", "") {
@@ -217,7 +218,7 @@ func TestColumnMappedCheckpoint(t *testing.T) {
 	if len(keys) == 0 {
 		t.Fatal("no checkpoint at version 10")
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	for _, c := range []struct {
 		where string
 		files int
@@ -248,7 +249,7 @@ func TestColumnMappedCheckpoint(t *testing.T) {
 func TestCreateTableColumnMapped(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	schema, err := actions.ParseDDL("id long, s struct<a:string>")
 	if err != nil {
 		t.Fatal(err)
@@ -256,12 +257,12 @@ func TestCreateTableColumnMapped(t *testing.T) {
 	text, _ := actions.SchemaString(schema)
 	md := &actions.Metadata{SchemaString: text, Configuration: map[string]string{"delta.columnMapping.mode": "id"}}
 	rows := `[{"id":1,"s":{"a":"x"}},{"id":2,"s":null}]`
-	rec := recordJSON(t, mem, arrowSchemaOf(t, "id long, s struct<a:string>"), rows)
-	if _, err := writer.CreateTable(ctx, store, "tbl", md, batches(t, rec)); err != nil {
+	rec := tabletest.RecordJSON(t, mem, arrowSchemaOf(t, "id long, s struct<a:string>"), rows)
+	if _, err := writer.CreateTable(ctx, store, "tbl", md, tabletest.Batches(t, rec)); err != nil {
 		t.Fatal(err)
 	}
-	snap := openTable(t, store)
-	diffLines(t, scanLines(t, snap), sortedLines(`{"id":1,"s":{"a":"x"}}`, `{"id":2,"s":null}`))
+	snap := tabletest.Open(t, store)
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, snap), tabletest.Sorted(`{"id":1,"s":{"a":"x"}}`, `{"id":2,"s":null}`))
 	for f := range snap.Files() {
 		checkFileSchema(t, store, "tbl/"+f.Path, actions.PhysicalSchema(snap.Schema(), "id"), 0)
 	}
