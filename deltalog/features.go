@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/expr"
 )
 
 // maxReaderVersion and maxWriterVersion are the highest protocol versions
@@ -55,7 +56,8 @@ var features = []feature{
 		}},
 	{name: actions.FeatureCheckConstraints, ops: allOps, // writers check every new row
 		enabled: func(t *tableConfig) bool { return len(t.props.Constraints) > 0 }},
-	{name: actions.FeatureGeneratedColumns, ops: allOps, check: fieldMetadataCheck("delta.generationExpression", "generated columns")},
+	{name: actions.FeatureGeneratedColumns, ops: allOps, check: generatedColumnsCheck,
+		enabled: func(t *tableConfig) bool { return hasGenerated(t.schema) }},
 	{name: actions.FeatureIdentityColumns, ops: allOps, check: fieldMetadataCheck("delta.identity.start", "identity columns")},
 	{name: actions.FeatureDomainMetadata, ops: allOps},
 	{name: actions.FeatureVacuumProtocolCheck, ops: allOps},
@@ -200,6 +202,43 @@ func invariantsCheck(t *tableConfig, op Operation) error {
 		return nil
 	}
 	return unusedFieldMetadata(t.schema, "delta.invariants", "column invariants")
+}
+
+// generatedColumnsCheck: writers compute generated columns and check
+// the values given, so every generation expression must be one lakelog
+// evaluates (expr's syntax: operators, CAST; Spark's functions such as
+// year() are not there yet).
+func generatedColumnsCheck(t *tableConfig, op Operation) error {
+	if readOps.has(op) {
+		return nil
+	}
+	for _, f := range t.schema.Fields {
+		text, ok := f.Metadata[actions.MetaGenerationExpression].(string)
+		if !ok {
+			continue
+		}
+		e, err := expr.Parse(text)
+		if err == nil {
+			_, err = expr.BindAssignment(e, t.schema, f.Type)
+		}
+		if err != nil {
+			return fmt.Errorf("generated column %q: lakelog cannot evaluate its expression %s: %v", f.Name, text, err)
+		}
+	}
+	return nil
+}
+
+// hasGenerated reports whether a top-level column is generated.
+func hasGenerated(s *actions.StructType) bool {
+	if s == nil {
+		return false
+	}
+	for _, f := range s.Fields {
+		if _, ok := f.Metadata[actions.MetaGenerationExpression]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func fieldMetadataCheck(key, what string) func(*tableConfig, Operation) error {

@@ -11,10 +11,6 @@ import (
 	"github.com/lakelog/lakelog/expr"
 )
 
-// MetaGenerationExpression is the field metadata key of a generated
-// column's expression (the generatedColumns feature).
-const MetaGenerationExpression = "delta.generationExpression"
-
 // dependents names the CHECK constraints and generated columns whose
 // expressions read the column at path, a column inside it or a struct
 // around it: Spark refuses to rename, drop or retype such a column
@@ -29,7 +25,7 @@ func (c *change) dependents(path []string) []string {
 		}
 	}
 	for _, f := range c.schema.Fields {
-		if text, ok := f.Metadata[MetaGenerationExpression].(string); ok && reads(text, path) {
+		if text, ok := f.Metadata[actions.MetaGenerationExpression].(string); ok && reads(text, path) {
 			out = append(out, fmt.Sprintf("generated column %s (%s)", quotePath([]string{f.Name}), text))
 		}
 	}

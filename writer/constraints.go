@@ -22,9 +22,13 @@ var ErrConstraintViolation = errors.New("a row violates a CHECK constraint")
 
 // ConstraintError reports a row that violates a CHECK constraint
 // (delta.constraints.NAME): its expression is FALSE or NULL for the row,
-// which Delta refuses as Spark does.
+// which Delta refuses as Spark does; or a row that gives a generated
+// column a value other than its expression's.
 type ConstraintError struct {
-	Name string // the constraint's name
+	// Kind is "CHECK constraint", or "generated column" for a value
+	// given for a generated column that differs from its expression's.
+	Kind string
+	Name string // the constraint's (or generated column's) name
 	Expr string // its expression, as the table stores it
 	// Row is the 1-based number of the row among the rows the operation
 	// wrote (for an append, the input row).
@@ -35,7 +39,7 @@ type ConstraintError struct {
 }
 
 func (e *ConstraintError) Error() string {
-	return fmt.Sprintf("writer: CHECK constraint %s (%s) violated by row %d with values: %s", e.Name, e.Expr, e.Row, strings.Join(e.Values, ", "))
+	return fmt.Sprintf("writer: %s %s (%s) violated by row %d with values: %s", e.Kind, e.Name, e.Expr, e.Row, strings.Join(e.Values, ", "))
 }
 
 // Unwrap makes errors.Is(err, ErrConstraintViolation) hold.
@@ -95,7 +99,7 @@ func checkConstraints(cs []*constraint, rec arrow.RecordBatch, rowBase int64, me
 		}
 		mask.Release()
 		if bad >= 0 {
-			return &ConstraintError{Name: c.name, Expr: c.text, Row: rowBase + int64(bad) + 1, Values: rowValues(rec, c.cols, bad)}
+			return &ConstraintError{Kind: "CHECK constraint", Name: c.name, Expr: c.text, Row: rowBase + int64(bad) + 1, Values: rowValues(rec, c.cols, bad)}
 		}
 	}
 	return nil

@@ -101,6 +101,10 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if err != nil {
 		return nil, err
 	}
+	// Rows that change data get their generated columns computed (or
+	// checked, when given); a rearrangement (OPTIMIZE) and change data
+	// files copy rows the table had.
+	conf.generate = cfg.dataChange && !cfg.changeFiles
 	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
 		uploadSlots: make(chan struct{}, uploadsInFlight), mode: props.ColumnMappingMode}
 	if fs.mode != actions.ColumnMappingNone || props.RandomizeFilePrefixes {
