@@ -176,10 +176,8 @@ func (x *run) insert(ctx context.Context, n *insert) error {
 	if err != nil && !errors.Is(err, writer.ErrEmptyInput) {
 		return x.errAt(n.table.pos, err)
 	}
+	// Spark's INSERT returns no rows; the summary says what it did.
 	x.r.committed(res)
-	t := newRowTable(col("num_affected_rows", arrow.PrimitiveTypes.Int64), col("num_inserted_rows", arrow.PrimitiveTypes.Int64))
-	t.add(rowsIn.Load(), rowsIn.Load())
-	x.r.set(t)
 	if res == nil {
 		x.r.Summary = "INSERT: no rows; no version was committed"
 	} else {

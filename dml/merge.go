@@ -219,6 +219,8 @@ func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.
 
 // readSource reads the whole source into one batch.
 func (m *merge) readSource(source iter.Seq2[arrow.RecordBatch, error]) error {
+	t0 := time.Now()
+	defer func() { m.sourceMs = time.Since(t0).Milliseconds() }()
 	var recs []arrow.RecordBatch
 	defer func() {
 		for _, r := range recs {

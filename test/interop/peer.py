@@ -28,6 +28,9 @@ Requests ("op"):
          entries become writer options). Response: {"version"}.
   sql    {"statements": [...]} (Spark only) Run each statement; the rows of
          the last one come back as "result" (a list of lists of strings).
+  sql_rows {"statements": [...]} (Spark only) Run each statement; every
+         statement's "columns" and "rows" come back as "statement_rows",
+         values as JSON (decimals and times as strings, maps as objects).
   version {"path", "storage_options"?} The table's latest version.
   changes {"path", "version", "end_version"?, "starting_timestamp"?,
           "ending_timestamp"?, "out"} The change data feed (delta-rs
@@ -295,6 +298,14 @@ class Spark:
             result = [[None if v is None else str(v) for v in row] for row in rows]
         return {"result": result}
 
+    def sql_rows(self, req):
+        out = []
+        for stmt in req["statements"]:
+            df = self.spark.sql(stmt)
+            rows = [[_jsonable(v) for v in row] for row in df.collect()]
+            out.append({"columns": df.columns, "rows": rows})
+        return {"statement_rows": out}
+
     def version(self, req):
         return {"version": self._version(req["path"])}
 
@@ -303,6 +314,30 @@ class Spark:
 
         h = DeltaTable.forPath(self.spark, path).history(1).select("version").collect()
         return int(h[0][0])
+
+
+def _jsonable(v):
+    """A Spark value as JSON: decimals, dates and times as strings, maps
+    as objects, structs as objects, bytes in base64."""
+    import base64
+    import datetime
+    import decimal
+
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (datetime.datetime, datetime.date)):
+        return v.isoformat()
+    if isinstance(v, (bytes, bytearray)):
+        return base64.b64encode(bytes(v)).decode()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if hasattr(v, "asDict"):
+        return {k: _jsonable(x) for k, x in v.asDict().items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return str(v)
 
 
 def _dist_version(name):
@@ -340,7 +375,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes", "delete", "update") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)
