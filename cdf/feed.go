@@ -36,9 +36,6 @@ const (
 	UpdatePostimage = "update_postimage"
 )
 
-// enableProperty is the table property that turns the feed on.
-const enableProperty = "delta.enableChangeDataFeed"
-
 var (
 	// ErrNotRecorded: a version of the range was committed while the
 	// feed was off (before it was enabled, or after it was disabled), so

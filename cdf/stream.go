@@ -141,7 +141,7 @@ func drain(ch chan batchOrErr) {
 // order; an error is emitted as a job carrying it, after which planning
 // stops.
 func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
-	md := f.start.Metadata()
+	md, props := f.start.Metadata(), f.start.Properties()
 	var checked *actions.Metadata // the metadata last found readable
 	for vc, err := range deltalog.Commits(ctx, f.store, f.root, f.from, f.to) {
 		if err != nil {
@@ -150,15 +150,15 @@ func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
 		}
 		for i := range vc.Actions {
 			if m := vc.Actions[i].Metadata; m != nil {
-				md = m
+				md, props = m, m.Properties()
 			}
 		}
-		if err := f.checkRecorded(vc.Version, md); err != nil {
+		if err := f.checkRecorded(vc.Version, props); err != nil {
 			emit(&job{err: err})
 			return
 		}
 		if md != checked {
-			if err := f.checkSchema(vc.Version, md); err != nil {
+			if err := f.checkSchema(vc.Version, md, props); err != nil {
 				emit(&job{err: err})
 				return
 			}
@@ -178,13 +178,12 @@ func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
 }
 
 // checkRecorded fails when version v's changes were not recorded.
-func (f *Feed) checkRecorded(v int64, md *actions.Metadata) error {
-	on, err := actions.PropBool(md, enableProperty, false)
-	if err != nil {
-		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, err)
+func (f *Feed) checkRecorded(v int64, props *actions.TableProperties) error {
+	if e := props.InvalidProperty(actions.PropEnableChangeDataFeed); e != nil {
+		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, e)
 	}
-	if !on {
-		return fmt.Errorf("cdf: %s: %w for version %d: %s is not true at that version (the range is %d to %d)", f.display, ErrNotRecorded, v, enableProperty, f.from, f.to)
+	if !props.EnableChangeDataFeed {
+		return fmt.Errorf("cdf: %s: %w for version %d: %s is not true at that version (the range is %d to %d)", f.display, ErrNotRecorded, v, actions.PropEnableChangeDataFeed, f.from, f.to)
 	}
 	return nil
 }

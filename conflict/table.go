@@ -31,7 +31,7 @@ func TableOf(md *actions.Metadata) (Table, error) {
 	return Table{
 		Schema:            schema,
 		PartitionColumns:  md.PartitionColumns,
-		ColumnMappingMode: actions.ColumnMappingMode(md),
+		ColumnMappingMode: md.Properties().ColumnMappingMode,
 	}, nil
 }
 

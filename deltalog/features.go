@@ -49,7 +49,7 @@ func checkReadable(p *actions.Protocol) error {
 
 // writerFeatureCheck says whether lakelog can honour a writer feature for
 // the table's current metadata: nil when it can, else why not.
-var writerFeatureCheck = map[string]func(md *actions.Metadata, schema *actions.StructType) error{
+var writerFeatureCheck = map[string]func(md *actions.Metadata, props *actions.TableProperties, schema *actions.StructType) error{
 	"appendOnly":          nil, // enforced in Commit
 	"changeDataFeed":      nil, // appends need no cdc files; DML writes them
 	"deletionVectors":     nil,
@@ -57,10 +57,10 @@ var writerFeatureCheck = map[string]func(md *actions.Metadata, schema *actions.S
 	"domainMetadata":      nil,
 	"inCommitTimestamp":   nil, // written by Commit
 	"vacuumProtocolCheck": nil,
-	"invariants": func(_ *actions.Metadata, s *actions.StructType) error {
+	"invariants": func(_ *actions.Metadata, _ *actions.TableProperties, s *actions.StructType) error {
 		return unusedFieldMetadata(s, "delta.invariants", "column invariants")
 	},
-	"checkConstraints": func(md *actions.Metadata, _ *actions.StructType) error {
+	"checkConstraints": func(md *actions.Metadata, props *actions.TableProperties, _ *actions.StructType) error {
 		for k := range md.Configuration {
 			if strings.HasPrefix(k, "delta.constraints.") {
 				return fmt.Errorf("CHECK constraint %q is not enforced by lakelog yet", strings.TrimPrefix(k, "delta.constraints."))
@@ -68,14 +68,14 @@ var writerFeatureCheck = map[string]func(md *actions.Metadata, schema *actions.S
 		}
 		return nil
 	},
-	"generatedColumns": func(_ *actions.Metadata, s *actions.StructType) error {
+	"generatedColumns": func(_ *actions.Metadata, _ *actions.TableProperties, s *actions.StructType) error {
 		return unusedFieldMetadata(s, "delta.generationExpression", "generated columns")
 	},
-	"identityColumns": func(_ *actions.Metadata, s *actions.StructType) error {
+	"identityColumns": func(_ *actions.Metadata, _ *actions.TableProperties, s *actions.StructType) error {
 		return unusedFieldMetadata(s, "delta.identity.start", "identity columns")
 	},
-	"columnMapping": func(md *actions.Metadata, _ *actions.StructType) error {
-		if m := actions.ColumnMappingMode(md); m != "" && m != "none" {
+	"columnMapping": func(md *actions.Metadata, props *actions.TableProperties, _ *actions.StructType) error {
+		if m := props.ColumnMappingMode; m != actions.ColumnMappingNone {
 			return fmt.Errorf("column mapping mode %q is not written by lakelog yet", m)
 		}
 		return nil
@@ -83,7 +83,7 @@ var writerFeatureCheck = map[string]func(md *actions.Metadata, schema *actions.S
 }
 
 // checkWritable is the protocol gate for writers.
-func checkWritable(p *actions.Protocol, md *actions.Metadata, schema *actions.StructType) error {
+func checkWritable(p *actions.Protocol, md *actions.Metadata, props *actions.TableProperties, schema *actions.StructType) error {
 	if err := checkReadable(p); err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func checkWritable(p *actions.Protocol, md *actions.Metadata, schema *actions.St
 		if check == nil {
 			continue
 		}
-		if err := check(md, schema); err != nil {
+		if err := check(md, props, schema); err != nil {
 			return fmt.Errorf("%w: writer feature %q: %v", ErrUnsupportedFeature, f, err)
 		}
 	}

@@ -40,7 +40,9 @@ var removesRows = map[Operation]bool{OpOverwrite: true, OpReplaceWhere: true, Op
 // table (ColumnMappingMode "name" or "id") can be scanned; its change
 // data feed is not read yet, and every write (append, overwrite,
 // replaceWhere, DML, maintenance) is refused until lakelog writes
-// physical names and field ids.
+// physical names and field ids. A write to a table with an invalid value
+// of a property lakelog knows (Properties().Invalid) is refused with
+// ErrInvalidProperty naming the property.
 func (s *Snapshot) Supports(op Operation) error {
 	if err := s.supports(op); err != nil {
 		return fmt.Errorf("deltalog: %s of %s: %w", op, s.display(), err)
@@ -52,30 +54,30 @@ func (s *Snapshot) supports(op Operation) error {
 	if err := checkReadable(s.protocol); err != nil {
 		return err
 	}
-	switch m := s.ColumnMappingMode(); m {
-	case actions.ColumnMappingNone:
-	case actions.ColumnMappingName, actions.ColumnMappingID:
-		if op == OpChangeDataFeed {
-			return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", ErrUnsupportedFeature, m)
-		}
-	default:
-		return fmt.Errorf("%w: column mapping mode %q (%s is none, name or id)", ErrUnsupportedFeature, m, actions.PropColumnMappingMode)
+	if e := s.props.InvalidProperty(actions.PropColumnMappingMode); e != nil && (!reads[op] || s.protocol.HasReaderFeature(actions.FeatureColumnMapping)) {
+		return fmt.Errorf("%w: column mapping mode %q (%s is none, name or id, in any case)", ErrUnsupportedFeature, e.Value, actions.PropColumnMappingMode)
+	}
+	if m := s.ColumnMappingMode(); m != actions.ColumnMappingNone && op == OpChangeDataFeed {
+		return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", ErrUnsupportedFeature, m)
 	}
 	if reads[op] {
 		return nil
 	}
-	if m := actions.ColumnMappingMode(s.metadata); m != actions.ColumnMappingNone {
+	if m := s.props.ColumnMappingMode; m != actions.ColumnMappingNone {
 		return fmt.Errorf("%w: column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", ErrUnsupportedFeature, m)
 	}
-	schema, err := s.metadata.Schema()
-	if err != nil {
+	if err := checkWritable(s.protocol, s.metadata, s.props, s.schema); err != nil {
 		return err
 	}
-	if err := checkWritable(s.protocol, s.metadata, schema); err != nil {
-		return err
-	}
-	if removesRows[op] && tableFlag(s.metadata, "delta.appendOnly") {
+	if removesRows[op] && s.props.AppendOnly {
 		return fmt.Errorf("%w: %s: the table is append-only (delta.appendOnly=true) and %s removes rows", ErrUnsupportedFeature, actions.FeatureAppendOnly, op)
+	}
+	// A property whose value does not parse would be read as its default
+	// (a feed not recorded, a retention not kept): Spark fails such writes
+	// too. Checked last, so that ErrInvalidProperty means nothing else is
+	// in the way (ALTER TABLE may then mend the property).
+	if err := s.props.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidProperty, err)
 	}
 	return nil
 }
@@ -90,5 +92,5 @@ func (s *Snapshot) ColumnMappingMode() string {
 	if !s.protocol.HasReaderFeature(actions.FeatureColumnMapping) {
 		return actions.ColumnMappingNone
 	}
-	return actions.ColumnMappingMode(s.metadata)
+	return s.props.ColumnMappingMode
 }

@@ -106,8 +106,9 @@ func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string
 	j := &job{ctx: ctx, snap: snap, cfg: cfg, op: op, start: time.Now(), metrics: map[string]int64{}}
 	j.mem = cfg.writer.Allocator()
 	j.tx = snap.NewTransaction(cfg.writer.TxnOptions()...)
-	j.cdf = tableFlag(snap.Metadata(), "delta.enableChangeDataFeed")
-	j.useDV = !cfg.noDV && tableFlag(snap.Metadata(), "delta.enableDeletionVectors") && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
+	props := snap.Properties()
+	j.cdf = props.EnableChangeDataFeed
+	j.useDV = !cfg.noDV && props.EnableDeletionVectors && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
 	return j
 }
 
@@ -671,11 +672,6 @@ func (j *job) cleanup(out *outcome) {
 type Result struct {
 	*deltalog.CommitResult
 	Metrics map[string]int64
-}
-
-func tableFlag(md *actions.Metadata, key string) bool {
-	v, ok := md.Configuration[key]
-	return ok && (v == "true" || v == "TRUE" || v == "True")
 }
 
 // jsonText is an operationParameters value: JSON text, as Spark writes

@@ -171,11 +171,10 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
 	if cfg.target == 0 {
-		t, err := actions.PropInt(snap.Metadata(), "delta.targetFileSize", DefaultTargetFileSize)
-		if err != nil {
-			return nil, fmt.Errorf("maintenance: optimize: %w", err)
+		cfg.target = snap.Properties().TargetFileSize
+		if cfg.target == 0 {
+			cfg.target = DefaultTargetFileSize
 		}
-		cfg.target = t
 	}
 	if cfg.target <= 0 {
 		return nil, fmt.Errorf("maintenance: optimize: target file size %d must be positive", cfg.target)

@@ -2,9 +2,12 @@ package maintenance_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 )
@@ -21,6 +24,9 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		{"delta.columnMapping.mode": "name"},
 		{"delta.feature.deletionVectors": "supported"},
 		{"delta.enableInCommitTimestamps": "true"},
+		{"DELTA.enableInCommitTimestamps": "TRUE"},
+		{"delta.appendOnly": " true"},
+		{"delta.appendOnly": "true", "delta.APPENDONLY": "false"},
 	} {
 		if _, err := maintenance.SetProperties(ctx, snap, bad); err == nil {
 			t.Errorf("SetProperties(%v) succeeded", bad)
@@ -34,7 +40,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap = openTable(t, store)
-	if v, _ := snap.Metadata().Prop("delta.deletedFileRetentionDuration"); v != "interval 2 days" {
+	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "interval 2 days" {
 		t.Fatalf("property %q", v)
 	}
 	ci := commitInfo(t, snap)
@@ -61,11 +67,27 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap = openTable(t, store)
-	if _, ok := snap.Metadata().Prop("owner"); ok {
+	if _, ok := snap.Metadata().Configuration["owner"]; ok {
 		t.Fatal("owner is still set")
 	}
 	if ci := commitInfo(t, snap); ci.Operation != "UNSET TBLPROPERTIES" {
 		t.Fatalf("operation %s", ci.Operation)
+	}
+	// Keys of Delta's properties in any case are their canonical key, as
+	// Spark normalises them; values parse in any case.
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"DELTA.DELETEDFILERETENTIONDURATION": "INTERVAL 3 DAYS"}); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "INTERVAL 3 DAYS" || snap.Properties().DeletedFileRetention != 72*time.Hour {
+		t.Fatalf("property %q: retention %v", v, snap.Properties().DeletedFileRetention)
+	}
+	if _, err := maintenance.UnsetProperties(ctx, snap, []string{"delta.DeletedFileRetentionDuration"}); err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if _, ok := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; ok {
+		t.Fatal("the retention is still set")
 	}
 	// The protocol is never downgraded.
 	if p := snap.Protocol(); !p.HasReaderFeature("deletionVectors") {
@@ -107,5 +129,31 @@ func TestAlterPropertiesIsOneCommit(t *testing.T) {
 	}
 	if ci := commitInfo(t, snap); ci.Operation != "SET TBLPROPERTIES" || ci.OperationParameters["unsetProperties"] != `["team"]` {
 		t.Fatalf("commitInfo %s %v", ci.Operation, ci.OperationParameters)
+	}
+}
+
+// TestAlterMendsInvalidProperty: a table whose log holds a value that does
+// not parse refuses writes, but ALTER TABLE may set the property right
+// (and only that: leaving it invalid is refused naming it).
+func TestAlterMendsInvalidProperty(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	commit := `{"protocol":{"minReaderVersion":1,"minWriterVersion":4}}` + "\n" +
+		`{"metaData":{"id":"t","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.enableChangeDataFeed":"yes"}}}` + "\n"
+	if err := store.Put(ctx, "tbl/_delta_log/00000000000000000000.json", strings.NewReader(commit), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	snap := openTable(t, store)
+	if err := snap.Supports(deltalog.OpAppend); !errors.Is(err, deltalog.ErrInvalidProperty) {
+		t.Fatalf("append to a table with an invalid property: %v", err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"owner": "ops"}); err == nil || !strings.Contains(err.Error(), "delta.enableChangeDataFeed") {
+		t.Fatalf("an ALTER that leaves the property invalid: %v", err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableChangeDataFeed": "TRUE"}); err != nil {
+		t.Fatal(err)
+	}
+	if snap = openTable(t, store); !snap.Properties().EnableChangeDataFeed || snap.Supports(deltalog.OpAppend) != nil {
+		t.Fatalf("after the ALTER: %+v, %v", snap.Properties(), snap.Supports(deltalog.OpAppend))
 	}
 }

@@ -40,7 +40,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if r != "" {
 		r += "/"
 	}
-	wr, err := writeFiles(ctx, store, r, md, batches, cfg)
+	wr, err := writeFiles(ctx, store, r, md, md.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
