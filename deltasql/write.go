@@ -391,39 +391,11 @@ func (x *run) merge(ctx context.Context, n *merge) error {
 	}
 	var clauses []dml.Clause
 	for _, c := range n.clauses {
-		var cond expr.Expr
-		if c.cond != nil {
-			cond = c.cond.Expr
+		dc, err := mergeClauseOf(c, schema, targetAlias)
+		if err != nil {
+			return x.errorf(c.pos, "%v", err)
 		}
-		switch c.matched + " " + c.action {
-		case "MATCHED UPDATE":
-			if c.star {
-				clauses = append(clauses, dml.WhenMatchedUpdateAll(cond))
-			} else {
-				clauses = append(clauses, dml.WhenMatchedUpdate(cond, assignments(c.set, schema, []string{targetAlias})...))
-			}
-		case "MATCHED DELETE":
-			clauses = append(clauses, dml.WhenMatchedDelete(cond))
-		case "NOT MATCHED INSERT":
-			if c.star {
-				clauses = append(clauses, dml.WhenNotMatchedInsertAll(cond))
-			} else {
-				values := make([]*expr.Assignment, len(c.columns))
-				for i, col := range c.columns {
-					values[i] = &expr.Assignment{Column: expr.Col(strings.Split(col, ".")...), Value: c.values[i].Expr}
-				}
-				clauses = append(clauses, dml.WhenNotMatchedInsert(cond, assignments(toAssignments(values), schema, []string{targetAlias})...))
-			}
-		case "NOT MATCHED BY SOURCE UPDATE":
-			if c.star {
-				return x.errorf(c.pos, "WHEN NOT MATCHED BY SOURCE THEN UPDATE SET * has no source row to take values from; name the columns")
-			}
-			clauses = append(clauses, dml.WhenNotMatchedBySourceUpdate(cond, assignments(c.set, schema, []string{targetAlias})...))
-		case "NOT MATCHED BY SOURCE DELETE":
-			clauses = append(clauses, dml.WhenNotMatchedBySourceDelete(cond))
-		default:
-			return x.errorf(c.pos, "WHEN %s THEN %s is not a MERGE clause", c.matched, c.action)
-		}
+		clauses = append(clauses, dc)
 	}
 	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, x.s.dmlOpts...)
 	res, err := dml.Merge(ctx, snap, src.batches, n.on.Expr, clauses, opts...)
@@ -460,4 +432,84 @@ func firstOf(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// mergeClauseOf is a parsed WHEN clause as dml takes it; columns set are
+// stripped of the target's alias.
+func mergeClauseOf(c mergeClause, schema *actions.StructType, targetAlias string) (dml.Clause, error) {
+	var cond expr.Expr
+	if c.cond != nil {
+		cond = c.cond.Expr
+	}
+	names := []string{targetAlias}
+	switch c.matched + " " + c.action {
+	case "MATCHED UPDATE":
+		if c.star {
+			return dml.WhenMatchedUpdateAll(cond), nil
+		}
+		return dml.WhenMatchedUpdate(cond, assignments(c.set, schema, names)...), nil
+	case "MATCHED DELETE":
+		return dml.WhenMatchedDelete(cond), nil
+	case "NOT MATCHED INSERT":
+		if c.star {
+			return dml.WhenNotMatchedInsertAll(cond), nil
+		}
+		set := make([]assignment, len(c.columns))
+		for i, col := range c.columns {
+			set[i] = assignment{column: strings.Split(col, "."), value: c.values[i]}
+		}
+		return dml.WhenNotMatchedInsert(cond, assignments(set, schema, names)...), nil
+	case "NOT MATCHED BY SOURCE UPDATE":
+		if c.star {
+			return dml.Clause{}, fmt.Errorf("WHEN NOT MATCHED BY SOURCE THEN UPDATE SET * has no source row to take values from; name the columns")
+		}
+		return dml.WhenNotMatchedBySourceUpdate(cond, assignments(c.set, schema, names)...), nil
+	case "NOT MATCHED BY SOURCE DELETE":
+		return dml.WhenNotMatchedBySourceDelete(cond), nil
+	}
+	return dml.Clause{}, fmt.Errorf("WHEN %s THEN %s is not a MERGE clause", c.matched, c.action)
+}
+
+// MergeClause reads one MERGE clause as the lakelog merge verb's flags
+// give it: when is MATCHED, NOT MATCHED or NOT MATCHED BY SOURCE, and
+// text the rest of Spark's clause, "[AND condition THEN] action":
+//
+//	AND source.op = 'delete' THEN DELETE
+//	UPDATE SET name = source.name, amount = target.amount + source.amount
+//	INSERT (id, name) VALUES (source.id, upper(source.name))
+//
+// schema is the target table's; columns set may be qualified by
+// targetAlias. An error is an *Error whose position counts within text.
+func MergeClause(schema *actions.StructType, when, text, targetAlias string) (dml.Clause, error) {
+	trimmed := strings.TrimSpace(text)
+	lead := len(text) - len(strings.TrimLeft(text, " \t\n\r"))
+	added := ""
+	if upper := strings.ToUpper(trimmed); !strings.HasPrefix(upper, "AND ") && !strings.HasPrefix(upper, "AND(") && !strings.HasPrefix(upper, "THEN ") {
+		added = "THEN "
+	}
+	prefix := "WHEN " + when + " " + added
+	full := prefix + trimmed
+	fail := func(err error) (dml.Clause, error) {
+		var e *Error
+		if errors.As(err, &e) {
+			return dml.Clause{}, errAt(text, max(0, e.Pos-len(prefix))+lead, e.Err, "%s", e.Msg)
+		}
+		return dml.Clause{}, err
+	}
+	p := &parser{orig: full, src: full, lx: lexer{src: full}}
+	if err := p.advance(); err != nil {
+		return fail(err)
+	}
+	c, err := p.whenClause()
+	if err != nil {
+		return fail(err)
+	}
+	if p.tok.kind != tokEOF {
+		return fail(p.unexpected("the end of the clause"))
+	}
+	dc, err := mergeClauseOf(c, schema, targetAlias)
+	if err != nil {
+		return fail(errAt(full, c.pos, nil, "%v", err))
+	}
+	return dc, nil
 }
