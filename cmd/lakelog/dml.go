@@ -70,7 +70,7 @@ func init() {
 			"  lakelog merge t changes.jsonl --on 't.id = c.id' --target-alias t --source-alias c \\\n" +
 			"    --when-matched \"AND c.op = 'delete' THEN DELETE\" --when-matched 'UPDATE SET amount = t.amount + c.amount' \\\n" +
 			"    --when-not-matched 'INSERT (id, amount) VALUES (c.id, c.amount)' --when-not-matched-by-source 'UPDATE SET stale = true'\n" + dmlOutput,
-		run:     runMerge,
+		run: runMerge,
 	})
 }
 
