@@ -172,7 +172,16 @@ type mergeKey struct {
 // deleted and the new versions written; change data is written when the
 // table asks for it.
 func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.RecordBatch, error], on expr.Expr, clauses []Clause, opts ...Option) (*Result, error) {
-	if err := snap.Supports(deltalog.OpMerge); err != nil {
+	// Decide by what the MERGE can commit: one that only inserts removes
+	// nothing, and is allowed where an append is (delta.appendOnly), as
+	// in Spark.
+	op := deltalog.OpAppend
+	for _, c := range clauses {
+		if c.Kind != NotMatchedInsert {
+			op = deltalog.OpMerge
+		}
+	}
+	if err := snap.Supports(op); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}
 	if on == nil {
@@ -837,13 +846,28 @@ func (m *merge) joinBatch(t *target, rec arrow.RecordBatch) error {
 	}
 	matchedTarget := make([]bool, n)
 	firstSource := map[int32]int32{}
+	// A target row matched twice is ambiguous for an update or a
+	// conditional delete; with one unconditional DELETE as the only
+	// WHEN MATCHED clause it is deleted once, as Spark allows.
+	onlyDelete := m.onlyUnconditionalDelete()
+	k := 0
 	for i, tr := range tRows {
 		if matchedTarget[tr] && m.hasMatched {
-			return fmt.Errorf("%w: %s: the row at index %d is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys", ErrDuplicateMatch, t.file.Add.Path, idx[tr], firstSource[tr]+1, sRows[i]+1)
+			if !onlyDelete {
+				return fmt.Errorf("%w: %s: the target row with %s (row %d of the file) is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys",
+					ErrDuplicateMatch, t.file.Add.Path, m.keyText(tkeys, int(tr)), idx[tr]+1, firstSource[tr]+1, sRows[i]+1)
+			}
+			m.mmu.Lock()
+			m.matched[sRows[i]] = true // it matched, though the row is deleted once
+			m.mmu.Unlock()
+			continue
 		}
 		matchedTarget[tr] = true
 		firstSource[tr] = sRows[i]
+		tRows[k], sRows[k] = tRows[i], sRows[i]
+		k++
 	}
+	tRows, sRows = tRows[:k], sRows[:k]
 	if len(sRows) > 0 {
 		m.mmu.Lock()
 		for _, s := range sRows {
@@ -1209,4 +1233,34 @@ func concatBatches(parts []arrow.RecordBatch, mem memory.Allocator) (arrow.Recor
 		}
 	}
 	return array.NewRecordBatch(sc, cols, n), nil
+}
+
+// onlyUnconditionalDelete reports whether the only WHEN MATCHED clause is
+// a DELETE without a condition.
+func (m *merge) onlyUnconditionalDelete() bool {
+	n, del := 0, false
+	for _, c := range m.clauses {
+		if c.Kind == MatchedUpdate || c.Kind == MatchedDelete {
+			n++
+			del = c.Kind == MatchedDelete && c.Condition == nil
+		}
+	}
+	return n == 1 && del
+}
+
+// keyText is a target row's join key values: id = 2, day = 2026-03-01.
+func (m *merge) keyText(tkeys []arrow.Array, row int) string {
+	parts := make([]string, len(m.keys))
+	for i, k := range m.keys {
+		v, ok := actions.ArrowValue(tkeys[i], row)
+		switch {
+		case !ok:
+			parts[i] = k.target.Name + " = ?"
+		case v == nil:
+			parts[i] = k.target.Name + " = NULL"
+		default:
+			parts[i] = k.target.Name + " = " + expr.Lit(v).String()
+		}
+	}
+	return strings.Join(parts, ", ")
 }

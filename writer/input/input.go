@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
@@ -360,7 +361,10 @@ func (d *Decoder) Close() error {
 }
 
 // ReadFile opens path, yields its batches and closes it: Open and Records
-// in one, for chaining files into one write.
+// in one, for chaining files into one write. A file without rows (an
+// empty JSONL file, a CSV file with only its header) yields one empty
+// batch of the decoder's schema, so that a consumer such as a MERGE
+// learns the source's columns; writers skip empty batches.
 func ReadFile(ctx context.Context, path string, schema *actions.StructType, opts ...Option) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		d, err := Open(path, schema, opts...)
@@ -369,10 +373,24 @@ func ReadFile(ctx context.Context, path string, schema *actions.StructType, opts
 			return
 		}
 		defer d.Close()
+		any := false
 		for rec, err := range d.Records(ctx) {
+			any = true
 			if !yield(rec, err) || err != nil {
 				return
 			}
+		}
+		if sc := d.Schema(); !any && sc != nil {
+			cols := make([]arrow.Array, sc.NumFields())
+			for i, f := range sc.Fields() {
+				cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+			}
+			empty := array.NewRecordBatch(sc, cols, 0)
+			for _, c := range cols {
+				c.Release()
+			}
+			defer empty.Release()
+			yield(empty, nil)
 		}
 	}
 }
