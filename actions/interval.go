@@ -80,17 +80,13 @@ func ParseDuration(s string) (time.Duration, error) {
 }
 
 func mulSat(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
+	if c, ok := mulExact(a, b); ok {
+		return c
 	}
-	c := a * b
-	if c/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		if (a < 0) != (b < 0) {
-			return math.MinInt64
-		}
-		return math.MaxInt64
+	if (a < 0) != (b < 0) {
+		return math.MinInt64
 	}
-	return c
+	return math.MaxInt64
 }
 
 func addExact(a, b int64) (int64, bool) {

@@ -67,13 +67,5 @@ func (t *Table) field(name string) *actions.StructField {
 	if t.Schema == nil {
 		return nil
 	}
-	if f := t.Schema.Field(name); f != nil {
-		return f
-	}
-	for _, f := range t.Schema.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return f
-		}
-	}
-	return nil
+	return t.Schema.FieldFold(name)
 }

@@ -243,72 +243,6 @@ func checkProperties(md *actions.Metadata, props *actions.TableProperties) error
 	return nil
 }
 
-// hasInvariants reports whether the schema holds what Spark's Invariants
-// feature covers: a NOT NULL field or a delta.invariants expression,
-// looking through structs but not into arrays and maps, as Spark does.
-func hasInvariants(s *actions.StructType) bool {
-	for _, f := range s.Fields {
-		if !f.Nullable {
-			return true
-		}
-		if _, ok := f.Metadata["delta.invariants"]; ok {
-			return true
-		}
-		if sub, ok := f.Type.(*actions.StructType); ok && hasInvariants(sub) {
-			return true
-		}
-	}
-	return false
-}
-
-// MinimalProtocol is the smallest protocol that the table's schema and
-// properties need, as Spark chooses it: a legacy protocol when every
-// feature needed has a legacy version ((1, 2) at least, (1, 4) for the
-// change data feed); otherwise reader version 3 and writer version 7
-// listing exactly the features needed, each once.
-func MinimalProtocol(md *actions.Metadata, schema *actions.StructType) *actions.Protocol {
-	return minimalProtocol(md.Properties(), schema)
-}
-
-func minimalProtocol(props *actions.TableProperties, schema *actions.StructType) *actions.Protocol {
-	var reader, writer []string
-	legacyWriter := 2
-	if props.AppendOnly {
-		writer = append(writer, actions.FeatureAppendOnly)
-	}
-	if hasInvariants(schema) {
-		// Spark counts NOT NULL columns as invariants, and refuses a
-		// table-features protocol that does not list them.
-		writer = append(writer, actions.FeatureInvariants)
-	}
-	if props.EnableChangeDataFeed {
-		writer = append(writer, actions.FeatureChangeDataFeed)
-		legacyWriter = 4
-	}
-	legacyOnly := true
-	if usesType(schema, actions.TypeTimestampNTZ) {
-		reader = append(reader, actions.FeatureTimestampNTZ)
-		writer = append(writer, actions.FeatureTimestampNTZ)
-		legacyOnly = false
-	}
-	if props.EnableDeletionVectors {
-		reader = append(reader, actions.FeatureDeletionVectors)
-		writer = append(writer, actions.FeatureDeletionVectors)
-		legacyOnly = false
-	}
-	if props.EnableInCommitTimestamps {
-		writer = append(writer, actions.FeatureInCommitTimestamp)
-		legacyOnly = false
-	}
-	switch {
-	case legacyOnly:
-		return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: legacyWriter}
-	case len(reader) > 0:
-		return &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: writer}
-	}
-	return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: writer}
-}
-
 // ReadVersion is the version the transaction read (-1 when creating).
 func (tx *Transaction) ReadVersion() int64 { return tx.readVersion }
 
@@ -720,7 +654,7 @@ func (tx *Transaction) validate() error {
 			return fmt.Errorf("deltalog: commit: %w", err)
 		}
 	}
-	if err := checkWritable(p, md, props, schema); err != nil {
+	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
 	if props.AppendOnly {

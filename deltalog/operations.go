@@ -25,18 +25,16 @@ const (
 	OpRestore        Operation = "restore"
 )
 
-// reads are the operations that read the table's data; the others write.
-var reads = map[Operation]bool{OpScan: true, OpChangeDataFeed: true}
-
-// removesRows are the writes that remove data (dataChange removes), which
-// an append-only table forbids.
-var removesRows = map[Operation]bool{OpOverwrite: true, OpReplaceWhere: true, OpDelete: true, OpUpdate: true, OpMerge: true, OpRestore: true}
+// opCommit is any commit (Transaction.Commit): the check of the
+// protocol and metadata it leaves, whatever the operation.
+const opCommit Operation = "commit"
 
 // Supports reports whether lakelog can do op on this snapshot's table
 // correctly: nil, or an error wrapping ErrUnsupportedFeature that names
-// the operation and the feature (or property) in the way. It is the one
-// place that decides, and it is asked once, before any work: writers ask
-// before they upload a file, scans before they read one. A column-mapped
+// the operation and the feature (or property) in the way. It answers from
+// the one record per table feature (features.go), and is asked once,
+// before any work: writers ask before they upload a file, scans before
+// they read one. A column-mapped
 // table (ColumnMappingMode "name" or "id") can be scanned; its change
 // data feed is not read yet, and every write (append, overwrite,
 // replaceWhere, DML, maintenance) is refused until lakelog writes
@@ -51,32 +49,15 @@ func (s *Snapshot) Supports(op Operation) error {
 }
 
 func (s *Snapshot) supports(op Operation) error {
-	if err := checkReadable(s.protocol); err != nil {
+	t := &tableConfig{protocol: s.protocol, metadata: s.metadata, props: s.props, schema: s.schema}
+	if err := t.check(op); err != nil {
 		return err
-	}
-	if e := s.props.InvalidProperty(actions.PropColumnMappingMode); e != nil && (!reads[op] || s.protocol.HasReaderFeature(actions.FeatureColumnMapping)) {
-		return fmt.Errorf("%w: column mapping mode %q (%s is none, name or id, in any case)", ErrUnsupportedFeature, e.Value, actions.PropColumnMappingMode)
-	}
-	if m := s.ColumnMappingMode(); m != actions.ColumnMappingNone && op == OpChangeDataFeed {
-		return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", ErrUnsupportedFeature, m)
-	}
-	if reads[op] {
-		return nil
-	}
-	if m := s.props.ColumnMappingMode; m != actions.ColumnMappingNone {
-		return fmt.Errorf("%w: column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", ErrUnsupportedFeature, m)
-	}
-	if err := checkWritable(s.protocol, s.metadata, s.props, s.schema); err != nil {
-		return err
-	}
-	if removesRows[op] && s.props.AppendOnly {
-		return fmt.Errorf("%w: %s: the table is append-only (delta.appendOnly=true) and %s removes rows", ErrUnsupportedFeature, actions.FeatureAppendOnly, op)
 	}
 	// A property whose value does not parse would be read as its default
 	// (a feed not recorded, a retention not kept): Spark fails such writes
 	// too. Checked last, so that ErrInvalidProperty means nothing else is
 	// in the way (ALTER TABLE may then mend the property).
-	if err := s.props.Err(); err != nil {
+	if err := s.props.Err(); err != nil && writeOps.has(op) {
 		return fmt.Errorf("%w: %w", ErrInvalidProperty, err)
 	}
 	return nil

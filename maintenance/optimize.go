@@ -18,6 +18,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -527,7 +528,7 @@ func coalesce(in iter.Seq2[arrow.RecordBatch, error], mem memory.Allocator) iter
 				release()
 				return ok
 			}
-			rec, err := concatRecords(pending, mem)
+			rec, err := arrowbatch.Concat(pending, mem)
 			release()
 			if err != nil {
 				yield(nil, fmt.Errorf("maintenance: optimize: %w", err))

@@ -10,12 +10,13 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 func TestSetAndUnsetProperties(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, s string", nil)
+	snap := tabletest.Create(t, store, "id long, s string", nil)
 	for _, bad := range []map[string]string{
 		{"delta.deletedFileRetentionDuration": "2 fortnights"},
 		{"delta.appendOnly": "maybe"},
@@ -32,14 +33,14 @@ func TestSetAndUnsetProperties(t *testing.T) {
 			t.Errorf("SetProperties(%v) succeeded", bad)
 		}
 	}
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("a refused property change committed version %d", v)
 	}
 
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.deletedFileRetentionDuration": "interval 2 days", "owner": "ops"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "interval 2 days" {
 		t.Fatalf("property %q", v)
 	}
@@ -55,7 +56,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableDeletionVectors": "true"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if p := snap.Protocol(); !p.HasReaderFeature("deletionVectors") || !p.HasWriterFeature("deletionVectors") {
 		t.Fatalf("protocol %+v lacks deletionVectors", p)
 	}
@@ -66,7 +67,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 	if _, err := maintenance.UnsetProperties(ctx, snap, []string{"owner"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if _, ok := snap.Metadata().Configuration["owner"]; ok {
 		t.Fatal("owner is still set")
 	}
@@ -78,14 +79,14 @@ func TestSetAndUnsetProperties(t *testing.T) {
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"DELTA.DELETEDFILERETENTIONDURATION": "INTERVAL 3 DAYS"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "INTERVAL 3 DAYS" || snap.Properties().DeletedFileRetention != 72*time.Hour {
 		t.Fatalf("property %q: retention %v", v, snap.Properties().DeletedFileRetention)
 	}
 	if _, err := maintenance.UnsetProperties(ctx, snap, []string{"delta.DeletedFileRetentionDuration"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if _, ok := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; ok {
 		t.Fatal("the retention is still set")
 	}
@@ -99,7 +100,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 func TestAlterPropertiesIsOneCommit(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", map[string]string{"team": "ops"})
+	snap := tabletest.Create(t, store, "id long", map[string]string{"team": "ops"})
 	for _, c := range []struct {
 		set   map[string]string
 		unset []string
@@ -113,14 +114,14 @@ func TestAlterPropertiesIsOneCommit(t *testing.T) {
 			t.Errorf("AlterProperties(%v, %v): %v, want %q", c.set, c.unset, err, c.want)
 		}
 	}
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("a refused change committed version %d", v)
 	}
 	res, err := maintenance.AlterProperties(ctx, snap, map[string]string{"owner": "x"}, []string{"team"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if snap.Version() != res.Version || res.Version != 1 {
 		t.Fatalf("versions %d, %d; want one commit", snap.Version(), res.Version)
 	}
@@ -143,7 +144,7 @@ func TestAlterMendsInvalidProperty(t *testing.T) {
 	if err := store.Put(ctx, "tbl/_delta_log/00000000000000000000.json", strings.NewReader(commit), objstore.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	snap := openTable(t, store)
+	snap := tabletest.Open(t, store)
 	if err := snap.Supports(deltalog.OpAppend); !errors.Is(err, deltalog.ErrInvalidProperty) {
 		t.Fatalf("append to a table with an invalid property: %v", err)
 	}
@@ -153,7 +154,7 @@ func TestAlterMendsInvalidProperty(t *testing.T) {
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableChangeDataFeed": "TRUE"}); err != nil {
 		t.Fatal(err)
 	}
-	if snap = openTable(t, store); !snap.Properties().EnableChangeDataFeed || snap.Supports(deltalog.OpAppend) != nil {
+	if snap = tabletest.Open(t, store); !snap.Properties().EnableChangeDataFeed || snap.Supports(deltalog.OpAppend) != nil {
 		t.Fatalf("after the ALTER: %+v, %v", snap.Properties(), snap.Supports(deltalog.OpAppend))
 	}
 }

@@ -255,7 +255,7 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 		data.Fields = append(data.Fields, f)
 	}
 	for _, c := range fs.md.PartitionColumns {
-		i := fieldIndexFold(s, c)
+		i := s.IndexFold(c)
 		if i < 0 {
 			return fmt.Errorf("writer: partition column %q is not in the schema", c)
 		}

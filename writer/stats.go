@@ -118,13 +118,7 @@ func namedStatsColumns(data *actions.StructType, paths [][]string) ([]*statsLeaf
 		var names []string
 		var field *actions.StructField
 		for k, part := range parts {
-			idx := -1
-			for i, f := range st.Fields {
-				if strings.EqualFold(f.Name, part) {
-					idx = i
-					break
-				}
-			}
+			idx := st.IndexFold(part)
 			if idx < 0 {
 				return nil, fmt.Errorf("writer: delta.dataSkippingStatsColumns names %q, which is not a data column", item)
 			}

@@ -200,12 +200,14 @@ func runMerge(ctx context.Context, c *call) error {
 			clauses = append(clauses, cl)
 		}
 	}
-	schema, err := input.SourceSchema(ctx, snap.Schema(), file)
+	// The source is opened once: its columns and types, then its rows.
+	source, _, err := input.OpenSource(ctx, snap.Schema(), file)
 	if err != nil {
 		return err
 	}
+	defer source.Close()
 	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, dmlOptions(c)...)
-	res, err := dml.Merge(ctx, snap, input.ReadFile(ctx, file, schema), onExpr, clauses, opts...)
+	res, err := dml.Merge(ctx, snap, source.Records(ctx), onExpr, clauses, opts...)
 	if errors.Is(err, dml.ErrDuplicateMatch) {
 		return fmt.Errorf("%s: %w", file, err) // its source rows are the file's rows, in order
 	}

@@ -215,21 +215,9 @@ type Decoder struct {
 // WithFormat is given. A Parquet file's footer is read here, so that a
 // file that is not Parquet fails at once. Close the Decoder when done.
 func Open(path string, schema *actions.StructType, opts ...Option) (*Decoder, error) {
-	cfg := newConfig(opts)
-	if cfg.format == 0 {
-		f, err := FormatOf(path)
-		if err != nil {
-			return nil, err
-		}
-		cfg.format = f
-	}
-	f, err := os.Open(path)
+	f, size, cfg, err := openFile(path, opts)
 	if err != nil {
-		return nil, &Error{File: path, Msg: errMsg(err), Err: err}
-	}
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
+		return nil, err
 	}
 	d, err := newDecoder(f, path, size, schema, cfg)
 	if err != nil {
@@ -238,6 +226,28 @@ func Open(path string, schema *actions.StructType, opts ...Option) (*Decoder, er
 	}
 	d.closer = f
 	return d, nil
+}
+
+// openFile opens the file at path with its size (-1 when not a regular
+// file) and the options, the format set from the name when not given.
+func openFile(path string, opts []Option) (*os.File, int64, *config, error) {
+	cfg := newConfig(opts)
+	if cfg.format == 0 {
+		f, err := FormatOf(path)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		cfg.format = f
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, nil, &Error{File: path, Msg: errMsg(err), Err: err}
+	}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return f, size, cfg, nil
 }
 
 // errMsg is an OS error without the path it repeats.
@@ -291,7 +301,9 @@ func newDecoder(r io.Reader, name string, size int64, schema *actions.StructType
 		if !ok {
 			return nil, fmt.Errorf("input: %s: reading Parquet needs random access (io.ReaderAt and io.Seeker)", name)
 		}
-		pq, err := openParquet(ra, name, cfg)
+		// Hidden from the Parquet reader, which would close what it
+		// reads: the file is the caller's (or Close's) to close.
+		pq, err := openParquet(struct{ parquetReaderAt }{ra}, name, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -321,7 +333,10 @@ func (d *Decoder) BytesRead() int64 { return d.read.Load() }
 
 // Records decodes the input. Each batch is valid until the loop body
 // returns (Retain it to keep it). The first error ends the sequence; it is
-// an *Error for bad input. Records can be ranged over once.
+// an *Error for bad input. An input without rows (an empty JSONL file, a
+// CSV file with only its header) yields one empty batch of Schema, so
+// that a consumer such as a MERGE learns the columns; writers skip it.
+// Records can be ranged over once.
 func (d *Decoder) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		if d.used {
@@ -329,17 +344,40 @@ func (d *Decoder) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, erro
 			return
 		}
 		d.used = true
+		any, stopped := false, false
+		counted := func(rec arrow.RecordBatch, err error) bool {
+			any = true
+			if !yield(rec, err) {
+				stopped = true
+				return false
+			}
+			return true
+		}
 		var err error
 		switch d.cfg.format {
 		case JSONL:
-			err = d.jsonl(ctx, yield)
+			err = d.jsonl(ctx, counted)
 		case CSV:
-			err = d.csv(ctx, yield)
+			err = d.csv(ctx, counted)
 		case Parquet:
-			err = d.pq.records(ctx, d, yield)
+			err = d.pq.records(ctx, d, counted)
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			yield(nil, err)
+		case !any && !stopped && d.schema != nil:
+			// No rows: one empty batch, so that the consumer learns the
+			// columns (an empty MERGE source); writers skip it.
+			cols := make([]arrow.Array, d.schema.NumFields())
+			for i, f := range d.schema.Fields() {
+				cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+			}
+			empty := array.NewRecordBatch(d.schema, cols, 0)
+			for _, c := range cols {
+				c.Release()
+			}
+			yield(empty, nil)
+			empty.Release()
 		}
 	}
 }
@@ -361,10 +399,7 @@ func (d *Decoder) Close() error {
 }
 
 // ReadFile opens path, yields its batches and closes it: Open and Records
-// in one, for chaining files into one write. A file without rows (an
-// empty JSONL file, a CSV file with only its header) yields one empty
-// batch of the decoder's schema, so that a consumer such as a MERGE
-// learns the source's columns; writers skip empty batches.
+// in one, for chaining files into one write.
 func ReadFile(ctx context.Context, path string, schema *actions.StructType, opts ...Option) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		d, err := Open(path, schema, opts...)
@@ -373,24 +408,10 @@ func ReadFile(ctx context.Context, path string, schema *actions.StructType, opts
 			return
 		}
 		defer d.Close()
-		any := false
 		for rec, err := range d.Records(ctx) {
-			any = true
 			if !yield(rec, err) || err != nil {
 				return
 			}
-		}
-		if sc := d.Schema(); !any && sc != nil {
-			cols := make([]arrow.Array, sc.NumFields())
-			for i, f := range sc.Fields() {
-				cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
-			}
-			empty := array.NewRecordBatch(sc, cols, 0)
-			for _, c := range cols {
-				c.Release()
-			}
-			defer empty.Release()
-			yield(empty, nil)
 		}
 	}
 }
