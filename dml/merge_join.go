@@ -100,7 +100,7 @@ func (m *merge) joinBatch(t *target, rec arrow.RecordBatch) error {
 		if matchedTarget[tr] && m.hasMatched {
 			if !onlyDelete {
 				return fmt.Errorf("%w: %s: the target row with %s (row %d of the file) is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys",
-					ErrDuplicateMatch, t.file.Add.Path, m.keyText(tkeys, int(tr)), idx[tr], firstSource[tr]+1, sRows[i]+1)
+					ErrDuplicateMatch, t.file.Add.Path, m.keyText(tkeys, int(tr)), idx[tr]+1, firstSource[tr]+1, sRows[i]+1)
 			}
 			m.mmu.Lock()
 			m.matched[sRows[i]] = true // it matched, though the row is deleted once

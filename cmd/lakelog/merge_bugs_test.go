@@ -17,7 +17,7 @@ func TestMergeInsertOnlyOnAppendOnlyTable(t *testing.T) {
 `)
 	checkMessages(t, table, []message{
 		{"a MERGE that deletes", []string{"merge", table, src, "--on", "target.id = source.id", "--when-matched-delete"}, exitError,
-			"lakelog merge: dml: deltalog: merge of " + table + ": unsupported table feature: appendOnly: the table is append-only (delta.appendOnly=true) and merge removes rows\n"},
+			"lakelog merge: dml: deltalog: merge of " + table + ": unsupported table feature: writer feature \"appendOnly\": the table is append-only (delta.appendOnly=true) and merge removes rows\n"},
 	})
 	out := ok(t, "merge", table, src, "--on", "target.id = source.id", "--when-not-matched-insert-all")
 	if !strings.HasPrefix(out, "MERGE: version 2\n") {
