@@ -36,12 +36,13 @@ func ArrowType(t DataType) (arrow.DataType, error) {
 	return at, nil
 }
 
-// ToArrowSchema returns the Arrow schema of s. With physical set, fields
-// (nested ones too) are named by their physical names under the column
-// mapping mode, and in mode "id" each field carries its column mapping id
-// as PARQUET:field_id metadata, so that Parquet files written from the
-// schema match the table. Without physical, the logical names are used
-// and no metadata is set.
+// ToArrowSchema returns the Arrow schema of s. With physical set and a
+// column mapping mode other than "none", fields (nested ones too) are
+// named by their physical names and carry their column mapping ids as
+// PARQUET:field_id metadata (in both modes, as Spark writes them), so
+// that Parquet files written from the schema match the table; in mode
+// "id" a field without an id is an error. Without physical, the logical
+// names are used and no metadata is set.
 func ToArrowSchema(s *StructType, physical bool, mode string) (*arrow.Schema, error) {
 	if s == nil {
 		return nil, errors.New("actions: arrow schema: nil schema")
@@ -65,14 +66,14 @@ func arrowFields(s *StructType, physical bool, mode, path string) ([]arrow.Field
 			return nil, err
 		}
 		af := arrow.Field{Name: f.Name, Type: at, Nullable: f.Nullable}
-		if physical {
+		if physical && mode != ColumnMappingNone && mode != "" {
 			af.Name = f.PhysicalName(mode)
-			if mode == ColumnMappingID {
-				id, ok := f.FieldID()
-				if !ok {
-					return nil, fieldErr(fpath, errors.New("no column mapping id"))
-				}
+			id, ok := f.FieldID()
+			switch {
+			case ok:
 				af.Metadata = arrow.NewMetadata([]string{ParquetFieldIDKey}, []string{strconv.FormatInt(id, 10)})
+			case mode == ColumnMappingID:
+				return nil, fieldErr(fpath, errors.New("no column mapping id"))
 			}
 		}
 		out = append(out, af)

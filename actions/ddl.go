@@ -53,7 +53,9 @@ var ddlTypeNames = map[string]PrimitiveType{
 // decimal alone is decimal(10,0) and decimal(p) is decimal(p,0). A name may
 // be backquoted (`a b`; a doubled backquote stands for one). NOT NULL and
 // COMMENT 'text' may follow a type, in either order; the comment goes to
-// the field's metadata under "comment", as Spark stores it. Array elements
+// the field's metadata under "comment", as Spark stores it. GENERATED
+// ALWAYS AS (expression) makes a top-level column a generated column
+// (delta.generationExpression). Array elements
 // and map values are nullable: DDL cannot say otherwise. Column names must
 // be unique, ignoring case, within each struct. Errors are *DDLError.
 func ParseDDL(text string) (*StructType, error) {
@@ -107,6 +109,11 @@ func writeDDLField(b *strings.Builder, f *StructField, sep string) {
 	writeDDLType(b, f.Type)
 	if !f.Nullable {
 		b.WriteString(" not null")
+	}
+	if g, ok := f.Metadata[MetaGenerationExpression].(string); ok {
+		b.WriteString(" generated always as (")
+		b.WriteString(g)
+		b.WriteString(")")
 	}
 	if c, ok := f.Metadata["comment"].(string); ok {
 		b.WriteString(" comment ")
@@ -423,9 +430,14 @@ func (p *ddlParser) field(depth int) (*StructField, error) {
 		return nil, err
 	}
 	f := &StructField{Name: name, Type: t, Nullable: true}
-	var sawNotNull, sawComment bool
+	var sawNotNull, sawComment, sawGenerated bool
 	for {
 		switch {
+		case p.isKeyword("generated") && !sawGenerated:
+			if err := p.generated(f, depth); err != nil {
+				return nil, err
+			}
+			sawGenerated = true
 		case p.isKeyword("not") && !sawNotNull:
 			p.next()
 			if !p.isKeyword("null") {
@@ -442,13 +454,91 @@ func (p *ddlParser) field(depth int) (*StructField, error) {
 				}
 				return nil, p.errAt(p.tok, "expected a quoted comment, found %s", describe(p.tok))
 			}
-			f.Metadata = map[string]any{"comment": p.tok.text}
+			if f.Metadata == nil {
+				f.Metadata = map[string]any{}
+			}
+			f.Metadata["comment"] = p.tok.text
 			p.next()
 			sawComment = true
 		default:
 			return f, nil
 		}
 	}
+}
+
+// MetaGenerationExpression is the field metadata key of a generated
+// column's expression (the generatedColumns feature), its SQL text.
+const MetaGenerationExpression = "delta.generationExpression"
+
+// generated parses a generated column's clause after its type, as
+// Spark's CREATE TABLE writes it: GENERATED ALWAYS AS (expression). The
+// expression's text (inside the parentheses, trimmed) goes to the
+// field's metadata under delta.generationExpression; its parentheses
+// must balance (quotes and backquotes respected). Only a top-level
+// column can be generated.
+func (p *ddlParser) generated(f *StructField, depth int) error {
+	at := p.tok
+	p.next()
+	if !p.isKeyword("always") {
+		return p.errAt(p.tok, "expected ALWAYS after GENERATED, found %s", describe(p.tok))
+	}
+	p.next()
+	if !p.isKeyword("as") {
+		return p.errAt(p.tok, "expected AS, found %s", describe(p.tok))
+	}
+	p.next()
+	if !p.isPunct("(") {
+		return p.errAt(p.tok, "expected \"(\" and the generation expression after GENERATED ALWAYS AS, found %s", describe(p.tok))
+	}
+	open := p.tok
+	end, ok := matchingParen(p.text, open.off)
+	if !ok {
+		return p.errAt(open, "unbalanced parentheses in the generation expression")
+	}
+	text := strings.TrimSpace(p.text[open.off+1 : end])
+	if text == "" {
+		return p.errAt(open, "empty generation expression")
+	}
+	if depth > 0 {
+		return p.errAt(at, "generated column %q: only a top-level column can be generated", f.Name)
+	}
+	p.pos = end + 1
+	p.next()
+	if f.Metadata == nil {
+		f.Metadata = map[string]any{}
+	}
+	f.Metadata[MetaGenerationExpression] = text
+	return nil
+}
+
+// matchingParen is the offset of the ')' that closes the '(' at
+// text[open], skipping quoted strings and backquoted names.
+func matchingParen(text string, open int) (int, bool) {
+	depth := 0
+	for i := open; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i, true
+			}
+		case '\'', '"', '`':
+			j := i + 1
+			for j < len(text) && text[j] != c {
+				if text[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			if j >= len(text) {
+				return 0, false
+			}
+			i = j
+		}
+	}
+	return 0, false
 }
 
 // dataType parses a type.

@@ -184,3 +184,36 @@ func TestParseDDLRejectsInvalidUTF8(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestParseDDLGenerated(t *testing.T) {
+	st, err := ParseDDL("ts timestamp, d date GENERATED ALWAYS AS ( CAST(ts AS DATE) ) not null comment 'day', s string generated always as (concat(')', \"(\", `a)b`))")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, s := st.Fields[1], st.Fields[2]
+	if d.Metadata[MetaGenerationExpression] != "CAST(ts AS DATE)" || d.Nullable || d.Metadata["comment"] != "day" {
+		t.Errorf("d: %+v", d)
+	}
+	if s.Metadata[MetaGenerationExpression] != "concat(')', \"(\", `a)b`)" {
+		t.Errorf("s: %v", s.Metadata)
+	}
+	if got := FormatDDL(st); got != "ts timestamp, d date not null generated always as (CAST(ts AS DATE)) comment 'day', s string generated always as (concat(')', \"(\", `a)b`))" {
+		t.Errorf("FormatDDL: %s", got)
+	}
+	back, err := ParseDDL(FormatDDL(st))
+	if err != nil || FormatDDL(back) != FormatDDL(st) {
+		t.Errorf("round trip: %v %s", err, FormatDDL(back))
+	}
+	for _, bad := range []string{
+		"d date generated always as CAST(ts AS DATE)",
+		"d date generated as (1)",
+		"d date generated always as (cast(ts as date)",
+		"d date generated always as ()",
+		"s struct<d: date generated always as (1)>",
+		"d date generated always as (1) generated always as (2)",
+	} {
+		if _, err := ParseDDL(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}

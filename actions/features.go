@@ -154,3 +154,47 @@ func (p *Protocol) SupportsReaderFeatures() bool { return p != nil && p.MinReade
 // SupportsWriterFeatures reports whether the protocol lists writer
 // features explicitly (writer version 7 or later).
 func (p *Protocol) SupportsWriterFeatures() bool { return p != nil && p.MinWriterVersion >= 7 }
+
+// MergeProtocols is the protocol that serves both a and b: b itself when
+// it already asks for everything a does (so that a protocol is never
+// rewritten needlessly), else the higher versions with the union of both
+// feature sets (legacy versions' implied features listed when the result
+// lists features). A protocol is never downgraded by it.
+func MergeProtocols(a, b *Protocol) *Protocol {
+	if protocolCovers(b, a) {
+		return b
+	}
+	p := &Protocol{
+		MinReaderVersion: max(a.MinReaderVersion, b.MinReaderVersion),
+		MinWriterVersion: max(a.MinWriterVersion, b.MinWriterVersion),
+	}
+	if p.SupportsReaderFeatures() {
+		p.ReaderFeatures = featureUnion(a.ReaderFeatureSet(), b.ReaderFeatureSet())
+	}
+	if p.SupportsWriterFeatures() {
+		p.WriterFeatures = featureUnion(a.WriterFeatureSet(), b.WriterFeatureSet())
+	}
+	return p
+}
+
+// protocolCovers reports whether protocol b already asks for everything
+// a does.
+func protocolCovers(b, a *Protocol) bool {
+	return a.MinReaderVersion <= b.MinReaderVersion && a.MinWriterVersion <= b.MinWriterVersion &&
+		featureSubset(a.ReaderFeatureSet(), b.ReaderFeatureSet()) && featureSubset(a.WriterFeatureSet(), b.WriterFeatureSet())
+}
+
+func featureSubset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func featureUnion(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}

@@ -175,6 +175,11 @@ type TableProperties struct {
 	// (delta.rowTracking.materialized...ColumnName): row tracking's hidden
 	// columns; "" when unset.
 	MaterializedRowIDColumnName, MaterializedRowCommitVersionColumnName string
+	// Constraints are the table's CHECK constraints
+	// (delta.constraints.NAME = expression): the expression text by
+	// name, the name as its key spells it (lower case, as Spark writes
+	// it). Nil when there is none.
+	Constraints map[string]string
 
 	// Invalid lists the properties whose values do not parse, sorted by
 	// key; their fields hold the defaults. Err joins them.
@@ -239,6 +244,13 @@ func DefaultTableProperties() *TableProperties {
 func ParseTableProperties(conf map[string]string) *TableProperties {
 	p := DefaultTableProperties()
 	for _, key := range slices.Sorted(maps.Keys(conf)) {
+		if name, ok := strings.CutPrefix(key, PropConstraintPrefix); ok {
+			if p.Constraints == nil {
+				p.Constraints = map[string]string{}
+			}
+			p.Constraints[name] = conf[key]
+			continue
+		}
 		spec, ok := propertySpecs[key]
 		if !ok || spec.parse == nil {
 			continue
@@ -501,3 +513,8 @@ func NormalizeTableProperties(conf map[string]string) (map[string]string, error)
 	}
 	return out, nil
 }
+
+// ConstraintKey is the table property that holds the CHECK constraint
+// name: delta.constraints. and the name in lower case, as Spark names it
+// (constraint names are case-insensitive).
+func ConstraintKey(name string) string { return PropConstraintPrefix + strings.ToLower(name) }

@@ -404,3 +404,14 @@ func appendJSONString(buf *bytes.Buffer, s string) {
 	b, _ := marshalNoEscape(s) // a string always encodes
 	buf.Write(b)
 }
+
+// MarshalField returns the JSON form of one struct field, as a field of
+// a schemaString: {"name":...,"type":...,"nullable":...,"metadata":...}.
+func MarshalField(f *StructField) ([]byte, error) {
+	b, err := MarshalDataType(&StructType{Fields: []*StructField{f}})
+	if err != nil {
+		return nil, err
+	}
+	const pre, post = `{"type":"struct","fields":[`, `]}`
+	return b[len(pre) : len(b)-len(post)], nil
+}

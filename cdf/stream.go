@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -141,9 +142,9 @@ func drain(ch chan batchOrErr) {
 // order; an error is emitted as a job carrying it, after which planning
 // stops.
 func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
-	md, props := f.start.Metadata(), f.start.Properties()
+	md, props := f.startMD, f.startMD.Properties()
 	var checked *actions.Metadata // the metadata last found readable
-	for vc, err := range deltalog.Commits(ctx, f.store, f.root, f.from, f.to) {
+	for vc, err := range f.rangeCommits(ctx) {
 		if err != nil {
 			emit(&job{err: fmt.Errorf("cdf: %s: %w", f.display, err)})
 			return
@@ -171,6 +172,21 @@ func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
 		}
 		for _, j := range jobs {
 			if !emit(j) {
+				return
+			}
+		}
+	}
+}
+
+// rangeCommits are the range's commits: those a follower already read,
+// else the log's.
+func (f *Feed) rangeCommits(ctx context.Context) iter.Seq2[*deltalog.VersionCommit, error] {
+	if f.commits == nil {
+		return deltalog.Commits(ctx, f.store, f.root, f.from, f.to)
+	}
+	return func(yield func(*deltalog.VersionCommit, error) bool) {
+		for _, vc := range f.commits {
+			if !yield(vc, nil) {
 				return
 			}
 		}
@@ -311,7 +327,7 @@ func (f *Feed) run(ctx context.Context, j *job) {
 	}
 	if err != nil {
 		if errors.Is(err, objstore.ErrNotFound) {
-			err = fmt.Errorf("%w: %w (VACUUM removes the files of old versions)", ErrFileMissing, err)
+			err = fmt.Errorf("%w: %w (VACUUM deletes the files of old versions once they are older than the table's %s, %s by default)", ErrFileMissing, err, actions.PropDeletedFileRetentionDuration, days(deltalog.DefaultDeletedFileRetention))
 		}
 		send(nil, fmt.Errorf("cdf: %s: version %d: %s: %w", f.display, j.version, j.file.Add.Path, err))
 	}

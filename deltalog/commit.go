@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -180,6 +181,15 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	if err := checkProperties(&m, props); err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
+	for name := range props.Constraints {
+		return nil, fmt.Errorf("deltalog: create: %s: CHECK constraints are added to an existing table (schema.AddConstraint, lakelog alter --add-constraint), which checks the expression", actions.ConstraintKey(name))
+	}
+	if props.ColumnMappingMode != actions.ColumnMappingNone {
+		if schema, err = mapColumns(&m, schema, props); err != nil {
+			return nil, fmt.Errorf("deltalog: create: %w", err)
+		}
+		props = m.Properties()
+	}
 	for _, c := range m.PartitionColumns {
 		f := schema.Field(c)
 		if f == nil {
@@ -211,6 +221,24 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	return tx, nil
 }
 
+// mapColumns gives a new column-mapped table's columns (nested ones
+// too) ids and physical names, as Spark does at CREATE TABLE: ids from 1
+// (above any the schema already has), names "col-<uuid>", and
+// delta.columnMapping.maxColumnId set to the largest id. md is changed
+// in place (a copy of the caller's metadata); the mapped schema is
+// returned.
+func mapColumns(md *actions.Metadata, schema *actions.StructType, props *actions.TableProperties) (*actions.StructType, error) {
+	mapped, maxID := actions.AssignColumnMapping(schema, props.ColumnMappingMaxColumnID, false)
+	text, err := actions.SchemaString(mapped)
+	if err != nil {
+		return nil, err
+	}
+	md.SchemaString = text
+	md.Configuration = maps.Clone(md.Configuration)
+	md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
+	return mapped, nil
+}
+
 // CheckProperties refuses the table properties of md that Spark would
 // refuse (an unknown delta.* key, a value of the wrong form, each error
 // naming its property) and those lakelog cannot honour yet (column
@@ -228,17 +256,12 @@ func checkProperties(md *actions.Metadata, props *actions.TableProperties) error
 		switch {
 		case !actions.KnownTableProperty(k):
 			return fmt.Errorf("unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
-		case strings.HasPrefix(k, actions.PropConstraintPrefix):
-			return fmt.Errorf("%w: %s: lakelog does not enforce CHECK constraints yet", ErrUnsupportedFeature, k)
 		case strings.HasPrefix(k, actions.PropFeaturePrefix):
 			return fmt.Errorf("%w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
 		}
 	}
 	if err := props.Err(); err != nil {
 		return err
-	}
-	if mode := props.ColumnMappingMode; mode != actions.ColumnMappingNone {
-		return fmt.Errorf("%w: %s=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, actions.PropColumnMappingMode, mode)
 	}
 	return nil
 }
@@ -271,6 +294,16 @@ func (tx *Transaction) Add(as ...actions.Action) {
 			tx.acts = append(tx.acts, a)
 		}
 	}
+}
+
+// Metadata is the table metadata the commit leaves: what SetMetadata set
+// (for a new table, Create's, with its column mapping assigned), else the
+// snapshot's. Data files written for the commit follow it.
+func (tx *Transaction) Metadata() *actions.Metadata {
+	if tx.metadata == nil && tx.snap != nil {
+		return tx.snap.metadata
+	}
+	return tx.metadata
 }
 
 // SetMetadata changes the table's metadata in this commit.
@@ -650,6 +683,11 @@ func (tx *Transaction) validate() error {
 	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
+	if tx.metadata != nil {
+		if err := checkColumnMapping(tx.snap, schema, props); err != nil {
+			return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+		}
+	}
 	if props.AppendOnly {
 		for _, a := range tx.acts {
 			if a.Remove != nil && a.Remove.DataChange {
@@ -839,4 +877,42 @@ func (s *Snapshot) AlreadyApplied(appID string, version int64) (*CommitResult, b
 		return &CommitResult{Version: s.version, AlreadyApplied: true, table: s.table, base: s}, true
 	}
 	return nil, false
+}
+
+// checkColumnMapping checks new metadata of a table (snap nil: a new
+// table) as Spark does before committing it
+// (DeltaColumnMapping.verifyAndUpdateMetadataChange): a column-mapped
+// schema gives every column an id and a physical name (unique, no id
+// above maxColumnId); the mode changes only from none to name (which
+// keeps the columns' names as their physical names); and no column keeps
+// its id under another physical name, nor the largest id goes down, so
+// that data files written before the change are read the same after it.
+func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actions.TableProperties) error {
+	mode := props.ColumnMappingMode
+	if mode != actions.ColumnMappingNone {
+		if err := actions.CheckColumnMapping(schema, props.ColumnMappingMaxColumnID); err != nil {
+			return err
+		}
+	}
+	if snap == nil {
+		return nil
+	}
+	old := snap.props.ColumnMappingMode
+	if old != mode && !(old == actions.ColumnMappingNone && mode == actions.ColumnMappingName) {
+		return fmt.Errorf("%w: changing %s from %q to %q is not supported (only from %q to %q, as Spark)", ErrUnsupportedFeature,
+			actions.PropColumnMappingMode, old, mode, actions.ColumnMappingNone, actions.ColumnMappingName)
+	}
+	if old == actions.ColumnMappingNone || mode == actions.ColumnMappingNone {
+		return nil
+	}
+	if props.ColumnMappingMaxColumnID < snap.props.ColumnMappingMaxColumnID {
+		return fmt.Errorf("%s would go down from %d to %d", actions.PropColumnMappingMaxColumnID, snap.props.ColumnMappingMaxColumnID, props.ColumnMappingMaxColumnID)
+	}
+	before := actions.PhysicalNamesByID(snap.schema)
+	for id, name := range actions.PhysicalNamesByID(schema) {
+		if was, ok := before[id]; ok && was != name {
+			return fmt.Errorf("column mapping: the column with id %d would change its physical name from %q to %q", id, was, name)
+		}
+	}
+	return nil
 }

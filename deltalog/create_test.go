@@ -41,6 +41,11 @@ func TestMinimalProtocol(t *testing.T) {
 		{"s struct<a: long not null>", map[string]string{"delta.enableDeletionVectors": "true"}, 3, 7,
 			[]string{"deletionVectors"}, []string{"deletionVectors", "invariants"}},
 		{"l array<long> not null", nil, 1, 2, nil, nil},
+		// Column mapping: (2, 5), or listed in both lists.
+		{"id long", map[string]string{"delta.columnMapping.mode": "name"}, 2, 5, nil, nil},
+		{"id long", map[string]string{"delta.columnMapping.mode": "id", "delta.enableChangeDataFeed": "true"}, 2, 5, nil, nil},
+		{"id long", map[string]string{"delta.columnMapping.mode": "name", "delta.enableDeletionVectors": "true"}, 3, 7,
+			[]string{"columnMapping", "deletionVectors"}, []string{"columnMapping", "deletionVectors"}},
 	} {
 		schema, err := actions.ParseDDL(c.ddl)
 		if err != nil {
@@ -66,9 +71,9 @@ func TestCreateRefuses(t *testing.T) {
 		is    error
 	}{
 		{"id long", nil, map[string]string{"delta.appendOnyl": "true"}, `unknown table property "delta.appendOnyl"`, nil},
-		{"id long", nil, map[string]string{"delta.columnMapping.mode": "name"}, "does not write column-mapped tables", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.columnMapping.mode": "position"}, "delta.columnMapping.mode", nil},
 		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "supported"}, "delta.feature.*", deltalog.ErrUnsupportedFeature},
-		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints are added to an existing table", nil},
 		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
 		// Spark's booleans are not padded; its intervals have no months.
 		{"id long", nil, map[string]string{"delta.enableChangeDataFeed": " true"}, `delta.enableChangeDataFeed = " true": needs to be a boolean`, nil},
@@ -242,10 +247,11 @@ func TestTransactionHelpers(t *testing.T) {
 	}
 }
 
-// TestSupportsColumnMapping: a column-mapped table can be scanned; its
-// change data feed and every write are refused with ErrUnsupportedFeature;
+// TestSupportsColumnMapping: a column-mapped table can be scanned and
+// written; its change data feed is refused with ErrUnsupportedFeature;
 // the property means nothing to a protocol without the columnMapping
-// feature, and an unknown mode is refused.
+// feature (readers ignore it, writers refuse the table), and an unknown
+// mode is refused.
 func TestSupportsColumnMapping(t *testing.T) {
 	ctx := context.Background()
 	open := func(protocol, mode string) *deltalog.Snapshot {
@@ -280,7 +286,7 @@ func TestSupportsColumnMapping(t *testing.T) {
 			t.Errorf("mode %s, change data feed: %v", tc.mode, err)
 		}
 		for _, op := range writes {
-			if err := s.Supports(op); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "does not write them yet") {
+			if err := s.Supports(op); err != nil {
 				t.Errorf("mode %s, %s: %v", tc.mode, op, err)
 			}
 		}
@@ -294,7 +300,7 @@ func TestSupportsColumnMapping(t *testing.T) {
 	if err := legacy.Supports(deltalog.OpScan); err != nil {
 		t.Errorf("reader version 1, scan: %v", err)
 	}
-	if err := legacy.Supports(deltalog.OpAppend); !errors.Is(err, deltalog.ErrUnsupportedFeature) {
+	if err := legacy.Supports(deltalog.OpAppend); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "does not support the columnMapping feature") {
 		t.Errorf("reader version 1 with the property set, append: %v", err)
 	}
 	bad := open(`{"minReaderVersion":2,"minWriterVersion":5}`, "position")

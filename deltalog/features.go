@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/expr"
 )
 
 // maxReaderVersion and maxWriterVersion are the highest protocol versions
@@ -53,14 +54,18 @@ var features = []feature{
 		enabled: func(t *tableConfig) bool {
 			return t.props.ColumnMappingMode != actions.ColumnMappingNone || t.props.InvalidProperty(actions.PropColumnMappingMode) != nil
 		}},
-	{name: actions.FeatureCheckConstraints, ops: allOps, check: checkConstraintsCheck},
-	{name: actions.FeatureGeneratedColumns, ops: allOps, check: fieldMetadataCheck("delta.generationExpression", "generated columns")},
+	{name: actions.FeatureCheckConstraints, ops: allOps, // writers check every new row
+		enabled: func(t *tableConfig) bool { return len(t.props.Constraints) > 0 }},
+	{name: actions.FeatureGeneratedColumns, ops: allOps, check: generatedColumnsCheck,
+		enabled: func(t *tableConfig) bool { return hasGenerated(t.schema) }},
 	{name: actions.FeatureIdentityColumns, ops: allOps, check: fieldMetadataCheck("delta.identity.start", "identity columns")},
 	{name: actions.FeatureDomainMetadata, ops: allOps},
 	{name: actions.FeatureVacuumProtocolCheck, ops: allOps},
 	{name: actions.FeatureV2Checkpoint, ops: readOps},
-	{name: actions.FeatureTypeWidening, ops: readOps},
-	{name: actions.FeatureTypeWideningPreview, ops: readOps},
+	// Writers write the current types; readers widen older files.
+	{name: actions.FeatureTypeWidening, ops: allOps,
+		enabled: func(t *tableConfig) bool { return t.props.EnableTypeWidening }},
+	{name: actions.FeatureTypeWideningPreview, ops: allOps},
 }
 
 // featureByName indexes features.
@@ -199,16 +204,41 @@ func invariantsCheck(t *tableConfig, op Operation) error {
 	return unusedFieldMetadata(t.schema, "delta.invariants", "column invariants")
 }
 
-func checkConstraintsCheck(t *tableConfig, op Operation) error {
+// generatedColumnsCheck: writers compute generated columns and check
+// the values given, so every generation expression must be one lakelog
+// evaluates (expr's syntax: operators, CAST; Spark's functions such as
+// year() are not there yet).
+func generatedColumnsCheck(t *tableConfig, op Operation) error {
 	if readOps.has(op) {
 		return nil
 	}
-	for k := range t.metadata.Configuration {
-		if strings.HasPrefix(k, actions.PropConstraintPrefix) {
-			return fmt.Errorf("CHECK constraint %q is not enforced by lakelog yet", strings.TrimPrefix(k, actions.PropConstraintPrefix))
+	for _, f := range t.schema.Fields {
+		text, ok := f.Metadata[actions.MetaGenerationExpression].(string)
+		if !ok {
+			continue
+		}
+		e, err := expr.Parse(text)
+		if err == nil {
+			_, err = expr.BindAssignment(e, t.schema, f.Type)
+		}
+		if err != nil {
+			return fmt.Errorf("generated column %q: lakelog cannot evaluate its expression %s: %v", f.Name, text, err)
 		}
 	}
 	return nil
+}
+
+// hasGenerated reports whether a top-level column is generated.
+func hasGenerated(s *actions.StructType) bool {
+	if s == nil {
+		return false
+	}
+	for _, f := range s.Fields {
+		if _, ok := f.Metadata[actions.MetaGenerationExpression]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func fieldMetadataCheck(key, what string) func(*tableConfig, Operation) error {
@@ -220,21 +250,29 @@ func fieldMetadataCheck(key, what string) func(*tableConfig, Operation) error {
 	}
 }
 
-// columnMappingCheck: column-mapped tables (mode name or id) are scanned;
-// their change data feed is not read, and they are not written, until
-// lakelog reads and writes physical names and field ids everywhere.
+// columnMappingCheck: column-mapped tables (mode name or id) are read
+// and written (data files under physical names and field ids, every
+// column with both); their change data feed is not read yet. A mode
+// property the protocol does not support is ignored by readers, and a
+// write to such a table refused: its files would be misread.
 func columnMappingCheck(t *tableConfig, op Operation) error {
 	if e := t.props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
 		return fmt.Errorf("column mapping mode %q (%s is none, name or id, in any case)", e.Value, actions.PropColumnMappingMode)
 	}
-	switch m := t.props.ColumnMappingMode; {
+	m := t.props.ColumnMappingMode
+	switch {
 	case m == actions.ColumnMappingNone || op == OpScan:
 		return nil
 	case op == OpChangeDataFeed:
 		return fmt.Errorf("column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", m)
-	default:
-		return fmt.Errorf("column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", m)
+	case !t.protocol.HasReaderFeature(actions.FeatureColumnMapping):
+		return fmt.Errorf("%s is %q but the protocol (%d, %d) does not support the columnMapping feature", actions.PropColumnMappingMode, m, t.protocol.MinReaderVersion, t.protocol.MinWriterVersion)
 	}
+	// maxColumnId is checked where the schema changes, as Spark checks it.
+	if err := actions.CheckColumnMapping(t.schema, max(t.props.ColumnMappingMaxColumnID, actions.MaxColumnID(t.schema))); err != nil {
+		return fmt.Errorf("column mapping (mode %q): %v", m, err)
+	}
+	return nil
 }
 
 // MinimalProtocol is the smallest protocol that the table's schema and

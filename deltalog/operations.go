@@ -34,11 +34,9 @@ const opCommit Operation = "commit"
 // the operation and the feature (or property) in the way. It answers from
 // the one record per table feature (features.go), and is asked once,
 // before any work: writers ask before they upload a file, scans before
-// they read one. A column-mapped
-// table (ColumnMappingMode "name" or "id") can be scanned; its change
-// data feed is not read yet, and every write (append, overwrite,
-// replaceWhere, DML, maintenance) is refused until lakelog writes
-// physical names and field ids. A write to a table with an invalid value
+// they read one. A column-mapped table (ColumnMappingMode "name" or
+// "id") is read and written (data files under physical names and field
+// ids); its change data feed is not read yet. A write to a table with an invalid value
 // of a property lakelog knows (Properties().Invalid) is refused with
 // ErrInvalidProperty naming the property.
 func (s *Snapshot) Supports(op Operation) error {

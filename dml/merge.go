@@ -163,7 +163,16 @@ type merge struct {
 // deleted and the new versions written; change data is written when the
 // table asks for it.
 func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.RecordBatch, error], on expr.Expr, clauses []Clause, opts ...Option) (*Result, error) {
-	if err := snap.Supports(deltalog.OpMerge); err != nil {
+	// Decide by what the MERGE can commit: one that only inserts removes
+	// nothing, and is allowed where an append is (delta.appendOnly), as
+	// in Spark.
+	op := deltalog.OpAppend
+	for _, c := range clauses {
+		if c.Kind != NotMatchedInsert {
+			op = deltalog.OpMerge
+		}
+	}
+	if err := snap.Supports(op); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}
 	if on == nil {

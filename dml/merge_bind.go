@@ -106,6 +106,9 @@ func (m *merge) bindValues(bc *boundClause) error {
 		}
 		for i, f := range table.Fields {
 			si := m.srcSchema.IndexFold(f.Name)
+			if _, gen := f.Metadata[actions.MetaGenerationExpression]; si < 0 && gen {
+				continue // computed below
+			}
 			if si < 0 {
 				return fmt.Errorf("the source has no column %q for %s * (source columns: %s)", f.Name, map[bool]string{true: "INSERT", false: "UPDATE SET"}[bc.Kind == NotMatchedInsert], strings.Join(m.srcSchema.Names(), ", "))
 			}
@@ -115,7 +118,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 			}
 			bc.values[i] = v
 		}
-		return nil
+		return m.generatedValues(bc)
 	}
 	if len(bc.Set) == 0 {
 		return fmt.Errorf("no assignments")
@@ -148,7 +151,22 @@ func (m *merge) bindValues(bc *boundClause) error {
 		}
 		bc.values[i] = v
 	}
-	return nil
+	return m.generatedValues(bc)
+}
+
+// generatedValues completes a clause's values with the generated columns
+// it must recompute (every one for an INSERT, whose other unassigned
+// columns are null; for an UPDATE those reading an assigned column).
+func (m *merge) generatedValues(bc *boundClause) error {
+	table := m.snap.Schema()
+	insert := bc.Kind == NotMatchedInsert
+	current := func(i int) expr.Expr {
+		if insert {
+			return &expr.Literal{}
+		}
+		return expr.Col(m.tAlias, table.Fields[i].Name)
+	}
+	return generatedValues(table, bc.values, m.joined, current, insert)
 }
 
 // checkSides refuses references to the side a clause kind has no row of.

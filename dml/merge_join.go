@@ -2,6 +2,7 @@ package dml
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -90,13 +91,28 @@ func (m *merge) joinBatch(t *target, rec arrow.RecordBatch) error {
 	}
 	matchedTarget := make([]bool, n)
 	firstSource := map[int32]int32{}
+	// A target row matched twice is ambiguous for an update or a
+	// conditional delete; with one unconditional DELETE as the only
+	// WHEN MATCHED clause it is deleted once, as Spark allows.
+	onlyDelete := m.onlyUnconditionalDelete()
+	k := 0
 	for i, tr := range tRows {
 		if matchedTarget[tr] && m.hasMatched {
-			return fmt.Errorf("%w: %s: the row at index %d is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys", ErrDuplicateMatch, t.file.Add.Path, idx[tr], firstSource[tr]+1, sRows[i]+1)
+			if !onlyDelete {
+				return fmt.Errorf("%w: %s: the target row with %s (row %d of the file) is matched by source rows %d and %d (counting from 1); deduplicate the source on the join keys",
+					ErrDuplicateMatch, t.file.Add.Path, m.keyText(tkeys, int(tr)), idx[tr]+1, firstSource[tr]+1, sRows[i]+1)
+			}
+			m.mmu.Lock()
+			m.matched[sRows[i]] = true // it matched, though the row is deleted once
+			m.mmu.Unlock()
+			continue
 		}
 		matchedTarget[tr] = true
 		firstSource[tr] = sRows[i]
+		tRows[k], sRows[k] = tRows[i], sRows[i]
+		k++
 	}
+	tRows, sRows = tRows[:k], sRows[:k]
 	if len(sRows) > 0 {
 		m.mmu.Lock()
 		for _, s := range sRows {
@@ -239,4 +255,34 @@ func (m *merge) joinedBatch(tRec arrow.RecordBatch, tRows []int32, sRec arrow.Re
 	defer s.Release()
 	schema := arrow.NewSchema([]arrow.Field{{Name: m.tAlias, Type: t.DataType(), Nullable: true}, {Name: m.sAlias, Type: s.DataType(), Nullable: true}}, nil)
 	return array.NewRecordBatch(schema, []arrow.Array{t, s}, int64(n)), nil
+}
+
+// onlyUnconditionalDelete reports whether the only WHEN MATCHED clause is
+// a DELETE without a condition.
+func (m *merge) onlyUnconditionalDelete() bool {
+	n, del := 0, false
+	for _, c := range m.clauses {
+		if c.Kind == MatchedUpdate || c.Kind == MatchedDelete {
+			n++
+			del = c.Kind == MatchedDelete && c.Condition == nil
+		}
+	}
+	return n == 1 && del
+}
+
+// keyText is a target row's join key values: id = 2, day = DATE '2026-03-01'.
+func (m *merge) keyText(tkeys []arrow.Array, row int) string {
+	parts := make([]string, len(m.keys))
+	for i, k := range m.keys {
+		v, ok := actions.ArrowValue(tkeys[i], row)
+		switch {
+		case !ok:
+			parts[i] = k.target.Name + " = ?"
+		case v == nil:
+			parts[i] = k.target.Name + " = NULL"
+		default:
+			parts[i] = k.target.Name + " = " + expr.Lit(v).String()
+		}
+	}
+	return strings.Join(parts, ", ")
 }

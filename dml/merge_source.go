@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,6 +21,8 @@ import (
 
 // readSource reads the whole source into one batch.
 func (m *merge) readSource(source iter.Seq2[arrow.RecordBatch, error]) error {
+	t0 := time.Now()
+	defer func() { m.sourceMs = time.Since(t0).Milliseconds() }()
 	var recs []arrow.RecordBatch
 	defer func() {
 		for _, r := range recs {

@@ -8,12 +8,14 @@ func (j *job) finalMetrics(out *outcome, rewriteMs int64) map[string]int64 {
 	j.mu.Lock()
 	c := j.metrics
 	j.mu.Unlock()
-	var addedFiles, addedBytes, changeFiles, changeBytes, removedBytes int64
+	// Spark's commitInfo names no change-file bytes (its commands count
+	// them, but DeltaOperationMetrics leaves them out of the commit).
+	var addedFiles, addedBytes, changeFiles, removedBytes int64
 	if out.data != nil {
 		addedFiles, addedBytes = int64(len(out.data.Adds)), out.data.NumBytes
 	}
 	if out.changes != nil {
-		changeFiles, changeBytes = int64(len(out.changes.Files)), out.changes.NumBytes
+		changeFiles = int64(len(out.changes.Files))
 	}
 	for _, a := range out.removed {
 		removedBytes += a.Size
@@ -27,6 +29,7 @@ func (j *job) finalMetrics(out *outcome, rewriteMs int64) map[string]int64 {
 	switch j.op {
 	case opMerge:
 		m["numSourceRows"] = c["sourceRows"]
+		m["materializeSourceTimeMs"] = j.sourceMs
 		m["numTargetRowsInserted"] = c["inserted"]
 		m["numTargetRowsUpdated"] = c["updated"]
 		m["numTargetRowsMatchedUpdated"] = c["matchedUpdated"]
@@ -39,7 +42,6 @@ func (j *job) finalMetrics(out *outcome, rewriteMs int64) map[string]int64 {
 		m["numTargetFilesAdded"] = addedFiles
 		m["numTargetFilesRemoved"] = int64(len(out.removed))
 		m["numTargetChangeFilesAdded"] = changeFiles
-		m["numTargetChangeFileBytes"] = changeBytes
 		m["numTargetBytesAdded"] = addedBytes
 		m["numTargetBytesRemoved"] = removedBytes
 		m["numTargetDeletionVectorsAdded"] = dvAdded
@@ -55,7 +57,6 @@ func (j *job) finalMetrics(out *outcome, rewriteMs int64) map[string]int64 {
 		m["numAddedFiles"] = addedFiles
 		m["numRemovedFiles"] = int64(len(out.removed))
 		m["numAddedChangeFiles"] = changeFiles
-		m["changeFileBytes"] = changeBytes
 		m["numAddedBytes"] = addedBytes
 		m["numRemovedBytes"] = removedBytes
 		m["numDeletionVectorsAdded"] = dvAdded

@@ -205,6 +205,7 @@ type modelMode struct {
 	partitioned bool
 	dv          bool
 	cdf         bool
+	mapping     string // delta.columnMapping.mode, when set
 }
 
 func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
@@ -217,6 +218,9 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 	}
 	if mode.dv {
 		props["delta.enableDeletionVectors"] = "true"
+	}
+	if mode.mapping != "" {
+		props["delta.columnMapping.mode"] = mode.mapping
 	}
 	var parts []string
 	if mode.partitioned {
@@ -468,4 +472,6 @@ var modelModes = []modelMode{
 	{name: "copy-on-write partitioned", partitioned: true},
 	{name: "deletion vectors", dv: true},
 	{name: "deletion vectors partitioned", partitioned: true, dv: true, cdf: true},
+	{name: "column mapping name partitioned", partitioned: true, mapping: "name"},
+	{name: "column mapping id deletion vectors", dv: true, mapping: "id"},
 }

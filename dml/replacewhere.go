@@ -92,7 +92,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 			rewrite = append(rewrite, f.Add)
 			continue
 		}
-		match, err := partitionsMatch(snap.Schema(), bound, f.Add)
+		match, err := partitionsMatch(snap.Schema(), snap.ColumnMappingMode(), bound, f.Add)
 		if err != nil {
 			return nil, err
 		}
@@ -144,17 +144,19 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 }
 
 // partitionsMatch reports whether f's partition values satisfy pred, a
-// predicate over partition columns only (TRUE, not NULL).
-func partitionsMatch(schema *actions.StructType, pred expr.Expr, f *actions.Add) (bool, error) {
+// predicate over partition columns only (TRUE, not NULL). Partition
+// values are keyed by physical names under the column mapping mode.
+func partitionsMatch(schema *actions.StructType, mode string, pred expr.Expr, f *actions.Add) (bool, error) {
 	var perr error
 	v, err := expr.EvalRow(pred, func(col string) (any, bool) {
 		field := schema.Field(col)
 		if field == nil {
 			return nil, false
 		}
-		raw, ok := f.PartitionValues[col]
+		key := field.PhysicalName(mode)
+		raw, ok := f.PartitionValues[key]
 		if !ok {
-			raw = partitionValueFold(f.PartitionValues, col)
+			raw = partitionValueFold(f.PartitionValues, key)
 		}
 		v, err := actions.ParsePartitionValue(field.Type, raw)
 		if err != nil && perr == nil {

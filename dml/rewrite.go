@@ -104,7 +104,10 @@ type job struct {
 	mu      sync.Mutex
 	metrics map[string]int64
 	scanMs  int64
-	written []string // keys of files written, removed again if the commit fails
+	// sourceMs is MERGE's time reading the source into memory
+	// (materializeSourceTimeMs).
+	sourceMs int64
+	written  []string // keys of files written, removed again if the commit fails
 }
 
 func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string) *job {

@@ -50,6 +50,9 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 		}
 		values[i] = v
 	}
+	if err := generatedValues(schema, values, schema, func(i int) expr.Expr { return expr.Col(schema.Fields[i].Name) }, false); err != nil {
+		return nil, fmt.Errorf("dml: UPDATE: %w", err)
+	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err

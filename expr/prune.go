@@ -34,11 +34,20 @@ type prunedColumn struct {
 // ("none", "" for none, "name" or "id"). e is bound with BindPredicate;
 // errors are those of Bind. Under column mapping, partitionValues and
 // stats are keyed by physical names, which the pruner reads from the
-// schema's field metadata.
+// schema's field metadata. A partition column generated from another
+// column (delta.generationExpression CAST(c AS DATE)) prunes by the
+// predicates on c, as Spark's generated partition columns do.
 func NewPruner(e Expr, schema *actions.StructType, partitionColumns []string, columnMappingMode string) (*Pruner, error) {
 	b, err := BindPredicate(e, schema)
 	if err != nil {
 		return nil, err
+	}
+	if derived := generatedPartitionFilters(b, schema, partitionColumns); len(derived) > 0 {
+		// Implied by b for every row: they only let partition values
+		// prune through a generated partition column.
+		if withDerived, err := BindPredicate(And(append([]Expr{b}, derived...)...), schema); err == nil {
+			b = withDerived
+		}
 	}
 	p := &Pruner{expr: b, cols: map[string]*prunedColumn{}, partitionOnly: true, mayFail: mayFail(b)}
 	mode := strings.ToLower(columnMappingMode)

@@ -104,7 +104,8 @@ type OptimizeMetrics struct {
 }
 
 // OperationMetrics are the metrics as commitInfo.operationMetrics holds
-// them (Spark's names, string values).
+// them: Spark's names and only those (NumBatches and
+// TotalConsideredFiles are not in Spark's commit), string values.
 func (m *OptimizeMetrics) OperationMetrics() map[string]any {
 	s := func(n int64) string { return strconv.FormatInt(n, 10) }
 	return map[string]any{
@@ -118,8 +119,6 @@ func (m *OptimizeMetrics) OperationMetrics() map[string]any {
 		"p75FileSize":               s(m.P75FileSize),
 		"maxFileSize":               s(m.MaxFileSize),
 		"numDeletionVectorsRemoved": s(m.NumDeletionVectorsRemoved),
-		"numBatches":                s(m.NumBatches),
-		"totalConsideredFiles":      s(m.TotalConsideredFiles),
 	}
 }
 

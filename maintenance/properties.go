@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -56,6 +58,13 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	for i, k := range unset {
 		unset[i] = actions.NormalizePropertyKey(k)
 	}
+	for _, k := range append(slices.Sorted(maps.Keys(set)), unset...) {
+		if strings.HasPrefix(k, actions.PropConstraintPrefix) {
+			// As Spark: a constraint's expression is checked against the
+			// rows when it is added.
+			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and DropConstraint (lakelog alter --add-constraint, --drop-constraint)", k)
+		}
+	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	if conf == nil {
 		conf = map[string]string{}
@@ -99,12 +108,22 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 	if err := deltalog.CheckProperties(&md); err != nil {
 		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
 	}
+	schema := snap.Schema()
+	if snap.Properties().ColumnMappingMode == actions.ColumnMappingNone && md.Properties().ColumnMappingMode != actions.ColumnMappingNone {
+		// Enabling column mapping: the columns keep their names as
+		// physical names (the data files use them) and get ids, as Spark
+		// does. Other mode changes are refused at commit.
+		mapped, maxID := actions.AssignColumnMapping(schema, snap.Properties().ColumnMappingMaxColumnID, true)
+		text, err := actions.SchemaString(mapped)
+		if err != nil {
+			return nil, fmt.Errorf("maintenance: %s: %w", op, err)
+		}
+		md.SchemaString, schema = text, mapped
+		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
+	}
 	tx := snap.NewTransaction(opts...)
 	tx.SetMetadata(&md)
-	p, err := mergeProtocol(deltalog.MinimalProtocol(&md, snap.Schema()), snap.Protocol())
-	if err != nil {
-		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
-	}
+	p := actions.MergeProtocols(deltalog.MinimalProtocol(&md, schema), snap.Protocol())
 	if p != snap.Protocol() {
 		tx.SetProtocol(p)
 	}

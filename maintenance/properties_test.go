@@ -22,7 +22,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		{"delta.appendOnly": "maybe"},
 		{"delta.isolationLevel": "Snapshot"},
 		{"delta.appendOnyl": "true"},
-		{"delta.columnMapping.mode": "name"},
+		{"delta.columnMapping.mode": "id"}, // Spark enables only mode name on an existing table
 		{"delta.feature.deletionVectors": "supported"},
 		{"delta.enableInCommitTimestamps": "true"},
 		{"DELTA.enableInCommitTimestamps": "TRUE"},

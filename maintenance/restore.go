@@ -198,10 +198,7 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 	if !sameJSON(target.Metadata(), snap.Metadata()) {
 		tx.SetMetadata(target.Metadata())
 	}
-	p, err := mergeProtocol(target.Protocol(), snap.Protocol())
-	if err != nil {
-		return nil, fmt.Errorf("maintenance: restore to version %d: %w", target.Version(), err)
-	}
+	p := actions.MergeProtocols(target.Protocol(), snap.Protocol())
 	if p != snap.Protocol() {
 		tx.SetProtocol(p)
 	}
@@ -268,45 +265,4 @@ func checkExist(ctx context.Context, snap *deltalog.Snapshot, adds []*actions.Ad
 		return e
 	}
 	return nil
-}
-
-// mergeProtocol is the protocol that serves both a and b: the higher
-// versions and the union of the features. Restore uses it so that a
-// table's protocol is never downgraded (Spark's default).
-func mergeProtocol(a, b *actions.Protocol) (*actions.Protocol, error) {
-	if covers(b, a) {
-		return b, nil
-	}
-	p := &actions.Protocol{
-		MinReaderVersion: max(a.MinReaderVersion, b.MinReaderVersion),
-		MinWriterVersion: max(a.MinWriterVersion, b.MinWriterVersion),
-	}
-	if p.SupportsReaderFeatures() {
-		p.ReaderFeatures = union(a.ReaderFeatureSet(), b.ReaderFeatureSet())
-	}
-	if p.SupportsWriterFeatures() {
-		p.WriterFeatures = union(a.WriterFeatureSet(), b.WriterFeatureSet())
-	}
-	return p, nil
-}
-
-// covers reports whether protocol b already asks for everything a does.
-func covers(b, a *actions.Protocol) bool {
-	return a.MinReaderVersion <= b.MinReaderVersion && a.MinWriterVersion <= b.MinWriterVersion &&
-		subset(a.ReaderFeatureSet(), b.ReaderFeatureSet()) && subset(a.WriterFeatureSet(), b.WriterFeatureSet())
-}
-
-func subset(a, b []string) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
-}
-
-func union(a, b []string) []string {
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

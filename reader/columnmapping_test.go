@@ -218,8 +218,7 @@ func TestColumnMappingID(t *testing.T) {
 
 // TestColumnMappingSchema: a column-mapped schema whose field lacks its
 // physical name (or, in id mode, its id) is refused when the scan is
-// planned, naming the column; writes to a column-mapped table are
-// refused.
+// planned, naming the column; writes to such a table are refused.
 func TestColumnMappingSchema(t *testing.T) {
 	for _, mode := range []string{"name", "id"} {
 		store := objstore.NewMem()

@@ -58,10 +58,20 @@ type conformer struct {
 	merge   bool
 	changed bool // merge added columns
 	mem     memory.Allocator
+	// In a column-mapped table (mode not "none") the columns merge adds
+	// get ids above maxID and physical names (actions.AssignColumnMapping);
+	// maxID is then the table's new delta.columnMapping.maxColumnId.
+	mode  string
+	maxID int64
+	// gens are the table's generated columns; with generate, a batch
+	// that lacks one gets its values computed, one that gives it has them
+	// checked.
+	gens     []*generatedColumn
+	generate bool
 }
 
-func newConformer(schema *actions.StructType, merge bool, mem memory.Allocator) (*conformer, error) {
-	c := &conformer{schema: schema, merge: merge, mem: mem}
+func newConformer(schema *actions.StructType, props *actions.TableProperties, merge bool, mem memory.Allocator) (*conformer, error) {
+	c := &conformer{schema: schema, merge: merge, mem: mem, mode: props.ColumnMappingMode, maxID: props.ColumnMappingMaxColumnID}
 	if err := c.setSchema(schema); err != nil {
 		return nil, err
 	}
@@ -73,7 +83,11 @@ func (c *conformer) setSchema(s *actions.StructType) error {
 	if err != nil {
 		return fmt.Errorf("writer: table schema: %w", err)
 	}
-	c.schema, c.arrow = s, sc
+	gens, err := bindGenerated(s)
+	if err != nil {
+		return err
+	}
+	c.schema, c.arrow, c.gens = s, sc, gens
 	return nil
 }
 
@@ -87,6 +101,9 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 			return nil, err
 		}
 		if changed {
+			if c.mode != actions.ColumnMappingNone {
+				merged, c.maxID = actions.AssignColumnMapping(merged, c.maxID, false)
+			}
 			if err := c.setSchema(merged); err != nil {
 				return nil, err
 			}
@@ -121,7 +138,7 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 		target := c.arrow.Field(i).Type
 		j := byTable[i]
 		if j < 0 {
-			if !f.Nullable {
+			if !f.Nullable && !isGenerated(f) {
 				return nil, &SchemaError{Column: f.Name, Reason: "is missing from the input and is not nullable"}
 			}
 			cols[i] = array.MakeArrayOfNull(c.mem, target, int(n))
@@ -140,7 +157,21 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 		}
 	}
 	out := array.NewRecordBatch(c.arrow, cols, n)
-	return out, nil
+	if len(c.gens) == 0 || !c.generate {
+		return out, nil
+	}
+	given := make([]bool, len(byTable))
+	for i, j := range byTable {
+		given[i] = j >= 0
+	}
+	filled, err := fillGenerated(ctx, c.gens, out, given, rowBase, c.mem)
+	out.Release()
+	return filled, err
+}
+
+func isGenerated(f *actions.StructField) bool {
+	_, ok := f.Metadata[actions.MetaGenerationExpression]
+	return ok
 }
 
 // compatible checks that values of the Arrow type in can be stored in a

@@ -9,8 +9,10 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -77,12 +79,37 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	conf, err := newConformer(schema, cfg.mergeSchema, cfg.mem)
+	if cfg.dataChange && !cfg.changeFiles && len(props.Constraints) > 0 {
+		// Every row an operation writes meets the table's CHECK
+		// constraints; a rearrangement (OPTIMIZE) and change data
+		// files write rows the table already had.
+		cs, err := bindConstraints(props, schema)
+		if err != nil {
+			return nil, err
+		}
+		inner := check
+		check = func(rec arrow.RecordBatch, rowBase int64) error {
+			if inner != nil {
+				if err := inner(rec, rowBase); err != nil {
+					return err
+				}
+			}
+			return checkConstraints(cs, rec, rowBase, cfg.mem)
+		}
+	}
+	conf, err := newConformer(schema, props, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
 	}
+	// Rows that change data get their generated columns computed (or
+	// checked, when given); a rearrangement (OPTIMIZE) and change data
+	// files copy rows the table had.
+	conf.generate = cfg.dataChange && !cfg.changeFiles
 	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
-		uploadSlots: make(chan struct{}, uploadsInFlight)}
+		uploadSlots: make(chan struct{}, uploadsInFlight), mode: props.ColumnMappingMode}
+	if fs.mode != actions.ColumnMappingNone || props.RandomizeFilePrefixes {
+		fs.randomPrefix = int(props.RandomPrefixLength)
+	}
 	if err := fs.setSchema(schema); err != nil {
 		return nil, err
 	}
@@ -145,6 +172,10 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 		}
 		nmd := *md
 		nmd.SchemaString = s
+		if conf.mode != actions.ColumnMappingNone {
+			nmd.Configuration = maps.Clone(md.Configuration)
+			nmd.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(conf.maxID, 10)
+		}
 		res.Metadata, res.SchemaChanged = &nmd, true
 	}
 	return res, nil
@@ -206,6 +237,15 @@ type fileSet struct {
 	root  string
 	md    *actions.Metadata
 	props *actions.TableProperties // md's
+	// mode is the table's column mapping mode: data files name their
+	// columns, and adds key their stats and partition values, by the
+	// physical names of actions.PhysicalSchema. randomPrefix puts each
+	// file in a folder of random characters instead of Hive-style
+	// partition folders, as Spark does for column-mapped tables (whose
+	// folder names would otherwise leak logical names) and with
+	// delta.randomizeFilePrefixes.
+	mode         string
+	randomPrefix int
 
 	schema     *actions.StructType // the full table schema being written
 	partCols   []*actions.StructField
@@ -262,19 +302,59 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 		fs.partIdx = append(fs.partIdx, i)
 		fs.partCols = append(fs.partCols, s.Fields[i])
 	}
-	mode := fs.props.ColumnMappingMode
-	sc, err := actions.ToArrowSchema(data, true, mode)
+	sc, err := fs.fileSchema(data)
 	if err != nil {
-		return fmt.Errorf("writer: %w", err)
+		return err
 	}
 	fs.dataSchema = sc
 	leaves, err := statsColumns(fs.props, data)
 	if err != nil {
 		return err
 	}
+	// Stats are keyed by physical names, as the data files' columns.
+	phys := actions.PhysicalSchema(data, fs.mode)
+	for _, l := range leaves {
+		l.names = fieldNames(phys, l.path)
+	}
 	fs.leaves = leaves
 	fs.plainCols, fs.dictDecided = nil, false
 	return nil
+}
+
+// fileSchema is the Arrow schema of the data files' columns: data's
+// fields under their physical names, with their column mapping ids as
+// Parquet field ids (actions.ToArrowSchema). A change data file's
+// _change_type column is not a table column and is written as it is named,
+// without an id.
+func (fs *fileSet) fileSchema(data *actions.StructType) (*arrow.Schema, error) {
+	var extra []arrow.Field
+	if fs.cfg.changeFiles && len(data.Fields) > 0 && data.Fields[len(data.Fields)-1].Name == ChangeTypeColumn {
+		last := data.Fields[len(data.Fields)-1]
+		data = &actions.StructType{Fields: data.Fields[:len(data.Fields)-1]}
+		extra = append(extra, arrow.Field{Name: last.Name, Type: arrow.BinaryTypes.String, Nullable: last.Nullable})
+	}
+	sc, err := actions.ToArrowSchema(data, true, fs.mode)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	if extra == nil {
+		return sc, nil
+	}
+	return arrow.NewSchema(append(slices.Clone(sc.Fields()), extra...), nil), nil
+}
+
+// fieldNames are the names of the fields along path (field indexes into
+// nested structs) of s.
+func fieldNames(s *actions.StructType, path []int) []string {
+	names := make([]string, len(path))
+	for i, k := range path {
+		f := s.Fields[k]
+		names[i] = f.Name
+		if st, ok := f.Type.(*actions.StructType); ok {
+			s = st
+		}
+	}
+	return names
 }
 
 // write routes the rows of full (the whole table schema) to the files of
@@ -390,8 +470,15 @@ func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error
 	}
 	of := fs.rowGroup[:n] // the group of each row
 	newGroup := func(r int) (int32, error) {
-		// partitionValues are keyed by the metadata's spelling.
+		// partitionValues are keyed by the metadata's spelling, or by
+		// physical names in a column-mapped table; the folder (the
+		// partition's key, and without column mapping its directory) by
+		// the metadata's.
 		values := make(map[string]*string, len(fs.partIdx))
+		byName := values
+		if fs.mode != actions.ColumnMappingNone {
+			byName = make(map[string]*string, len(fs.partIdx))
+		}
 		for k, ci := range fs.partIdx {
 			v, ok := actions.ArrowValue(full.Column(ci), r)
 			if !ok {
@@ -401,9 +488,10 @@ func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error
 			if err != nil {
 				return 0, fmt.Errorf("writer: partition column %q: %w", fs.partCols[k].Name, err)
 			}
-			values[fs.md.PartitionColumns[k]] = s
+			byName[fs.md.PartitionColumns[k]] = s
+			values[fs.partCols[k].PhysicalName(fs.mode)] = s
 		}
-		folder, err := actions.PartitionPath(fs.md.PartitionColumns, nil, values)
+		folder, err := actions.PartitionPath(fs.md.PartitionColumns, nil, byName)
 		if err != nil {
 			return 0, fmt.Errorf("writer: %w", err)
 		}
@@ -596,15 +684,15 @@ func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int32) (arrow.Record
 	for k, ci := range fs.dataIdx {
 		col := full.Column(ci)
 		if indices == nil {
-			col.Retain()
-			cols[k] = col
+			cols[k] = relabel(col, fs.dataSchema.Field(k).Type)
 			continue
 		}
 		taken, err := compute.TakeArray(compute.WithAllocator(fs.ctx, fs.cfg.mem), col, indices)
 		if err != nil {
 			return nil, fmt.Errorf("writer: split partitions: %w", err)
 		}
-		cols[k] = taken
+		cols[k] = relabel(taken, fs.dataSchema.Field(k).Type)
+		taken.Release()
 	}
 	n := full.NumRows()
 	if idx != nil {
@@ -770,8 +858,11 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	fs.seq++
 	fs.mu.Unlock()
 	prefix, dir := "part", folder
+	if fs.randomPrefix > 0 {
+		dir = randomPrefix(fs.randomPrefix) + "/"
+	}
 	if fs.cfg.changeFiles {
-		prefix, dir = "cdc", ChangeDataDir+folder
+		prefix, dir = "cdc", ChangeDataDir+dir
 	}
 	name := fmt.Sprintf("%s-%05d-%s-c000", prefix, seq, uuid.NewString())
 	if fs.cfg.codecName != "" {
@@ -1057,4 +1148,57 @@ func dataBytes(d arrow.ArrayData) int64 {
 		n += dataBytes(c)
 	}
 	return n
+}
+
+// randomPrefix is a folder name of n random letters and digits, as
+// Spark's DeltaUtils.getRandomPrefix makes them.
+func randomPrefix(n int) string {
+	const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[rand.IntN(len(chars))]
+	}
+	return string(b)
+}
+
+// relabel returns a (retained) with the Arrow type t, which differs from
+// a's at most in field names and metadata: the conformed batches carry
+// the table's logical names, data files its physical names and field ids
+// (nested struct fields included). The buffers are shared. A dictionary
+// array stays as it is (its type names no field).
+func relabel(a arrow.Array, t arrow.DataType) arrow.Array {
+	if arrow.TypeEqual(a.DataType(), t, arrow.CheckMetadata()) || a.DataType().ID() == arrow.DICTIONARY || a.DataType().ID() != t.ID() {
+		a.Retain()
+		return a
+	}
+	d := relabelData(a.Data(), t)
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
+func relabelData(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
+	children := d.Children()
+	var childTypes []arrow.DataType
+	switch x := t.(type) {
+	case *arrow.StructType:
+		for _, f := range x.Fields() {
+			childTypes = append(childTypes, f.Type)
+		}
+	case arrow.ListLikeType:
+		childTypes = []arrow.DataType{x.Elem()}
+	}
+	newChildren := make([]arrow.ArrayData, len(children))
+	for i, c := range children {
+		if i < len(childTypes) && c.DataType().ID() == childTypes[i].ID() && c.DataType().ID() != arrow.DICTIONARY {
+			newChildren[i] = relabelData(c, childTypes[i])
+		} else {
+			c.Retain()
+			newChildren[i] = c
+		}
+	}
+	out := array.NewData(t, d.Len(), d.Buffers(), newChildren, d.NullN(), d.Offset())
+	for _, c := range newChildren {
+		c.Release()
+	}
+	return out
 }

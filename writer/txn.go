@@ -166,7 +166,9 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if r != "" {
 		r += "/"
 	}
-	wr, err := writeFiles(ctx, store, r, md, md.Properties(), batches, cfg)
+	// The files follow the metadata the commit creates: Create assigns
+	// a column-mapped table's physical names.
+	wr, err := writeFiles(ctx, store, r, tx.Metadata(), tx.Metadata().Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}

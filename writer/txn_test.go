@@ -519,7 +519,7 @@ func TestParallelPartitions(t *testing.T) {
 // with ErrUnsupportedFeature; on an append-only table, Overwrite does.
 func TestWritersAskBeforeUploading(t *testing.T) {
 	ctx := context.Background()
-	c, err := golden.Find("type-widening")
+	c, err := golden.Find("v2-checkpoint-json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,8 +560,8 @@ func TestWritersAskBeforeUploading(t *testing.T) {
 		"replaceWhere": func() error { _, err := dml.ReplaceWhere(ctx, snap, pred, rows); return err },
 		"write files":  func() error { _, err := writer.WriteFiles(ctx, snap, rows); return err },
 	} {
-		if err := write(); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "typeWidening") {
-			t.Errorf("%s on a type-widened table: %v, want ErrUnsupportedFeature naming typeWidening", name, err)
+		if err := write(); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "v2Checkpoint") {
+			t.Errorf("%s on a table with V2 checkpoints: %v, want ErrUnsupportedFeature naming v2Checkpoint", name, err)
 		}
 	}
 	if after := countFiles(); after != before {

@@ -48,6 +48,7 @@ func init() {
 			{name: "columns", kind: listFlag, help: "print these columns, comma-separated, in this order"},
 			{name: "limit", kind: countFlag, help: "print at most N rows (0 prints none; default: every row)"},
 			{name: "sorted", kind: boolFlag, help: "sort the output lines by their bytes (holds the output in memory)"},
+			{name: "explain", kind: boolFlag, help: "print what planning and reading did (files and bytes: total, pruned by partition, skipped by stats, planned; rows decoded and returned; deletion vectors) instead of the rows"},
 		},
 		formats: allFormats,
 		run:     runScan,
@@ -367,7 +368,66 @@ func runScan(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
+	if c.on("explain") {
+		return c.explain(ctx, snap.NumFiles(), snap.SizeInBytes(), sc)
+	}
 	return c.printRows(ctx, sc.Schema(), sc.Records(ctx))
+}
+
+// explanation is scan --explain's record.
+type explanation struct {
+	FilesTotal             int64 `json:"filesTotal"`
+	BytesTotal             int64 `json:"bytesTotal"`
+	FilesPrunedByPartition int64 `json:"filesPrunedByPartition"`
+	FilesSkippedByStats    int64 `json:"filesSkippedByStats"`
+	FilesPlanned           int64 `json:"filesPlanned"`
+	BytesPlanned           int64 `json:"bytesPlanned"`
+	FilesRead              int64 `json:"filesRead"`
+	RowsDecoded            int64 `json:"rowsDecoded"`
+	RowsReturned           int64 `json:"rowsReturned"`
+	FilesWithDVs           int64 `json:"filesWithDeletionVectors"`
+	RowsDeletedByDVs       int64 `json:"rowsDeletedByDeletionVectors"`
+	Requests               int64 `json:"requests"`
+	BytesFetched           int64 `json:"bytesFetched"`
+}
+
+// explain plans the scan (which files, and why the others are not read),
+// then reads it without printing the rows, and prints what it did. Pages
+// the page index skips are not decoded: they show in rowsDecoded, not
+// apart.
+func (c *call) explain(ctx context.Context, files int, bytes int64, sc *reader.Scan) error {
+	e := explanation{FilesTotal: int64(files), BytesTotal: bytes}
+	for f, err := range sc.Files(ctx) {
+		if err != nil {
+			return err
+		}
+		e.FilesPlanned++
+		e.BytesPlanned += f.Add.Size
+		if dv := f.Add.DeletionVector; dv != nil {
+			e.FilesWithDVs++
+			e.RowsDeletedByDVs += dv.Cardinality
+		}
+	}
+	pm := sc.Metrics()
+	e.FilesPrunedByPartition, e.FilesSkippedByStats = pm.FilesPrunedByPartition, pm.FilesSkippedByStats
+	for _, err := range sc.Records(ctx) {
+		if err != nil {
+			return err
+		}
+	}
+	m := sc.Metrics()
+	e.FilesRead, e.RowsDecoded, e.RowsReturned = m.FilesRead, m.RowsRead, m.RowsReturned
+	e.Requests, e.BytesFetched = m.Requests, m.BytesFetched
+	return c.report(e, func(w io.Writer) {
+		fmt.Fprintf(w, "files: %d (%s) in the version\n", e.FilesTotal, humanBytes(e.BytesTotal))
+		fmt.Fprintf(w, "  pruned by partition values: %d\n", e.FilesPrunedByPartition)
+		fmt.Fprintf(w, "  skipped by statistics: %d\n", e.FilesSkippedByStats)
+		fmt.Fprintf(w, "  planned: %d (%s), %d with deletion vectors deleting %d rows\n", e.FilesPlanned, humanBytes(e.BytesPlanned), e.FilesWithDVs, e.RowsDeletedByDVs)
+		fmt.Fprintf(w, "read: %d files; %d rows decoded (after the page index), %d returned\n", e.FilesRead, e.RowsDecoded, e.RowsReturned)
+		if e.Requests > 0 {
+			fmt.Fprintf(w, "object store: %d requests, %s fetched\n", e.Requests, humanBytes(e.BytesFetched))
+		}
+	})
 }
 
 // printRows prints batches in the format asked.

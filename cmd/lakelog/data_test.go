@@ -724,3 +724,28 @@ func TestAppendEmptyFileCommitsNothing(t *testing.T) {
 		t.Errorf("append of an empty file moved the table from version %d to %d", before, v)
 	}
 }
+
+// scan --explain says what planning and reading did: files pruned by
+// partition, skipped by stats, planned, deletion vectors, rows.
+func TestScanExplain(t *testing.T) {
+	_, table := newPeople(t, "delta.enableDeletionVectors=true")
+	ok(t, "delete", table, "--where", "id = 1")
+	var e explanation
+	if err := json.Unmarshal([]byte(ok(t, "scan", table, "--where", "country = 'nl' OR id > 4", "--explain", "--format", "json")), &e); err != nil {
+		t.Fatal(err)
+	}
+	want := explanation{FilesTotal: 3, FilesPrunedByPartition: 0, FilesSkippedByStats: 1, FilesPlanned: 2, FilesRead: 2, RowsDecoded: 3, RowsReturned: 2, FilesWithDVs: 1, RowsDeletedByDVs: 1}
+	e.BytesTotal, e.BytesPlanned = 0, 0
+	if e != want {
+		t.Errorf("explain %+v\nwant     %+v", e, want)
+	}
+	if err := json.Unmarshal([]byte(ok(t, "scan", table, "--where", "country = 'de'", "--explain", "--format", "json")), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.FilesPrunedByPartition != 2 || e.FilesPlanned != 1 || e.RowsReturned != 2 {
+		t.Errorf("partition pruning: %+v", e)
+	}
+	if out := ok(t, "scan", table, "--explain"); !strings.Contains(out, "pruned by partition values: 0") || !strings.Contains(out, "1 with deletion vectors deleting 1 rows") {
+		t.Errorf("table form:\n%s", out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/lakelog/lakelog/deltasql"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/writer/input"
@@ -56,10 +57,20 @@ func init() {
 			{name: "matched-condition", kind: textFlag, arg: "PRED", help: "AND condition of the first WHEN MATCHED clause (the DELETE when both are given): 'source.op = ''delete'''"},
 			{name: "not-matched-condition", kind: textFlag, arg: "PRED", help: "AND condition of the WHEN NOT MATCHED clause: 'source.op <> ''delete'''"},
 			{name: "not-matched-by-source-condition", kind: textFlag, arg: "PRED", help: "AND condition of the WHEN NOT MATCHED BY SOURCE clause: 'target.day < ''2026-01-01'''"},
+			{name: "when-matched", kind: repeatFlag, arg: "CLAUSE", help: "a WHEN MATCHED clause as Spark SQL writes it after WHEN MATCHED: \"[AND cond THEN] UPDATE SET * | UPDATE SET c = e, ... | DELETE\""},
+			{name: "when-not-matched", kind: repeatFlag, arg: "CLAUSE", help: "a WHEN NOT MATCHED clause: \"[AND cond THEN] INSERT * | INSERT (c, ...) VALUES (e, ...)\""},
+			{name: "when-not-matched-by-source", kind: repeatFlag, arg: "CLAUSE", help: "a WHEN NOT MATCHED BY SOURCE clause: \"[AND cond THEN] UPDATE SET c = e, ... | DELETE\""},
+			{name: "target-alias", kind: textFlag, arg: "NAME", help: "the table's name in --on and the clauses (default target)"},
+			{name: "source-alias", kind: textFlag, arg: "NAME", help: "the source's name in --on and the clauses (default source)"},
 		}, dmlFlags...),
 		formats: allFormats,
-		more:    "SOURCE_FILE is .jsonl/.ndjson, .csv (a header row) or .parquet, decoded with exactly the columns it holds.\n" + dmlOutput,
-		run:     runMerge,
+		more: "SOURCE_FILE is .jsonl/.ndjson, .csv (a header row) or .parquet, decoded with exactly the columns it holds.\n" +
+			"Clauses of a kind apply in the order given, the first whose condition holds: the shorthand flags (DELETE, UPDATE SET *,\n" +
+			"INSERT *, DELETE BY SOURCE) before the --when-* clauses. Example:\n" +
+			"  lakelog merge t changes.jsonl --on 't.id = c.id' --target-alias t --source-alias c \\\n" +
+			"    --when-matched \"AND c.op = 'delete' THEN DELETE\" --when-matched 'UPDATE SET amount = t.amount + c.amount' \\\n" +
+			"    --when-not-matched 'INSERT (id, amount) VALUES (c.id, c.amount)' --when-not-matched-by-source 'UPDATE SET stale = true'\n" + dmlOutput,
+		run: runMerge,
 	})
 }
 
@@ -120,9 +131,10 @@ func runMerge(ctx context.Context, c *call) error {
 	matchedUpdateAll, matchedDelete := c.on("when-matched-update-all"), c.on("when-matched-delete")
 	insertAll, bySourceDelete := c.on("when-not-matched-insert-all"), c.on("when-not-matched-by-source-delete")
 	matchedCond, notMatchedCond, bySourceCond := c.text("matched-condition"), c.text("not-matched-condition"), c.text("not-matched-by-source-condition")
+	generic := len(c.list("when-matched")) + len(c.list("when-not-matched")) + len(c.list("when-not-matched-by-source"))
 	switch {
-	case !matchedUpdateAll && !matchedDelete && !insertAll && !bySourceDelete:
-		return usagef("name at least one clause: --when-matched-update-all, --when-matched-delete, --when-not-matched-insert-all or --when-not-matched-by-source-delete")
+	case !matchedUpdateAll && !matchedDelete && !insertAll && !bySourceDelete && generic == 0:
+		return usagef("name at least one clause: --when-matched CLAUSE, --when-not-matched CLAUSE, --when-not-matched-by-source CLAUSE, or a shorthand (--when-matched-update-all, --when-matched-delete, --when-not-matched-insert-all, --when-not-matched-by-source-delete)")
 	case matchedUpdateAll && matchedDelete && matchedCond == "":
 		return usagef("--when-matched-delete with --when-matched-update-all needs --matched-condition (the DELETE's): without it the UPDATE would never act")
 	case matchedCond != "" && !matchedUpdateAll && !matchedDelete:
@@ -172,13 +184,30 @@ func runMerge(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
+	targetAlias, sourceAlias := c.text("target-alias"), c.text("source-alias")
+	if targetAlias == "" {
+		targetAlias = "target"
+	}
+	if sourceAlias == "" {
+		sourceAlias = "source"
+	}
+	for _, kind := range []struct{ flag, when string }{{"when-matched", "MATCHED"}, {"when-not-matched", "NOT MATCHED"}, {"when-not-matched-by-source", "NOT MATCHED BY SOURCE"}} {
+		for _, text := range c.list(kind.flag) {
+			cl, err := deltasql.MergeClause(snap.Schema(), kind.when, text, targetAlias)
+			if err != nil {
+				return fmt.Errorf("--%s %q: %w", kind.flag, text, err)
+			}
+			clauses = append(clauses, cl)
+		}
+	}
 	// The source is opened once: its columns and types, then its rows.
 	source, _, err := input.OpenSource(ctx, snap.Schema(), file)
 	if err != nil {
 		return err
 	}
 	defer source.Close()
-	res, err := dml.Merge(ctx, snap, source.Records(ctx), onExpr, clauses, dmlOptions(c)...)
+	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, dmlOptions(c)...)
+	res, err := dml.Merge(ctx, snap, source.Records(ctx), onExpr, clauses, opts...)
 	if errors.Is(err, dml.ErrDuplicateMatch) {
 		return fmt.Errorf("%s: %w", file, err) // its source rows are the file's rows, in order
 	}

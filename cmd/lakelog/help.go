@@ -38,7 +38,7 @@ func printVerbHelp(w io.Writer, v *verb) {
 	if flags := v.allFlags(); len(flags) > 0 {
 		fmt.Fprintln(w, "\nflags:")
 		for _, f := range flags {
-			fmt.Fprintf(w, "  --%s", f.name)
+			fmt.Fprintf(w, "  %s", f.dashed())
 			if p := f.placeholder(); p != "" {
 				fmt.Fprintf(w, " %s", p)
 			}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The seed scenario on the command line: a mistaken overwrite is undone
@@ -177,5 +178,28 @@ func TestCLIAlterAndFiles(t *testing.T) {
 	}
 	if tbl := ok(t, "files", table); !strings.Contains(tbl, "p=y") {
 		t.Fatalf("files: %s", tbl)
+	}
+}
+
+// vacuum --retain takes a number of hours, as Spark's RETAIN 168 HOURS
+// and delta-rs's retention_hours, besides Go durations and intervals.
+func TestVacuumRetainHours(t *testing.T) {
+	_, table := newPeople(t)
+	for _, c := range []struct {
+		retain string
+		hours  float64
+	}{{"168", 168}, {"200.5", 200.5}, {"170h", 170}, {"8 days", 192}} {
+		out := ok(t, "vacuum", table, "--retain", c.retain, "--dry-run")
+		i := strings.Index(out, "files modified before ")
+		if i < 0 {
+			t.Fatalf("--retain %s: %q", c.retain, out)
+		}
+		cut, err := time.Parse(time.RFC3339, strings.Fields(out[i+len("files modified before "):])[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(cut) - time.Duration(c.hours*float64(time.Hour)); d < -time.Minute || d > time.Minute {
+			t.Errorf("--retain %s: cutoff %s, want %v ago", c.retain, cut, c.hours)
+		}
 	}
 }

@@ -146,6 +146,14 @@ func (f *flagDef) placeholder() string {
 	return "VALUE"
 }
 
+// dashed is the flag as typed: -f for a one-letter name, else --name.
+func (f *flagDef) dashed() string {
+	if len(f.name) == 1 {
+		return "-" + f.name
+	}
+	return "--" + f.name
+}
+
 func (f *flagDef) repeatable() bool { return f.kind == repeatFlag || f.kind == propertyFlag }
 
 // verbs are the commands by name; each file registers its own in an init
@@ -278,7 +286,7 @@ func (v *verb) synopsisParts() []string {
 
 // flagUsage is one flag as the usage shows it.
 func flagUsage(f *flagDef, optional bool) string {
-	s := "--" + f.name
+	s := f.dashed()
 	if p := f.placeholder(); p != "" {
 		s += " " + p
 	}
@@ -665,17 +673,7 @@ func parseRetention(s string) (time.Duration, error) {
 }
 
 // parseTime reads a point in time in the forms `lakelog help time` lists.
-func parseTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.UnixMilli(ms), nil
-	}
-	return time.Time{}, fmt.Errorf("not a timestamp (RFC 3339, 'YYYY-MM-DD HH:MM:SS' UTC, or epoch milliseconds)")
-}
+func parseTime(s string) (time.Time, error) { return deltalog.ParseTime(s) }
 
 // waitCheckpoint waits for the checkpoint a commit triggered; its
 // failure is a warning, since the commit stands.

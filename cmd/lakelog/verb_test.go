@@ -45,7 +45,7 @@ func TestVerbDeclarations(t *testing.T) {
 			t.Errorf("%s --help does not start with its synopsis:\n%s", v.name, help)
 		}
 		for n := range seen {
-			if !strings.Contains(help, "\n  --"+n) {
+			if !strings.Contains(help, "\n  -"+n) && !strings.Contains(help, "\n  --"+n) {
 				t.Errorf("%s --help lacks --%s", v.name, n)
 			}
 		}

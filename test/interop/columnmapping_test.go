@@ -1,11 +1,16 @@
 package interop
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/writer"
 )
 
 // interopLong runs the interop tests at their full size.
@@ -17,7 +22,8 @@ var interopLong = flag.Bool("interop.long", false, "run the slower interop cases
 // and a nested one), add a column under a dropped column's old name, and
 // insert again; lakelog must read every version, before and after each
 // rename and drop, with Spark's rows, and filter on renamed columns as
-// Spark does. Writes to the table stay refused.
+// Spark does. Then lakelog appends, updates, merges and deletes, and
+// Spark reads the rows lakelog reads.
 func TestSparkColumnMapping(t *testing.T) {
 	sp := requirePeer(t, spark)
 	modes := []string{"name"}
@@ -87,8 +93,37 @@ func TestSparkColumnMapping(t *testing.T) {
 				}
 				sameRows(t, "lakelog --where "+tc.lakelog, filtered(t, snap, tc.lakelog), want)
 			}
-			if err := snap.Supports(deltalog.OpAppend); err == nil {
-				t.Error("lakelog would append to a column-mapped table, which it does not write yet")
+
+			// lakelog writes the table Spark renamed and dropped columns
+			// of: an append, an UPDATE of a renamed column, a MERGE and a
+			// DELETE by the renamed partition column; Spark reads what
+			// lakelog reads.
+			ctx := context.Background()
+			_, sc := tableSchema(t, "id int, title string, info struct<alpha:int>, m map<string,struct<v:int>>, region string, name string")
+			rec := jsonBatch(t, sc, `[{"id":6,"title":"six","info":{"alpha":60},"m":[{"key":"s","value":{"v":6}}],"region":"p3","name":"lakelog"}]`)
+			defer rec.Release()
+			if _, err := writer.Append(ctx, snap, seq(rec), noCheckpoints); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dml.Update(ctx, open(t, store, ""), parse(t, "title = 'four' OR region = 'p3'"), []*expr.Assignment{assign(t, "title = 'UPDATED'"), assign(t, "name = 'updated'")}); err != nil {
+				t.Fatal(err)
+			}
+			src := jsonBatch(t, sc, `[{"id":1,"title":"ONE","info":{"alpha":11},"m":null,"region":"p1","name":"merged"},{"id":7,"title":"seven","info":null,"m":null,"region":"p2","name":"inserted"}]`)
+			defer src.Release()
+			if _, err := dml.Merge(ctx, open(t, store, ""), seq(src), parse(t, "target.id = source.id"), []dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := dml.Delete(ctx, open(t, store, ""), parse(t, "region = 'p2' AND id = 5")); err != nil {
+				t.Fatal(err)
+			}
+			after := open(t, store, "")
+			want := lakelogLines(t, after)
+			got, _ := peerRead(t, sp, request{Path: dir})
+			sameRows(t, "spark after lakelog's writes", got, want)
+			for _, w := range []string{`"title":"UPDATED"`, `"name":"updated"`, `"name":"merged"`, `"name":"inserted"`} {
+				if !strings.Contains(strings.Join(want, "\n"), w) {
+					t.Errorf("lakelog's writes left no row with %s: %v", w, want)
+				}
 			}
 		})
 	}

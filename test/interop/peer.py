@@ -28,6 +28,9 @@ Requests ("op"):
          entries become writer options). Response: {"version"}.
   sql    {"statements": [...]} (Spark only) Run each statement; the rows of
          the last one come back as "result" (a list of lists of strings).
+  sql_rows {"statements": [...]} (Spark only) Run each statement; every
+         statement's "columns" and "rows" come back as "statement_rows",
+         values as JSON (decimals and times as strings, maps as objects).
   properties {"pairs": [[key, value], ...]} (Spark only) Parse each table
          property value as Delta's DeltaConfigs does (its fromString and
          validation, the stats-columns list with DeltaSqlParserUtils).
@@ -301,6 +304,14 @@ class Spark:
             result = [[None if v is None else str(v) for v in row] for row in rows]
         return {"result": result}
 
+    def sql_rows(self, req):
+        out = []
+        for stmt in req["statements"]:
+            df = self.spark.sql(stmt)
+            rows = [[_jsonable(v) for v in row] for row in df.collect()]
+            out.append({"columns": df.columns, "rows": rows})
+        return {"statement_rows": out}
+
     def version(self, req):
         return {"version": self._version(req["path"])}
 
@@ -373,6 +384,30 @@ class Spark:
         return int(h[0][0])
 
 
+def _jsonable(v):
+    """A Spark value as JSON: decimals, dates and times as strings, maps
+    as objects, structs as objects, bytes in base64."""
+    import base64
+    import datetime
+    import decimal
+
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, (datetime.datetime, datetime.date)):
+        return v.isoformat()
+    if isinstance(v, (bytes, bytearray)):
+        return base64.b64encode(bytes(v)).decode()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if hasattr(v, "asDict"):
+        return {k: _jsonable(x) for k, x in v.asDict().items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return str(v)
+
+
 def _dist_version(name):
     try:
         from importlib.metadata import version
@@ -408,7 +443,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes", "delete", "update", "properties") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update", "properties") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)

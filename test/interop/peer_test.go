@@ -98,6 +98,12 @@ type response struct {
 	Version   int64             `json:"version"`
 	Columns   []string          `json:"columns"`
 	Result    [][]*string       `json:"result"`
+	// StatementRows are sql_rows' answer: each statement's columns and
+	// rows.
+	StatementRows []struct {
+		Columns []string `json:"columns"`
+		Rows    [][]any  `json:"rows"`
+	} `json:"statement_rows"`
 }
 
 // requirePeer returns the running worker of engine, starting it on first

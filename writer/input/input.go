@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
@@ -332,7 +333,10 @@ func (d *Decoder) BytesRead() int64 { return d.read.Load() }
 
 // Records decodes the input. Each batch is valid until the loop body
 // returns (Retain it to keep it). The first error ends the sequence; it is
-// an *Error for bad input. Records can be ranged over once.
+// an *Error for bad input. An input without rows (an empty JSONL file, a
+// CSV file with only its header) yields one empty batch of Schema, so
+// that a consumer such as a MERGE learns the columns; writers skip it.
+// Records can be ranged over once.
 func (d *Decoder) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		if d.used {
@@ -340,17 +344,40 @@ func (d *Decoder) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, erro
 			return
 		}
 		d.used = true
+		any, stopped := false, false
+		counted := func(rec arrow.RecordBatch, err error) bool {
+			any = true
+			if !yield(rec, err) {
+				stopped = true
+				return false
+			}
+			return true
+		}
 		var err error
 		switch d.cfg.format {
 		case JSONL:
-			err = d.jsonl(ctx, yield)
+			err = d.jsonl(ctx, counted)
 		case CSV:
-			err = d.csv(ctx, yield)
+			err = d.csv(ctx, counted)
 		case Parquet:
-			err = d.pq.records(ctx, d, yield)
+			err = d.pq.records(ctx, d, counted)
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			yield(nil, err)
+		case !any && !stopped && d.schema != nil:
+			// No rows: one empty batch, so that the consumer learns the
+			// columns (an empty MERGE source); writers skip it.
+			cols := make([]arrow.Array, d.schema.NumFields())
+			for i, f := range d.schema.Fields() {
+				cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+			}
+			empty := array.NewRecordBatch(d.schema, cols, 0)
+			for _, c := range cols {
+				c.Release()
+			}
+			yield(empty, nil)
+			empty.Release()
 		}
 	}
 }

@@ -1,0 +1,324 @@
+package deltasql
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/maintenance"
+)
+
+// describe is DESCRIBE HISTORY (deltalog.History, as `lakelog
+// history`), DESCRIBE DETAIL and DESCRIBE TABLE (the snapshot, as
+// `lakelog describe`), with Spark's columns.
+func (x *run) describe(ctx context.Context, n *describe) error {
+	switch n.what {
+	case "HISTORY":
+		st, _, err := x.store(ctx, n.table)
+		if err != nil {
+			return err
+		}
+		limit := -1
+		if n.limit != nil {
+			limit = int(*n.limit)
+		}
+		hist, err := deltalog.History(ctx, st, "", limit)
+		if err != nil {
+			return x.errAt(n.table.pos, fmt.Errorf("%s: %w", n.table.display(), err))
+		}
+		str := arrow.BinaryTypes.String
+		i64 := arrow.PrimitiveTypes.Int64
+		t := newRowTable(col("version", i64), col("timestamp", timestampUTC), col("userId", str), col("userName", str),
+			col("operation", str), col("operationParameters", mapOfStrings), col("job", mapOfStrings), col("notebook", mapOfStrings),
+			col("clusterId", str), col("readVersion", i64), col("isolationLevel", str), col("isBlindAppend", arrow.FixedWidthTypes.Boolean),
+			col("operationMetrics", mapOfStrings), col("userMetadata", str), col("engineInfo", str))
+		for _, h := range hist {
+			if h.Missing {
+				return x.errorf(n.table.pos, "%s: %v: the commit file of version %d is missing", n.table.display(), deltalog.ErrLogCorrupt, h.Version)
+			}
+			ci := h.Info
+			if ci == nil {
+				ci = &actions.CommitInfo{}
+			}
+			var readVersion, blind any
+			if ci.ReadVersion != nil {
+				readVersion = *ci.ReadVersion
+			}
+			if ci.IsBlindAppend != nil {
+				blind = *ci.IsBlindAppend
+			}
+			t.add(h.Version, h.Timestamp, extraString(ci, "userId"), extraString(ci, "userName"), ci.Operation,
+				textMap(ci.OperationParameters), nil, nil, extraString(ci, "clusterId"), readVersion, orNil(ci.IsolationLevel), blind,
+				textMap(ci.OperationMetrics), orNil(ci.UserMetadata), orNil(ci.EngineInfo))
+		}
+		x.r.set(t)
+		return nil
+	}
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	if n.what == "TABLE" {
+		str := arrow.BinaryTypes.String
+		t := newRowTable(col("col_name", str), col("data_type", str), col("comment", str))
+		for _, f := range snap.Schema().Fields {
+			var comment any
+			if c, ok := f.Metadata["comment"].(string); ok {
+				comment = c
+			}
+			t.add(f.Name, f.Type.String(), comment)
+		}
+		x.r.set(t)
+		return nil
+	}
+	md, p := snap.Metadata(), snap.Protocol()
+	loc, _ := x.location(n.table)
+	str := arrow.BinaryTypes.String
+	i64 := arrow.PrimitiveTypes.Int64
+	t := newRowTable(col("format", str), col("id", str), col("name", str), col("description", str), col("location", str),
+		col("createdAt", timestampUTC), col("lastModified", timestampUTC), col("partitionColumns", listOfStrings),
+		col("clusteringColumns", listOfStrings), col("numFiles", i64), col("sizeInBytes", i64), col("properties", mapOfStrings),
+		col("minReaderVersion", i64), col("minWriterVersion", i64), col("tableFeatures", listOfStrings))
+	var created any
+	if md.CreatedTime != nil {
+		created = time.UnixMilli(*md.CreatedTime)
+	}
+	var name, desc any
+	if n.table.name != "" {
+		name = n.table.name
+	}
+	if md.Description != nil {
+		desc = *md.Description
+	}
+	features := slices.Clone(p.WriterFeatures)
+	for _, f := range p.ReaderFeatures {
+		if !slices.Contains(features, f) {
+			features = append(features, f)
+		}
+	}
+	slices.Sort(features)
+	props := md.Configuration
+	if props == nil {
+		props = map[string]string{}
+	}
+	t.add("delta", md.ID, name, desc, loc, created, snap.Timestamp(), append([]string{}, md.PartitionColumns...), []string{},
+		int64(snap.NumFiles()), snap.SizeInBytes(), props, int64(p.MinReaderVersion), int64(p.MinWriterVersion), features)
+	x.r.set(t)
+	return nil
+}
+
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// extraString is a commitInfo field lakelog does not model (userId,
+// clusterId) as text.
+func extraString(ci *actions.CommitInfo, key string) any {
+	raw, ok := ci.Extra[key]
+	if !ok {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// textMap is a map of JSON values as strings (Spark's map<string,string>
+// of operationParameters and operationMetrics).
+func textMap(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case nil:
+			out[k] = "null"
+		default:
+			b, _ := json.Marshal(x)
+			out[k] = string(b)
+		}
+	}
+	return out
+}
+
+// restore is RESTORE: maintenance.Restore, as `lakelog restore`, with
+// Spark's row.
+func (x *run) restore(ctx context.Context, n *restore) error {
+	latest := n.table
+	latest.version, latest.timestamp = nil, ""
+	snap, err := x.snapshot(ctx, latest)
+	if err != nil {
+		return err
+	}
+	to := maintenance.ToVersion(0)
+	if n.version != nil {
+		to = maintenance.ToVersion(*n.version)
+	} else {
+		ts, err := deltalog.ParseTime(n.timestamp)
+		if err != nil {
+			return x.errorf(n.table.pos, "TIMESTAMP AS OF '%s': %v", n.timestamp, err)
+		}
+		to = maintenance.ToTimestamp(ts)
+	}
+	res, err := maintenance.Restore(ctx, snap, to)
+	if err != nil {
+		return x.errAt(n.table.pos, err)
+	}
+	x.r.committed(res.Commit)
+	m := res.Metrics
+	i64 := arrow.PrimitiveTypes.Int64
+	t := newRowTable(col("table_size_after_restore", i64), col("num_of_files_after_restore", i64), col("num_removed_files", i64),
+		col("num_restored_files", i64), col("removed_files_size", i64), col("restored_files_size", i64))
+	t.add(m.TableSizeAfterRestore, m.NumOfFilesAfterRestore, m.NumRemovedFiles, m.NumRestoredFiles, m.RemovedFilesSize, m.RestoredFilesSize)
+	x.r.set(t)
+	x.r.Summary = fmt.Sprintf("RESTORE: version %d restored as version %d", res.RestoredVersion, res.Commit.Version)
+	return nil
+}
+
+// vacuum is VACUUM: maintenance.Vacuum, as `lakelog vacuum`. Spark's row:
+// the files a DRY RUN would delete, else the table's path.
+func (x *run) vacuum(ctx context.Context, n *vacuum) error {
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	loc, _ := x.location(n.table)
+	var opts []maintenance.VacuumOption
+	if n.retain != nil {
+		opts = append(opts, maintenance.Retain(time.Duration(*n.retain*float64(time.Hour))))
+	}
+	if n.dryRun {
+		opts = append(opts, maintenance.DryRun())
+	}
+	if !x.s.retentionCheck {
+		opts = append(opts, maintenance.Force())
+	}
+	if x.s.progress != nil {
+		opts = append(opts, maintenance.VacuumProgress(func(done, total int) { x.s.progress("vacuum: files deleted", done, total) }))
+	}
+	res, err := maintenance.Vacuum(ctx, snap, opts...)
+	if err != nil {
+		if strings.Contains(err.Error(), "retention") {
+			err = fmt.Errorf("%w (SET spark.databricks.delta.retentionDurationCheck.enabled = false allows it)", err)
+		}
+		return x.errAt(n.table.pos, err)
+	}
+	x.r.committed(res.StartCommit)
+	x.r.committed(res.EndCommit)
+	t := newRowTable(col("path", arrow.BinaryTypes.String))
+	if res.DryRun {
+		for _, f := range res.Files {
+			t.add(strings.TrimSuffix(loc, "/") + "/" + strings.TrimPrefix(strings.TrimPrefix(f.Key, snap.Root()), "/"))
+		}
+		x.r.Summary = fmt.Sprintf("VACUUM DRY RUN: %d files (%d bytes) would be deleted", len(res.Files), res.Bytes)
+	} else {
+		t.add(loc)
+		x.r.Summary = fmt.Sprintf("VACUUM: %d files (%d bytes) deleted; versions %d and %d record it", len(res.Files), res.Bytes, res.StartVersion, res.EndVersion)
+	}
+	x.r.set(t)
+	return nil
+}
+
+// optimize is OPTIMIZE: maintenance.Optimize, as `lakelog optimize`. The
+// row is the table's path and the operation's metrics (lakelog's
+// operationMetrics, not Spark's struct).
+func (x *run) optimize(ctx context.Context, n *optimize) error {
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	loc, _ := x.location(n.table)
+	var opts []maintenance.OptimizeOption
+	if n.where != nil {
+		opts = append(opts, maintenance.Where(predicate(n.where, snap.Schema(), n.table)))
+	}
+	if len(n.zorder) > 0 {
+		opts = append(opts, maintenance.ZOrderBy(n.zorder...))
+	}
+	if x.s.progress != nil {
+		opts = append(opts, maintenance.OptimizeProgress(func(done, total int) { x.s.progress("optimize: bins rewritten", done, total) }))
+	}
+	res, err := maintenance.Optimize(ctx, snap, opts...)
+	if err != nil {
+		return x.errAt(wherePos(n.where, n.table), err)
+	}
+	for _, c := range res.Commits {
+		x.r.committed(c)
+	}
+	metrics := map[string]string{}
+	for k, v := range res.Metrics.OperationMetrics() {
+		metrics[k] = fmt.Sprint(v)
+	}
+	t := newRowTable(col("path", arrow.BinaryTypes.String), col("metrics", mapOfStrings))
+	t.add(loc, metrics)
+	x.r.set(t)
+	x.r.Summary = fmt.Sprintf("OPTIMIZE: nothing to compact (%d files considered)", res.Metrics.TotalConsideredFiles)
+	if len(res.Commits) > 0 {
+		vs := make([]string, len(res.Commits))
+		for i, c := range res.Commits {
+			vs[i] = strconv.FormatInt(c.Version, 10)
+		}
+		x.r.Summary = fmt.Sprintf("OPTIMIZE: %d files rewritten as %d in version %s", res.Metrics.NumRemovedFiles, res.Metrics.NumAddedFiles, strings.Join(vs, ", "))
+	}
+	return nil
+}
+
+// alter is ALTER TABLE SET/UNSET TBLPROPERTIES:
+// maintenance.AlterProperties, as `lakelog alter`.
+func (x *run) alter(ctx context.Context, n *alterProperties) error {
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	unset := n.unset
+	if n.ifExists {
+		unset = nil
+		for _, k := range n.unset {
+			if _, ok := snap.Metadata().Configuration[k]; ok {
+				unset = append(unset, k)
+			}
+		}
+		if len(unset) == 0 && len(n.set) == 0 {
+			x.r.Summary = "ALTER TABLE: no property to unset; nothing was committed"
+			return nil
+		}
+	}
+	res, err := maintenance.AlterProperties(ctx, snap, n.set, unset)
+	if err != nil {
+		return x.errAt(n.table.pos, err)
+	}
+	x.r.committed(res)
+	x.r.Summary = fmt.Sprintf("ALTER TABLE: version %d", res.Version)
+	return nil
+}
+
+// setConf is SET key = value, for the Spark settings lakelog honours.
+func (x *run) setConf(n *setConf) error {
+	switch strings.ToLower(n.key) {
+	case "spark.databricks.delta.retentiondurationcheck.enabled":
+		b, err := strconv.ParseBool(n.value)
+		if err != nil {
+			return x.errorf(n.pos, "%s = %s: want true or false", n.key, n.value)
+		}
+		x.s.retentionCheck = b
+		x.r.Summary = fmt.Sprintf("%s = %v", n.key, b)
+		return nil
+	}
+	return x.errorf(n.pos, "SET %s: lakelog honours only spark.databricks.delta.retentionDurationCheck.enabled", n.key)
+}

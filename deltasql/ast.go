@@ -1,0 +1,207 @@
+package deltasql
+
+import (
+	"github.com/lakelog/lakelog/expr"
+)
+
+// Statement is one parsed statement. Its Text is the text it was parsed
+// from (the whole input of Parse), Pos and End its span in it.
+type Statement struct {
+	Text     string
+	Pos, End int
+	Kind     string // the statement as history names it: "SELECT", "MERGE", "DESCRIBE HISTORY", ...
+	node     node
+}
+
+// SQL is the statement's own text.
+func (s *Statement) SQL() string { return s.Text[s.Pos:s.End] }
+
+// node is a statement's syntax tree.
+type node interface{ kind() string }
+
+// Expr is an expression of a statement and where it starts.
+type Expr struct {
+	expr.Expr
+	Pos int
+}
+
+// tableRef names a table: by path (delta.`s3://b/t`), by name in the
+// catalog, or a file read as a table (csv.`x.csv`, read_files('x.csv')).
+type tableRef struct {
+	pos    int
+	path   string // delta.`path`
+	name   string // a catalog name
+	format string // "": a Delta table; csv, json, parquet: files
+	files  []string
+	// time travel: VERSION AS OF n, TIMESTAMP AS OF 'text'
+	version   *int64
+	timestamp string
+	alias     string
+}
+
+// changesRef is table_changes('t', from[, to]) or
+// table_changes_by_path('path', from[, to]): the change data feed.
+type changesRef struct {
+	pos            int
+	table          tableRef
+	fromV, toV     *int64
+	fromTS, toTS   string
+	fromPos, toPos int
+}
+
+// source is what a query reads: a table (or files), a change feed, or
+// (as a MERGE source) a query in parentheses with its alias.
+type source struct {
+	table   *tableRef
+	changes *changesRef
+	sub     *query
+	alias   string
+}
+
+func (s source) pos() int {
+	switch {
+	case s.changes != nil:
+		return s.changes.pos
+	case s.sub != nil:
+		return s.sub.pos
+	}
+	return s.table.pos
+}
+
+type createTable struct {
+	table       tableRef
+	ifNotExists bool
+	columns     string // the column list's text, DDL
+	columnsPos  int
+	partitionBy []string
+	properties  map[string]string
+	location    string
+	comment     string
+	query       *query // CREATE TABLE ... AS SELECT
+}
+
+type insert struct {
+	table     tableRef
+	overwrite bool
+	columns   []string
+	values    [][]Expr
+	query     *query
+}
+
+type deleteStmt struct {
+	table tableRef
+	where *Expr
+}
+
+type assignment struct {
+	column []string // a name, possibly qualified by the table's alias
+	pos    int
+	value  Expr
+}
+
+type update struct {
+	table tableRef
+	set   []assignment
+	where *Expr
+}
+
+// mergeClause is one WHEN clause.
+type mergeClause struct {
+	pos     int
+	matched string // "MATCHED", "NOT MATCHED", "NOT MATCHED BY SOURCE"
+	cond    *Expr
+	action  string // "UPDATE", "DELETE", "INSERT"
+	star    bool   // UPDATE SET * / INSERT *
+	set     []assignment
+	columns []string // INSERT (columns)
+	values  []Expr   // INSERT VALUES (values)
+}
+
+type merge struct {
+	target  tableRef
+	source  source
+	on      Expr
+	clauses []mergeClause
+}
+
+// selectItem is one output column: an expression or an aggregate.
+type selectItem struct {
+	pos   int
+	star  bool
+	agg   string // COUNT, SUM, MIN, MAX, AVG, or ""
+	arg   *Expr  // the aggregate's argument (nil: COUNT(*))
+	expr  *Expr
+	alias string
+	text  string // the item's source text, for its default name
+}
+
+type orderKey struct {
+	expr Expr
+	text string
+	desc bool
+	// nullsFirst is Spark's default: NULLS FIRST ascending, LAST
+	// descending, unless NULLS FIRST/LAST says otherwise.
+	nullsFirst bool
+}
+
+type query struct {
+	pos     int
+	items   []selectItem
+	from    source
+	where   *Expr
+	groupBy []Expr
+	orderBy []orderKey
+	limit   *int64
+}
+
+type describe struct {
+	table  tableRef
+	what   string // "HISTORY", "DETAIL", "TABLE"
+	limit  *int64
+	limPos int
+}
+
+type restore struct {
+	table     tableRef
+	version   *int64
+	timestamp string
+}
+
+type vacuum struct {
+	table  tableRef
+	retain *float64 // hours
+	dryRun bool
+}
+
+type optimize struct {
+	table  tableRef
+	where  *Expr
+	zorder []string
+}
+
+type alterProperties struct {
+	table    tableRef
+	set      map[string]string
+	unset    []string
+	ifExists bool
+}
+
+func (*createTable) kind() string     { return "CREATE TABLE" }
+func (i *insert) kind() string        { return "WRITE" }
+func (*deleteStmt) kind() string      { return "DELETE" }
+func (*update) kind() string          { return "UPDATE" }
+func (*merge) kind() string           { return "MERGE" }
+func (*query) kind() string           { return "SELECT" }
+func (d *describe) kind() string      { return "DESCRIBE " + d.what }
+func (*restore) kind() string         { return "RESTORE" }
+func (*vacuum) kind() string          { return "VACUUM" }
+func (*optimize) kind() string        { return "OPTIMIZE" }
+func (*alterProperties) kind() string { return "ALTER TABLE" }
+
+// setConf is SET key = value: the Spark settings lakelog honours.
+type setConf struct {
+	key, value string
+	pos        int
+}
+
+func (*setConf) kind() string { return "SET" }

@@ -1,0 +1,32 @@
+// Package deltasql runs Delta SQL statements as Spark users write them:
+//
+//	stmts, err := deltasql.Parse("DELETE FROM delta.`s3://b/orders` WHERE day < '2026-01-01'")
+//	sess := deltasql.New(deltasql.WithCatalog(cat))
+//	defer sess.Close()
+//	res, err := sess.Run(ctx, stmts[0])
+//	for rec, err := range res.Rows() { ... }   // Spark's row: num_affected_rows
+//
+// It parses statements (expressions with package expr, so that WHERE
+// and SET read as `lakelog --where` and `--set` do) and runs each through
+// the library call of the lakelog verb that does the same: CREATE TABLE
+// (deltalog.Create, writer.CreateTable), INSERT (writer.Append,
+// writer.Overwrite), DELETE, UPDATE, MERGE (dml), SELECT (reader scans
+// and cdf feeds, with WHERE, GROUP BY with COUNT, SUM, MIN, MAX and AVG,
+// ORDER BY and LIMIT over arrow-go compute), table_changes (cdf),
+// DESCRIBE HISTORY / DETAIL (deltalog), RESTORE, VACUUM, OPTIMIZE and
+// ALTER TABLE SET/UNSET TBLPROPERTIES (maintenance). There is no second
+// implementation of any operation here.
+//
+// Tables are named by path (delta.`s3://b/t`, delta.`./t`) or by name in
+// a Catalog file; files are read as tables with read_files('x.csv') or
+// Spark's csv.`x.csv`, json.`x.jsonl`, parquet.`x.parquet`, also as a
+// MERGE or INSERT source. A statement that cannot run fails with an
+// *Error giving the line and column it is about (Error.Context shows
+// it), wrapping the library's error; every statement of a text is parsed
+// before any runs.
+//
+// Not supported: joins, subqueries other than a MERGE source, DISTINCT,
+// HAVING, functions other than the aggregates and CAST, CREATE OR
+// REPLACE, and the column and constraint forms of ALTER TABLE (they come
+// with schema changes, issue 22).
+package deltasql

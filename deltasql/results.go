@@ -1,0 +1,142 @@
+package deltasql
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/deltalog"
+)
+
+// Result is what a statement returns: rows (a SELECT's, or the row Spark
+// returns for DELETE, MERGE, RESTORE, DESCRIBE HISTORY, ...) and, for a
+// statement that committed, the version.
+type Result struct {
+	// Kind is the statement: SELECT, DELETE, MERGE, DESCRIBE HISTORY, ...
+	Kind string
+	// Schema is the rows' columns; nil when the statement returns none
+	// (CREATE TABLE, ALTER TABLE).
+	Schema *arrow.Schema
+	// Version is the version the statement committed (the last, for an
+	// OPTIMIZE of several commits); nil when it committed none.
+	Version *int64
+	// Summary is one line for people: "MERGE: version 4".
+	Summary string
+
+	rows    iter.Seq2[arrow.RecordBatch, error]
+	commits []*deltalog.CommitResult
+}
+
+// Rows streams the result's rows; read them once. Each batch is released
+// when the loop body returns (Retain it to keep it); an error ends the
+// sequence.
+func (r *Result) Rows() iter.Seq2[arrow.RecordBatch, error] {
+	if r.rows == nil {
+		return func(func(arrow.RecordBatch, error) bool) {}
+	}
+	return r.rows
+}
+
+// WaitCheckpoints waits for the checkpoints the statement's commits
+// started; their failure does not undo the commits.
+func (r *Result) WaitCheckpoints() error {
+	var first error
+	for _, c := range r.commits {
+		if err := c.WaitCheckpoint(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// committed records a commit of the statement.
+func (r *Result) committed(c *deltalog.CommitResult) {
+	if c == nil {
+		return
+	}
+	r.commits = append(r.commits, c)
+	v := c.Version
+	r.Version = &v
+}
+
+// rowTable builds a small result of fixed columns from Go values.
+type rowTable struct {
+	schema *arrow.Schema
+	b      *array.RecordBuilder
+}
+
+var (
+	mapOfStrings  = arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
+	listOfStrings = arrow.ListOf(arrow.BinaryTypes.String)
+	timestampUTC  = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+)
+
+func newRowTable(fields ...arrow.Field) *rowTable {
+	s := arrow.NewSchema(fields, nil)
+	return &rowTable{schema: s, b: array.NewRecordBuilder(memory.DefaultAllocator, s)}
+}
+
+func col(name string, t arrow.DataType) arrow.Field {
+	return arrow.Field{Name: name, Type: t, Nullable: true}
+}
+
+// add appends one row: a value per column (nil for NULL): string, int64,
+// bool, time.Time, map[string]string or []string as the column's type.
+func (t *rowTable) add(vals ...any) {
+	for i, v := range vals {
+		fb := t.b.Field(i)
+		if v == nil {
+			fb.AppendNull()
+			continue
+		}
+		switch b := fb.(type) {
+		case *array.StringBuilder:
+			b.Append(v.(string))
+		case *array.Int64Builder:
+			b.Append(v.(int64))
+		case *array.BooleanBuilder:
+			b.Append(v.(bool))
+		case *array.TimestampBuilder:
+			b.Append(arrow.Timestamp(v.(time.Time).UnixMicro()))
+		case *array.MapBuilder:
+			m := v.(map[string]string)
+			b.Append(true)
+			kb, vb := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder().(*array.StringBuilder)
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				kb.Append(k)
+				vb.Append(m[k])
+			}
+		case *array.ListBuilder:
+			l := v.([]string)
+			b.Append(true)
+			eb := b.ValueBuilder().(*array.StringBuilder)
+			for _, s := range l {
+				eb.Append(s)
+			}
+		default:
+			panic(fmt.Sprintf("deltasql: no result column of type %s", fb.Type()))
+		}
+	}
+}
+
+// rows ends the table: its one batch.
+func (t *rowTable) rows() iter.Seq2[arrow.RecordBatch, error] {
+	rec := t.b.NewRecordBatch()
+	t.b.Release()
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		defer rec.Release()
+		yield(rec, nil)
+	}
+}
+
+// set makes r return the table's rows.
+func (r *Result) set(t *rowTable) {
+	r.Schema = t.schema
+	r.rows = t.rows()
+}

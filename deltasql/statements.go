@@ -1,0 +1,828 @@
+package deltasql
+
+import (
+	"strings"
+)
+
+// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [(columns)] [USING DELTA]
+// [PARTITIONED BY (a, b)] [LOCATION 'path'] [TBLPROPERTIES (...)]
+// [COMMENT 'text'] [AS SELECT ...]
+func (p *parser) createTable() (node, error) {
+	start := p.tok.pos
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if ok, err := p.accept("OR", "REPLACE"); err != nil || ok {
+		if err == nil {
+			err = p.errorf(start, "CREATE OR REPLACE TABLE is not supported yet (it replaces a table's schema and rows in one commit)")
+		}
+		return nil, err
+	}
+	if err := p.expect("TABLE"); err != nil {
+		return nil, err
+	}
+	c := &createTable{properties: map[string]string{}}
+	var err error
+	if c.ifNotExists, err = p.accept("IF", "NOT", "EXISTS"); err != nil {
+		return nil, err
+	}
+	if c.table, err = p.tableRef(false, false); err != nil {
+		return nil, err
+	}
+	if c.table.format != "" {
+		return nil, p.errorf(c.table.pos, "CREATE TABLE makes a Delta table: name it delta.`path` or by name")
+	}
+	if p.isPunct("(") {
+		// The column list is DDL text (actions.ParseDDL): take it whole,
+		// up to the matching parenthesis.
+		open := p.tok.pos
+		depth, i := 0, open
+		for ; i < len(p.src); i++ {
+			switch p.src[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			case '\'', '"', '`':
+				_, end, err := quoted(p.src, i, p.src[i])
+				if err != nil {
+					return nil, err
+				}
+				i = end - 1
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		if depth != 0 {
+			return nil, p.errorf(open, "the column list has no closing parenthesis")
+		}
+		c.columns, c.columnsPos = p.src[open+1:i], open+1
+		p.lx.off = i + 1
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		switch {
+		case p.is("USING"):
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			f, pos, err := p.name("a format")
+			if err != nil {
+				return nil, err
+			}
+			if !strings.EqualFold(f, "delta") {
+				return nil, p.errorf(pos, "USING %s: lakelog creates Delta tables (USING DELTA)", f)
+			}
+		case p.is("PARTITIONED"):
+			if err := p.expect("PARTITIONED", "BY"); err != nil {
+				return nil, err
+			}
+			if c.partitionBy, err = p.nameList("a partition column"); err != nil {
+				return nil, err
+			}
+		case p.is("CLUSTER"):
+			return nil, p.errorf(p.tok.pos, "CLUSTER BY is not supported yet (liquid clustering comes with table features, issue 24)")
+		case p.is("LOCATION"):
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if c.location, _, err = p.stringLit("the location, in quotes"); err != nil {
+				return nil, err
+			}
+		case p.is("TBLPROPERTIES"):
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if c.properties, _, err = p.properties(true); err != nil {
+				return nil, err
+			}
+		case p.is("COMMENT"):
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if c.comment, _, err = p.stringLit("the comment, in quotes"); err != nil {
+				return nil, err
+			}
+		case p.is("AS"):
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			q, err := p.query()
+			if err != nil {
+				return nil, err
+			}
+			c.query = q
+			return c, nil
+		default:
+			if c.columns == "" && c.query == nil {
+				return nil, p.errorf(c.table.pos, "CREATE TABLE needs a column list (id BIGINT, ...) or AS SELECT")
+			}
+			return c, nil
+		}
+	}
+}
+
+// INSERT INTO [TABLE] t [(columns)] VALUES (...), ... | SELECT ...
+// INSERT OVERWRITE [TABLE] t ...
+func (p *parser) insert() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	in := &insert{}
+	switch {
+	case p.is("INTO"):
+	case p.is("OVERWRITE"):
+		in.overwrite = true
+	default:
+		return nil, p.unexpected("INTO or OVERWRITE")
+	}
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if _, err := p.accept("TABLE"); err != nil {
+		return nil, err
+	}
+	var err error
+	if in.table, err = p.tableRef(false, false); err != nil {
+		return nil, err
+	}
+	if in.table.format != "" {
+		return nil, p.errorf(in.table.pos, "INSERT writes to a Delta table, not to files")
+	}
+	if p.isPunct("(") {
+		if in.columns, err = p.nameList("a column"); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case p.is("VALUES"):
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		for {
+			row, err := p.exprList()
+			if err != nil {
+				return nil, err
+			}
+			in.values = append(in.values, row)
+			more, err := p.acceptPunct(",")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				return in, nil
+			}
+		}
+	case p.is("SELECT"):
+		in.query, err = p.query()
+		return in, err
+	case p.is("TABLE"):
+		// INSERT INTO t TABLE other: every row of other.
+		pos := p.tok.pos
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		src, err := p.source()
+		if err != nil {
+			return nil, err
+		}
+		in.query = &query{pos: pos, items: []selectItem{{pos: pos, star: true}}, from: src}
+		return in, nil
+	}
+	return nil, p.unexpected("VALUES or SELECT")
+}
+
+// exprList reads ( e, e, ... ).
+func (p *parser) exprList() ([]Expr, error) {
+	if err := p.expectPunct("("); err != nil {
+		return nil, err
+	}
+	var out []Expr
+	for {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+		more, err := p.acceptPunct(",")
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	return out, p.expectPunct(")")
+}
+
+// where reads [WHERE expr].
+func (p *parser) where() (*Expr, error) {
+	if !p.is("WHERE") {
+		return nil, nil
+	}
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	e, err := p.expr()
+	return &e, err
+}
+
+// DELETE FROM t [[AS] alias] [WHERE expr]
+func (p *parser) deleteStmt() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	d := &deleteStmt{}
+	var err error
+	if d.table, err = p.deltaTable(true); err != nil {
+		return nil, err
+	}
+	d.where, err = p.where()
+	return d, err
+}
+
+// deltaTable reads a table reference that must be a Delta table.
+func (p *parser) deltaTable(alias bool) (tableRef, error) {
+	t, err := p.tableRef(false, alias)
+	if err == nil && t.format != "" {
+		err = p.errorf(t.pos, "this statement changes a Delta table, not files")
+	}
+	return t, err
+}
+
+// assignments reads a = e, b = e, ...
+func (p *parser) assignments() ([]assignment, error) {
+	var out []assignment
+	for {
+		col, pos, err := p.qualifiedName("a column")
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectPunct("="); err != nil {
+			return nil, err
+		}
+		v, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, assignment{column: col, pos: pos, value: v})
+		more, err := p.acceptPunct(",")
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return out, nil
+		}
+	}
+}
+
+// UPDATE t [[AS] alias] SET a = e, ... [WHERE expr]
+func (p *parser) update() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	u := &update{}
+	var err error
+	if u.table, err = p.deltaTable(true); err != nil {
+		return nil, err
+	}
+	if err := p.expect("SET"); err != nil {
+		return nil, err
+	}
+	if u.set, err = p.assignments(); err != nil {
+		return nil, err
+	}
+	u.where, err = p.where()
+	return u, err
+}
+
+// MERGE INTO t [[AS] a] USING source [[AS] s] ON cond WHEN ...
+func (p *parser) merge() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("INTO"); err != nil {
+		return nil, err
+	}
+	m := &merge{}
+	var err error
+	if m.target, err = p.deltaTable(true); err != nil {
+		return nil, err
+	}
+	if err := p.expect("USING"); err != nil {
+		return nil, err
+	}
+	if p.isPunct("(") {
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		q, err := p.query()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return nil, err
+		}
+		if _, err := p.accept("AS"); err != nil {
+			return nil, err
+		}
+		n, _, err := p.name("the source's alias")
+		if err != nil {
+			return nil, err
+		}
+		m.source = source{sub: q, alias: n}
+	} else if m.source, err = p.source(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("ON"); err != nil {
+		return nil, err
+	}
+	if m.on, err = p.expr(); err != nil {
+		return nil, err
+	}
+	for p.is("WHEN") {
+		c, err := p.whenClause()
+		if err != nil {
+			return nil, err
+		}
+		m.clauses = append(m.clauses, c)
+	}
+	if len(m.clauses) == 0 {
+		return nil, p.unexpected("WHEN MATCHED or WHEN NOT MATCHED")
+	}
+	return m, nil
+}
+
+// whenClause reads WHEN [NOT] MATCHED [BY TARGET | BY SOURCE] [AND cond]
+// THEN UPDATE SET ... | UPDATE SET * | DELETE | INSERT * | INSERT (cols)
+// VALUES (exprs).
+func (p *parser) whenClause() (mergeClause, error) {
+	c := mergeClause{pos: p.tok.pos}
+	if err := p.advance(); err != nil {
+		return c, err
+	}
+	not, err := p.accept("NOT")
+	if err != nil {
+		return c, err
+	}
+	if err := p.expect("MATCHED"); err != nil {
+		return c, err
+	}
+	c.matched = "MATCHED"
+	if not {
+		c.matched = "NOT MATCHED"
+		if ok, err := p.accept("BY"); err != nil {
+			return c, err
+		} else if ok {
+			switch {
+			case p.is("SOURCE"):
+				c.matched = "NOT MATCHED BY SOURCE"
+			case p.is("TARGET"):
+			default:
+				return c, p.unexpected("SOURCE or TARGET")
+			}
+			if err := p.advance(); err != nil {
+				return c, err
+			}
+		}
+	}
+	if ok, err := p.accept("AND"); err != nil {
+		return c, err
+	} else if ok {
+		e, err := p.expr()
+		if err != nil {
+			return c, err
+		}
+		c.cond = &e
+	}
+	if err := p.expect("THEN"); err != nil {
+		return c, err
+	}
+	actionPos := p.tok.pos
+	c, err = p.clauseAction(c)
+	if err != nil {
+		return c, err
+	}
+	switch {
+	case c.matched == "NOT MATCHED" && c.action != "INSERT":
+		return c, p.errorf(actionPos, "WHEN NOT MATCHED THEN %s: a source row that matches nothing can only be inserted", c.action)
+	case c.matched != "NOT MATCHED" && c.action == "INSERT":
+		what := "a matched row"
+		if c.matched == "NOT MATCHED BY SOURCE" {
+			what = "a target row no source row matches"
+		}
+		return c, p.errorf(actionPos, "WHEN %s THEN INSERT: %s is updated or deleted", c.matched, what)
+	}
+	return c, nil
+}
+
+// clauseAction reads a WHEN clause's action.
+func (p *parser) clauseAction(c mergeClause) (mergeClause, error) {
+	var err error
+	switch {
+	case p.is("UPDATE"):
+		c.action = "UPDATE"
+		if err := p.expect("UPDATE", "SET"); err != nil {
+			return c, err
+		}
+		if p.isPunct("*") {
+			c.star = true
+			return c, p.advance()
+		}
+		c.set, err = p.assignments()
+		return c, err
+	case p.is("DELETE"):
+		c.action = "DELETE"
+		return c, p.advance()
+	case p.is("INSERT"):
+		c.action = "INSERT"
+		if err := p.advance(); err != nil {
+			return c, err
+		}
+		if p.isPunct("*") {
+			c.star = true
+			return c, p.advance()
+		}
+		if c.columns, err = p.nameList("a column"); err != nil {
+			return c, err
+		}
+		if err := p.expect("VALUES"); err != nil {
+			return c, err
+		}
+		pos := p.tok.pos
+		if c.values, err = p.exprList(); err != nil {
+			return c, err
+		}
+		if len(c.values) != len(c.columns) {
+			return c, p.errorf(pos, "INSERT names %d columns but gives %d values", len(c.columns), len(c.values))
+		}
+		return c, nil
+	}
+	return c, p.unexpected("UPDATE, DELETE or INSERT")
+}
+
+// aggregates are the aggregate functions a SELECT knows.
+var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
+
+// SELECT items FROM source [WHERE e] [GROUP BY e, ...] [ORDER BY k, ...]
+// [LIMIT n]
+func (p *parser) query() (*query, error) {
+	q := &query{pos: p.tok.pos}
+	if err := p.expect("SELECT"); err != nil {
+		return nil, err
+	}
+	if p.is("DISTINCT") {
+		return nil, p.errorf(p.tok.pos, "SELECT DISTINCT is not supported (GROUP BY the columns instead)")
+	}
+	for {
+		it, err := p.selectItem()
+		if err != nil {
+			return nil, err
+		}
+		q.items = append(q.items, it)
+		more, err := p.acceptPunct(",")
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	if err := p.expect("FROM"); err != nil {
+		return nil, err
+	}
+	var err error
+	if q.from, err = p.source(); err != nil {
+		return nil, err
+	}
+	if p.is("JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS") || p.isPunct(",") {
+		return nil, p.errorf(p.tok.pos, "joins are not supported: a SELECT reads one table")
+	}
+	if q.where, err = p.where(); err != nil {
+		return nil, err
+	}
+	if ok, err := p.accept("GROUP", "BY"); err != nil {
+		return nil, err
+	} else if ok {
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			q.groupBy = append(q.groupBy, e)
+			more, err := p.acceptPunct(",")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	if p.is("HAVING") {
+		return nil, p.errorf(p.tok.pos, "HAVING is not supported")
+	}
+	if ok, err := p.accept("ORDER", "BY"); err != nil {
+		return nil, err
+	} else if ok {
+		for {
+			start := p.tok.pos
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			k := orderKey{expr: e, text: strings.TrimSpace(p.src[start:p.tok.pos]), nullsFirst: true}
+			switch {
+			case p.is("ASC"):
+				if err := p.advance(); err != nil {
+					return nil, err
+				}
+			case p.is("DESC"):
+				k.desc, k.nullsFirst = true, false
+				if err := p.advance(); err != nil {
+					return nil, err
+				}
+			}
+			if ok, err := p.accept("NULLS"); err != nil {
+				return nil, err
+			} else if ok {
+				switch {
+				case p.is("FIRST"):
+					k.nullsFirst = true
+				case p.is("LAST"):
+					k.nullsFirst = false
+				default:
+					return nil, p.unexpected("FIRST or LAST")
+				}
+				if err := p.advance(); err != nil {
+					return nil, err
+				}
+			}
+			q.orderBy = append(q.orderBy, k)
+			more, err := p.acceptPunct(",")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	if ok, err := p.accept("LIMIT"); err != nil {
+		return nil, err
+	} else if ok {
+		n, pos, err := p.integer("a number of rows")
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			return nil, p.errorf(pos, "LIMIT %d: a limit is 0 or more", n)
+		}
+		q.limit = &n
+	}
+	return q, nil
+}
+
+// selectItem reads *, an aggregate, or an expression, with [AS] alias.
+func (p *parser) selectItem() (selectItem, error) {
+	it := selectItem{pos: p.tok.pos}
+	start := p.tok.pos
+	switch {
+	case p.isPunct("*"):
+		it.star = true
+		return it, p.advance()
+	case p.tok.kind == tokIdent && aggregates[strings.ToUpper(p.tok.text)]:
+		// An aggregate if a parenthesis follows.
+		save := p.lx
+		name := strings.ToUpper(p.tok.text)
+		if err := p.advance(); err != nil {
+			return it, err
+		}
+		if !p.isPunct("(") {
+			p.lx = save
+			p.lx.off = start
+			if err := p.advance(); err != nil {
+				return it, err
+			}
+			break
+		}
+		it.agg = name
+		if err := p.advance(); err != nil {
+			return it, err
+		}
+		if p.is("DISTINCT") {
+			return it, p.errorf(p.tok.pos, "%s(DISTINCT ...) is not supported", name)
+		}
+		if p.isPunct("*") {
+			if name != "COUNT" {
+				return it, p.errorf(p.tok.pos, "%s(*): only COUNT takes *", name)
+			}
+			if err := p.advance(); err != nil {
+				return it, err
+			}
+		} else {
+			e, err := p.expr()
+			if err != nil {
+				return it, err
+			}
+			it.arg = &e
+		}
+		if err := p.expectPunct(")"); err != nil {
+			return it, err
+		}
+		it.text = strings.TrimSpace(p.src[start:p.tok.pos])
+		return it, p.alias(&it)
+	}
+	e, err := p.expr()
+	if err != nil {
+		return it, err
+	}
+	it.expr = &e
+	it.text = strings.TrimSpace(p.src[start:p.tok.pos])
+	return it, p.alias(&it)
+}
+
+func (p *parser) alias(it *selectItem) error {
+	as, err := p.accept("AS")
+	if err != nil {
+		return err
+	}
+	if as || p.tok.kind == tokQuoted || p.tok.kind == tokIdent && !clauseWords[strings.ToUpper(p.tok.text)] {
+		n, _, err := p.name("an alias")
+		if err != nil {
+			return err
+		}
+		it.alias = n
+	}
+	return nil
+}
+
+// DESCRIBE HISTORY t [LIMIT n] | DESCRIBE DETAIL t | DESCRIBE [TABLE] t
+func (p *parser) describeStmt() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	d := &describe{what: "TABLE"}
+	switch {
+	case p.is("HISTORY"):
+		d.what = "HISTORY"
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+	case p.is("DETAIL"):
+		d.what = "DETAIL"
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+	default:
+		if _, err := p.accept("TABLE"); err != nil {
+			return nil, err
+		}
+		if _, err := p.accept("EXTENDED"); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if d.table, err = p.deltaTable(false); err != nil {
+		return nil, err
+	}
+	if d.what == "HISTORY" {
+		if ok, err := p.accept("LIMIT"); err != nil {
+			return nil, err
+		} else if ok {
+			n, pos, err := p.integer("a number of versions")
+			if err != nil {
+				return nil, err
+			}
+			if n < 0 {
+				return nil, p.errorf(pos, "LIMIT %d: a limit is 0 or more", n)
+			}
+			d.limit, d.limPos = &n, pos
+		}
+	}
+	return d, nil
+}
+
+// RESTORE [TABLE] t [TO] VERSION AS OF n | TIMESTAMP AS OF 'text'
+func (p *parser) restore() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if _, err := p.accept("TABLE"); err != nil {
+		return nil, err
+	}
+	r := &restore{}
+	var err error
+	if r.table, err = p.deltaTable(false); err != nil {
+		return nil, err
+	}
+	if _, err := p.accept("TO"); err != nil {
+		return nil, err
+	}
+	pos := p.tok.pos
+	if err := p.timeTravel(&r.version, &r.timestamp); err != nil {
+		return nil, err
+	}
+	if r.version == nil && r.timestamp == "" {
+		return nil, p.errorf(pos, "expected VERSION AS OF n or TIMESTAMP AS OF 'time' but found %s", p.describe())
+	}
+	return r, nil
+}
+
+// VACUUM t [RETAIN n HOURS] [DRY RUN]
+func (p *parser) vacuum() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	v := &vacuum{}
+	var err error
+	if v.table, err = p.deltaTable(false); err != nil {
+		return nil, err
+	}
+	if ok, err := p.accept("RETAIN"); err != nil {
+		return nil, err
+	} else if ok {
+		h, err := p.number("a number of hours")
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("HOURS"); err != nil {
+			return nil, err
+		}
+		v.retain = &h
+	}
+	if v.dryRun, err = p.accept("DRY", "RUN"); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// OPTIMIZE t [WHERE e] [ZORDER BY (a, b)]
+func (p *parser) optimize() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	o := &optimize{}
+	var err error
+	if o.table, err = p.deltaTable(false); err != nil {
+		return nil, err
+	}
+	if o.where, err = p.where(); err != nil {
+		return nil, err
+	}
+	if ok, err := p.accept("ZORDER", "BY"); err != nil {
+		return nil, err
+	} else if ok {
+		if o.zorder, err = p.nameList("a column"); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// ALTER TABLE t SET TBLPROPERTIES (...) | UNSET TBLPROPERTIES [IF EXISTS]
+// (...); the column and constraint forms are not supported yet.
+func (p *parser) alter() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("TABLE"); err != nil {
+		return nil, err
+	}
+	a := &alterProperties{}
+	var err error
+	if a.table, err = p.deltaTable(false); err != nil {
+		return nil, err
+	}
+	pos := p.tok.pos
+	switch {
+	case p.is("SET"):
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if !p.is("TBLPROPERTIES") {
+			break
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		a.set, _, err = p.properties(true)
+		return a, err
+	case p.is("UNSET"):
+		if err := p.expect("UNSET", "TBLPROPERTIES"); err != nil {
+			return nil, err
+		}
+		if a.ifExists, err = p.accept("IF", "EXISTS"); err != nil {
+			return nil, err
+		}
+		_, a.unset, err = p.properties(false)
+		return a, err
+	}
+	return nil, p.errorf(pos, "ALTER TABLE %s is not supported yet: only SET TBLPROPERTIES and UNSET TBLPROPERTIES; adding, renaming, dropping and changing columns and constraints come with schema changes (issue 22)", strings.TrimSpace(p.src[pos:min(len(p.src), pos+40)]))
+}

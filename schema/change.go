@@ -1,0 +1,143 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+)
+
+// ErrRefused is wrapped by every *ChangeError: the change cannot be made
+// to the table. Nothing was committed.
+var ErrRefused = errors.New("schema change refused")
+
+// ChangeError reports a schema change that cannot be made, and why.
+type ChangeError struct {
+	Op     string // Spark's operation name: "ADD COLUMNS", "RENAME COLUMN", ...
+	Column string // the column (or constraint) concerned, when one is
+	Reason string
+}
+
+func (e *ChangeError) Error() string {
+	var b strings.Builder
+	b.WriteString("schema: ")
+	b.WriteString(e.Op)
+	if e.Column != "" {
+		fmt.Fprintf(&b, " %s", e.Column)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	b.WriteString("; nothing was committed")
+	return b.String()
+}
+
+// Unwrap makes errors.Is(err, ErrRefused) hold.
+func (e *ChangeError) Unwrap() error { return ErrRefused }
+
+func refuse(op, column, format string, args ...any) error {
+	return &ChangeError{Op: op, Column: column, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Option configures a schema change.
+type Option func(*config)
+
+type config struct {
+	txnOpts  []deltalog.TxnOption
+	mem      memory.Allocator
+	ifExists bool
+}
+
+// WithTxnOptions passes options to the transaction that commits the
+// change.
+func WithTxnOptions(opts ...deltalog.TxnOption) Option {
+	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
+}
+
+// WithAllocator sets the allocator of the scan with which AddConstraint
+// checks the existing rows (default memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
+
+// IfExists makes DropConstraint of a constraint the table does not have
+// a commit anyway (Spark's DROP CONSTRAINT IF EXISTS), instead of an
+// error.
+func IfExists() Option { return func(c *config) { c.ifExists = true } }
+
+func newConfig(opts []Option) *config {
+	c := &config{mem: memory.DefaultAllocator}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// change is a schema change being built on a copy of the table's
+// metadata, and the transaction that will commit it.
+type change struct {
+	snap   *deltalog.Snapshot
+	tx     *deltalog.Transaction
+	op     string
+	schema *actions.StructType // a deep copy, changed in place
+	md     actions.Metadata    // a copy; Configuration and PartitionColumns are copies too
+	props  *actions.TableProperties
+	params map[string]any
+}
+
+// begin checks that the table can take a metadata change and copies its
+// metadata.
+func begin(snap *deltalog.Snapshot, op string, cfg *config) (*change, error) {
+	// A schema change removes no rows: allowed where an append is.
+	if err := snap.Supports(deltalog.OpAppend); err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", op, err)
+	}
+	c := &change{snap: snap, tx: snap.NewTransaction(cfg.txnOpts...), op: op, schema: actions.CopyStruct(snap.Schema()), md: *snap.Metadata(), props: snap.Properties(), params: map[string]any{}}
+	c.md.Configuration = maps.Clone(c.md.Configuration)
+	if c.md.Configuration == nil {
+		c.md.Configuration = map[string]string{}
+	}
+	c.md.PartitionColumns = append([]string{}, c.md.PartitionColumns...)
+	return c, nil
+}
+
+func (c *change) refuse(column, format string, args ...any) error {
+	return refuse(c.op, column, format, args...)
+}
+
+// mapped reports whether the table is column-mapped.
+func (c *change) mapped() bool { return c.props.ColumnMappingMode != actions.ColumnMappingNone }
+
+// needMapping refuses an operation that needs column mapping on a table
+// without it, naming the property to set.
+func (c *change) needMapping(column string) error {
+	if c.mapped() {
+		return nil
+	}
+	return c.refuse(column, "%s needs column mapping, which the table does not use: data files name their columns, so only a mapped table can %s a column without rewriting them; enable it with %s=name (lakelog alter TABLE --set-property %s=name), as Spark requires",
+		c.op, strings.ToLower(strings.Fields(c.op)[0]), actions.PropColumnMappingMode, actions.PropColumnMappingMode)
+}
+
+// commit commits the changed metadata, with the protocol the new schema
+// and properties need (never downgraded).
+func (c *change) commit(ctx context.Context) (*deltalog.CommitResult, error) {
+	text, err := actions.SchemaString(c.schema)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", c.op, err)
+	}
+	c.md.SchemaString = text
+	tx := c.tx
+	tx.SetMetadata(&c.md)
+	if p := actions.MergeProtocols(deltalog.MinimalProtocol(&c.md, c.schema), c.snap.Protocol()); p != c.snap.Protocol() {
+		tx.SetProtocol(p)
+	}
+	tx.SetOperation(c.op, c.params, nil)
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", c.op, err)
+	}
+	return res, nil
+}
