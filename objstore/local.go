@@ -70,7 +70,10 @@ type Local struct {
 	readDir func(name string) ([]fs.DirEntry, error)
 }
 
-var _ RandomAccess = (*Local)(nil)
+var (
+	_ RandomAccess = (*Local)(nil)
+	_ RangeReader  = (*Local)(nil)
+)
 
 // Location implements [Locator]: the folder's path.
 func (l *Local) Location() string { return l.root }
@@ -203,6 +206,27 @@ func (l *Local) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, fmt.Errorf("objstore: getrange %q: %w", key, err)
 	}
 	return b[:m], nil
+}
+
+// GetRangeInto implements [RangeReader]: one read of the file into p.
+func (l *Local) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("objstore: getrange %q: negative offset %d", key, off)
+	}
+	f, size, err := l.open(ctx, OpGetRange, key)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if off > size {
+		return 0, fmt.Errorf("objstore: getrange %q: offset %d beyond size %d: %w", key, off, size, io.ErrUnexpectedEOF)
+	}
+	want := p[:min(int64(len(p)), size-off)]
+	m, err := f.ReadAt(want, off)
+	if err != nil && !(err == io.EOF && m == len(want)) {
+		return 0, fmt.Errorf("objstore: getrange %q: %w", key, err)
+	}
+	return m, nil
 }
 
 // Head implements [Store].

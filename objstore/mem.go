@@ -33,7 +33,10 @@ type memObject struct {
 	modTime time.Time
 }
 
-var _ RandomAccess = (*Mem)(nil)
+var (
+	_ RandomAccess = (*Mem)(nil)
+	_ RangeReader  = (*Mem)(nil)
+)
 
 // Location implements [Locator].
 func (m *Mem) Location() string { return "mem://" }
@@ -85,6 +88,22 @@ func (m *Mem) GetRange(ctx context.Context, key string, off, n int64) ([]byte, e
 		return nil, fmt.Errorf("objstore: getrange %q: offset %d beyond size %d: %w", key, off, size, io.ErrUnexpectedEOF)
 	}
 	return bytes.Clone(o.data[off : off+min(n, size-off)]), nil
+}
+
+// GetRangeInto implements [RangeReader].
+func (m *Mem) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("objstore: getrange %q: negative offset %d", key, off)
+	}
+	o, err := m.lookup(ctx, OpGetRange, key)
+	if err != nil {
+		return 0, err
+	}
+	size := int64(len(o.data))
+	if off > size {
+		return 0, fmt.Errorf("objstore: getrange %q: offset %d beyond size %d: %w", key, off, size, io.ErrUnexpectedEOF)
+	}
+	return copy(p, o.data[off:]), nil
 }
 
 // Head implements [Store].

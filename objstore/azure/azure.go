@@ -67,7 +67,10 @@ type Store struct {
 	retry     cloudio.Retry
 }
 
-var _ objstore.Store = (*Store)(nil)
+var (
+	_ objstore.Store       = (*Store)(nil)
+	_ objstore.RangeReader = (*Store)(nil)
+)
 
 // Location implements [objstore.Locator]: az://container/prefix.
 func (s *Store) Location() string {
@@ -292,17 +295,47 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange implements objstore.Store with a ranged download. An empty
 // range and a range starting at or past the end cost one HEAD more.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("azure: getrange %q: negative offset %d or length %d", key, off, n)
-	}
-	b, err := s.blob(objstore.OpGetRange, key)
+	data := []byte{}
+	_, err := s.getRange(ctx, key, off, n, func(body io.Reader, length int64, contentRange string) (int, error) {
+		raw, err := cloudio.ReadBody(body, min(n, length))
+		if err != nil || len(raw) == 0 {
+			return 0, err
+		}
+		data, err = cloudio.CheckRange(raw, contentRange, off, n)
+		return len(data), err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return s.emptyRange(ctx, key, off)
+	return data, nil
+}
+
+// GetRangeInto implements objstore.RangeReader: GetRange into p.
+func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	return s.getRange(ctx, key, off, int64(len(p)), func(body io.Reader, _ int64, contentRange string) (int, error) {
+		return cloudio.ReadRangeInto(body, contentRange, off, p)
+	})
+}
+
+// getRange downloads n bytes at off and hands the body, with its
+// Content-Length and Content-Range, to read, which returns the count of
+// bytes it kept; the whole download is retried when reading fails
+// transiently. A range that yields no byte (empty, at or past the end)
+// is answered after a HEAD: 0 at the end, an error past it or, before
+// it, a short read.
+func (s *Store) getRange(ctx context.Context, key string, off, n int64, read func(body io.Reader, length int64, contentRange string) (int, error)) (int, error) {
+	if off < 0 || n < 0 {
+		return 0, fmt.Errorf("azure: getrange %q: negative offset %d or length %d", key, off, n)
 	}
-	var data []byte
+	b, err := s.blob(objstore.OpGetRange, key)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		_, err := s.emptyRange(ctx, key, off)
+		return 0, err
+	}
+	got := 0
 	empty := false
 	err = s.retry.Do(ctx, func(ctx context.Context) error {
 		resp, err := b.DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
@@ -314,26 +347,24 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 			return s.fail(objstore.OpGetRange, key, err)
 		}
 		defer resp.Body.Close()
-		body, err := cloudio.ReadBody(resp.Body, min(n, derefInt64(resp.ContentLength)))
-		if err == nil && len(body) == 0 {
-			data = body
-		} else if err == nil {
-			data, err = cloudio.CheckRange(body, derefString(resp.ContentRange), off, n)
-		}
-		if err != nil {
+		if got, err = read(resp.Body, derefInt64(resp.ContentLength), derefString(resp.ContentRange)); err != nil {
 			return s.fail(objstore.OpGetRange, key, err)
 		}
 		return nil
 	})
-	if err == nil && empty {
-		return s.emptyRange(ctx, key, off)
-	}
-	if err == nil && len(data) == 0 {
+	switch {
+	case err != nil:
+		return 0, err
+	case empty:
+		_, err = s.emptyRange(ctx, key, off)
+		return 0, err
+	case got == 0:
 		// Some servers answer a range at the end with no bytes rather than
 		// 416; before the end it is a short read.
-		return s.noBytes(ctx, key, off, n)
+		_, err = s.noBytes(ctx, key, off, n)
+		return 0, err
 	}
-	return data, err
+	return got, nil
 }
 
 // noBytes answers a GetRange of n bytes at off that received none.

@@ -74,7 +74,10 @@ type Store struct {
 	parts sync.Pool
 }
 
-var _ objstore.Store = (*Store)(nil)
+var (
+	_ objstore.Store       = (*Store)(nil)
+	_ objstore.RangeReader = (*Store)(nil)
+)
 
 // Location implements [objstore.Locator]: s3://bucket/prefix.
 func (s *Store) Location() string {
@@ -281,17 +284,49 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange implements objstore.Store with a ranged GET. An empty range and
 // a range starting at or past the end cost one HEAD more.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b := []byte{}
+	_, err := s.getRange(ctx, key, off, n, func(body io.Reader, length int64, contentRange string) (int, error) {
+		raw, err := cloudio.ReadBody(body, length)
+		if err != nil || len(raw) == 0 {
+			return 0, err
+		}
+		// The server may ignore the range and send it all (no
+		// Content-Range); otherwise it must be the bytes asked for.
+		b, err = cloudio.CheckRange(raw, contentRange, off, n)
+		return len(b), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// GetRangeInto implements objstore.RangeReader: GetRange into p.
+func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	return s.getRange(ctx, key, off, int64(len(p)), func(body io.Reader, _ int64, contentRange string) (int, error) {
+		return cloudio.ReadRangeInto(body, contentRange, off, p)
+	})
+}
+
+// getRange sends a ranged GET of n bytes at off and hands its body, with
+// its Content-Length and Content-Range, to read, which returns the count
+// of bytes it kept; the whole request is retried when reading fails
+// transiently. A range that yields no byte (empty, at or past the end)
+// is answered after a HEAD: 0 at the end, an error past it or, before
+// it, a short read.
+func (s *Store) getRange(ctx context.Context, key string, off, n int64, read func(body io.Reader, length int64, contentRange string) (int, error)) (int, error) {
 	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("s3: getrange %q: negative offset %d or length %d", key, off, n)
+		return 0, fmt.Errorf("s3: getrange %q: negative offset %d or length %d", key, off, n)
 	}
 	name, err := s.root.Name(key)
 	if err != nil {
-		return nil, fmt.Errorf("s3: getrange: %w", err)
+		return 0, fmt.Errorf("s3: getrange: %w", err)
 	}
 	if n == 0 {
-		return s.emptyRange(ctx, key, off)
+		_, err := s.emptyRange(ctx, key, off)
+		return 0, err
 	}
-	var b []byte
+	got := 0
 	empty := false
 	err = s.retry.Do(ctx, func(ctx context.Context) error {
 		out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{
@@ -307,28 +342,24 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 			return s.fail(objstore.OpGetRange, key, err)
 		}
 		defer out.Body.Close()
-		body, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
-		if err == nil && len(body) == 0 {
-			b = body
-		} else if err == nil {
-			// The server may ignore the range and send it all (no
-			// Content-Range); otherwise it must be the bytes asked for.
-			b, err = cloudio.CheckRange(body, aws.ToString(out.ContentRange), off, n)
-		}
-		if err != nil {
+		if got, err = read(out.Body, aws.ToInt64(out.ContentLength), aws.ToString(out.ContentRange)); err != nil {
 			return fmt.Errorf("s3: getrange %q: %w", key, err)
 		}
 		return nil
 	})
-	if err == nil && empty {
-		return s.emptyRange(ctx, key, off)
-	}
-	if err == nil && len(b) == 0 {
+	switch {
+	case err != nil:
+		return 0, err
+	case empty:
+		_, err = s.emptyRange(ctx, key, off)
+		return 0, err
+	case got == 0:
 		// Some servers answer a range at the end with no bytes rather than
 		// 416; before the end it is a short read.
-		return s.noBytes(ctx, key, off, n)
+		_, err = s.noBytes(ctx, key, off, n)
+		return 0, err
 	}
-	return b, err
+	return got, nil
 }
 
 // noBytes answers a GetRange of n bytes at off that received none.
