@@ -208,8 +208,7 @@ func (s *Store) getRange(ctx context.Context, key string, off, n int64, read fun
 		return 0, err
 	}
 	if n == 0 {
-		_, err := s.emptyRange(ctx, key, off)
-		return 0, err
+		return cloudio.EndRange(ctx, "gcs", key, off, 0, 0, true, s.sizeOf(key))
 	}
 	got := 0
 	empty := false
@@ -236,20 +235,17 @@ func (s *Store) getRange(ctx context.Context, key string, off, n int64, read fun
 		return nil
 	})
 	if err == nil && empty {
-		_, err = s.emptyRange(ctx, key, off)
-		return 0, err
+		return cloudio.EndRange(ctx, "gcs", key, off, n, 0, true, s.sizeOf(key))
 	}
 	return got, err
 }
 
-// emptyRange answers a GetRange that yields no bytes: empty when off is at
-// most the object's size, io.ErrUnexpectedEOF when past it.
-func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
+// sizeOf asks the size of key, for EndRange.
+func (s *Store) sizeOf(key string) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) {
+		info, err := s.head(ctx, objstore.OpGetRange, key)
+		return info.Size, err
 	}
-	return cloudio.EmptyRange("gcs", key, off, info.Size)
 }
 
 // Head implements objstore.Store.

@@ -285,17 +285,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // a range starting at or past the end cost one HEAD more.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	b := []byte{}
-	_, err := s.getRange(ctx, key, off, n, func(body io.Reader, length int64, contentRange string) (int, error) {
-		raw, err := cloudio.ReadBody(body, length)
-		if err != nil || len(raw) == 0 {
-			return 0, err
-		}
-		// The server may ignore the range and send it all (no
-		// Content-Range); otherwise it must be the bytes asked for.
-		b, err = cloudio.CheckRange(raw, contentRange, off, n)
-		return len(b), err
-	})
-	if err != nil {
+	if _, err := s.getRange(ctx, key, off, n, cloudio.ReadRangeNew(&b, off, n)); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -303,9 +293,7 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 
 // GetRangeInto implements objstore.RangeReader: GetRange into p.
 func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
-	return s.getRange(ctx, key, off, int64(len(p)), func(body io.Reader, _ int64, contentRange string) (int, error) {
-		return cloudio.ReadRangeInto(body, contentRange, off, p)
-	})
+	return s.getRange(ctx, key, off, int64(len(p)), cloudio.ReadRangeTo(off, p))
 }
 
 // getRange sends a ranged GET of n bytes at off and hands its body, with
@@ -314,7 +302,7 @@ func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byt
 // transiently. A range that yields no byte (empty, at or past the end)
 // is answered after a HEAD: 0 at the end, an error past it or, before
 // it, a short read.
-func (s *Store) getRange(ctx context.Context, key string, off, n int64, read func(body io.Reader, length int64, contentRange string) (int, error)) (int, error) {
+func (s *Store) getRange(ctx context.Context, key string, off, n int64, read cloudio.RangeRead) (int, error) {
 	if off < 0 || n < 0 {
 		return 0, fmt.Errorf("s3: getrange %q: negative offset %d or length %d", key, off, n)
 	}
@@ -323,8 +311,7 @@ func (s *Store) getRange(ctx context.Context, key string, off, n int64, read fun
 		return 0, fmt.Errorf("s3: getrange: %w", err)
 	}
 	if n == 0 {
-		_, err := s.emptyRange(ctx, key, off)
-		return 0, err
+		return cloudio.EndRange(ctx, "s3", key, off, 0, 0, true, s.sizeOf(key))
 	}
 	got := 0
 	empty := false
@@ -347,38 +334,20 @@ func (s *Store) getRange(ctx context.Context, key string, off, n int64, read fun
 		}
 		return nil
 	})
-	switch {
-	case err != nil:
-		return 0, err
-	case empty:
-		_, err = s.emptyRange(ctx, key, off)
-		return 0, err
-	case got == 0:
-		// Some servers answer a range at the end with no bytes rather than
-		// 416; before the end it is a short read.
-		_, err = s.noBytes(ctx, key, off, n)
+	if err != nil {
 		return 0, err
 	}
-	return got, nil
+	// Some servers answer a range at the end with no bytes rather than
+	// 416; before the end it is a short read.
+	return cloudio.EndRange(ctx, "s3", key, off, n, got, empty, s.sizeOf(key))
 }
 
-// noBytes answers a GetRange of n bytes at off that received none.
-func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
+// sizeOf asks the size of key, for EndRange.
+func (s *Store) sizeOf(key string) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) {
+		info, err := s.head(ctx, objstore.OpGetRange, key)
+		return info.Size, err
 	}
-	return cloudio.NoBytes("s3", key, off, n, info.Size)
-}
-
-// emptyRange answers a GetRange that yields no bytes: empty when off is at
-// most the object's size, io.ErrUnexpectedEOF when past it.
-func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
-	}
-	return cloudio.EmptyRange("s3", key, off, info.Size)
 }
 
 // Head implements objstore.Store.
