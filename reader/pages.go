@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -183,9 +184,7 @@ func isLogical[T any](lt schema.LogicalType) bool {
 
 // next decodes the next n values.
 func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
-	if cap(c.defBuf) < n {
-		c.defBuf, c.idxBuf = make([]uint32, n), make([]uint32, n)
-	}
+	c.scratch(n)
 	out := &columnOut{mem: mem, width: c.width, n: n}
 	defer out.free()
 	out.start(c.avg)
@@ -214,6 +213,37 @@ func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 		c.pos += int64(k)
 	}
 	return out.array(c.dtype)
+}
+
+// scratchPool holds the level and index buffers of closed pageColumns:
+// a scan of many small files would otherwise make two of a batch's
+// length per column and file.
+var scratchPool sync.Pool // *[]uint32
+
+// scratch makes defBuf and idxBuf hold at least n values.
+func (c *pageColumn) scratch(n int) {
+	if cap(c.defBuf) >= n && cap(c.idxBuf) >= n {
+		return
+	}
+	c.freeScratch()
+	get := func() []uint32 {
+		if v, ok := scratchPool.Get().(*[]uint32); ok && cap(*v) >= n {
+			return (*v)[:n]
+		}
+		return make([]uint32, n)
+	}
+	c.defBuf, c.idxBuf = get(), get()
+}
+
+// freeScratch gives defBuf and idxBuf back to scratchPool.
+func (c *pageColumn) freeScratch() {
+	for _, b := range []*[]uint32{&c.defBuf, &c.idxBuf} {
+		if *b != nil {
+			v := *b
+			scratchPool.Put(&v)
+			*b = nil
+		}
+	}
 }
 
 // levels decodes the definition levels of the next k rows of the page
@@ -494,9 +524,7 @@ func (c *pageColumn) seek(target int64) error {
 
 // discard decodes the next k rows of the current page and drops them.
 func (c *pageColumn) discard(k int) error {
-	if cap(c.defBuf) < k {
-		c.defBuf, c.idxBuf = make([]uint32, k), make([]uint32, k)
-	}
+	c.scratch(k)
 	_, nonNull, err := c.levels(k)
 	if err != nil {
 		return err
@@ -634,6 +662,7 @@ func (c *pageColumn) close() {
 		}
 	}
 	c.dictData, c.dictOffs, c.hasDict = nil, nil, false
+	c.freeScratch()
 	c.releasePage()
 	if c.pages != nil {
 		c.pages.Close()

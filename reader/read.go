@@ -23,6 +23,7 @@ import (
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowconv"
+	"github.com/lakelog/lakelog/internal/rangefetch"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -50,6 +51,13 @@ func (s *Scan) ReadFile(ctx context.Context, f *ScanFile) iter.Seq2[arrow.Record
 	}
 }
 
+// sizedReaderAt is an opened data file: an object opened for reads at
+// offsets, or its entry in an object-store pass's fetcher.
+type sizedReaderAt interface {
+	io.ReaderAt
+	Size() int64
+}
+
 // columnSource says where one read column of a file comes from.
 type columnSource struct {
 	field    *actions.StructField
@@ -70,13 +78,13 @@ type columnSource struct {
 //
 // On an object store the file is read through h, its entry in the pass's
 // fetcher (fetch.go); with h nil, through a fetcher of its own.
-func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit func(arrow.RecordBatch) bool) error {
+func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, emit func(arrow.RecordBatch) bool) error {
 	mem := s.cfg.mem
 	remote := remoteStore(s.snap.Store())
 	if remote && h == nil {
 		fe := s.newFetcher(ctx)
-		defer fe.close()
-		h = fe.add(f)
+		defer fe.Close()
+		h = s.addFile(fe, f)
 	}
 	sources, err := s.columnSources(f)
 	if err != nil {
@@ -86,33 +94,32 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit fu
 	if err != nil {
 		return err
 	}
-	var obj objstore.ReadAtCloser
+	var obj sizedReaderAt
 	if remote {
-		defer h.close()
-		if err := h.wait(ctx); err != nil {
+		defer h.Release()
+		if err := h.Wait(ctx); err != nil {
 			return fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
 		obj = h
 	} else {
-		obj, err = objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+		o, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
 		if err != nil {
 			return fmt.Errorf("reader: open %s: %w", f.Key, err)
 		}
-		defer obj.Close()
+		defer o.Close()
+		obj = o
 	}
 	s.m.filesRead.Add(1)
 	props := parquet.NewReaderProperties(mem)
-	if s.filter != nil {
-		// Column chunks are read as their pages are needed, rather than
-		// whole, so that pages the page index skips are not read at all.
-		// (On an object store the fetcher has fetched only the pages the
-		// page index leaves, and serves these reads from memory.)
-		props.BufferedStreamEnabled = true
-		props.BufferSize = 64 << 10
-		if remote {
-			props.BufferSize = remoteBufferSize // read ahead less past a selected page
-		}
-	}
+	// Column chunks are read page by page through a small buffer, rather
+	// than whole: arrow-go reads a whole chunk into a new slice of its
+	// own (garbage as large as the bytes read), while pages read through
+	// the buffer land in the decoder's pooled page buffers. Pages the page
+	// index skips are then not read at all. (On an object store the
+	// fetcher has fetched the chunks, or only the pages the page index
+	// leaves, and serves these reads from memory.)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = pageBufferSize
 	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(props))
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/lakelog/lakelog/internal/rangefetch"
 )
 
 // Records reads the scan: the batches of every planned file, each of the
@@ -84,7 +86,7 @@ func (s *Scan) recordsSerial(ctx context.Context, out func(arrow.RecordBatch) bo
 // come back on, in order. The worker closes out when it is done.
 type fileJob struct {
 	f   *ScanFile
-	h   *remoteFile // on an object store, its entry in the fetcher
+	h   *rangefetch.File // on an object store, its entry in the fetcher
 	out chan batchOrErr
 }
 
@@ -109,7 +111,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 	stop := make(chan struct{})
 	n := s.cfg.parallelism
 	ahead := n
-	var fe *fetcher
+	var fe *rangefetch.Fetcher
 	if remoteStore(s.snap.Store()) {
 		// The fetcher reads the files ahead of the decoders, as far as its
 		// byte budget allows; planning runs ahead to give it files.
@@ -141,7 +143,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 				// Read ahead only the files a limit may need: their rows
 				// by the stats (a filter may need more: those files are
 				// fetched when their decoding starts).
-				j.h = fe.add(f)
+				j.h = s.addFile(fe, f)
 				if f.Stats != nil && f.Stats.NumRecords > 0 {
 					aheadRows += f.Stats.NumRecords
 				}
@@ -163,7 +165,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 			for j := range jobs {
 				stopped := false
 				if fe != nil && j.h == nil {
-					j.h = fe.add(j.f)
+					j.h = s.addFile(fe, j.f)
 				}
 				err := s.readFile(ctx, j.f, j.h, func(rec arrow.RecordBatch) bool {
 					select {
@@ -193,7 +195,7 @@ func (s *Scan) recordsParallel(parent context.Context, out func(arrow.RecordBatc
 		cancel()
 		wg.Wait()
 		if fe != nil {
-			fe.close()
+			fe.Close()
 		}
 		if cur != nil {
 			drain(cur.out)

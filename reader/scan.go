@@ -16,6 +16,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/rangefetch"
 )
 
 // ErrUnsupported is returned (wrapped) when a table or a data file uses a
@@ -143,17 +144,7 @@ type ScanMetrics struct {
 
 type metrics struct {
 	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
-	rangeRequests, bytesFetched, uncoveredReads, peakBuffered                    atomic.Int64
-}
-
-// noteBuffered raises the peak of bytes the fetcher held to n.
-func (m *metrics) noteBuffered(n int64) {
-	for {
-		old := m.peakBuffered.Load()
-		if n <= old || m.peakBuffered.CompareAndSwap(old, n) {
-			return
-		}
-	}
+	fetch                                                                        rangefetch.Stats // the object-store reads of every pass
 }
 
 // Scan is a planned read of one snapshot: which columns, which rows. It is
@@ -408,10 +399,10 @@ func (s *Scan) Metrics() ScanMetrics {
 		FilesRead:              s.m.filesRead.Load(),
 		RowsRead:               s.m.rowsRead.Load(),
 		RowsReturned:           s.m.rowsReturned.Load(),
-		Requests:               s.m.rangeRequests.Load(),
-		BytesFetched:           s.m.bytesFetched.Load(),
-		UncoveredReads:         s.m.uncoveredReads.Load(),
-		PeakBuffered:           s.m.peakBuffered.Load(),
+		Requests:               s.m.fetch.Requests.Load(),
+		BytesFetched:           s.m.fetch.Bytes.Load(),
+		UncoveredReads:         s.m.fetch.Uncovered.Load(),
+		PeakBuffered:           s.m.fetch.Peak.Load(),
 	}
 }
 
