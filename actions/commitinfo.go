@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 )
 
@@ -120,4 +121,22 @@ func (c CommitInfo) MarshalJSON() ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// JSONText is v as compact JSON text without HTML escaping, the form in
+// which Spark writes list and map operationParameters (partitionBy,
+// predicate, properties, zOrderBy) as strings: ["age > 40"], not
+// ["age \u003e 40"]. A nil slice is [] and a nil map {}.
+func JSONText(v any) string {
+	switch rv := reflect.ValueOf(v); {
+	case rv.Kind() == reflect.Slice && rv.IsNil():
+		return "[]"
+	case rv.Kind() == reflect.Map && rv.IsNil():
+		return "{}"
+	}
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

@@ -173,9 +173,6 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	if err := CheckProperties(&m); err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
-	if len(schema.Fields) > 0 && len(m.PartitionColumns) >= len(schema.Fields) {
-		return nil, fmt.Errorf("deltalog: create: every column is a partition column (%s); a table needs at least one data column", strings.Join(m.PartitionColumns, ", "))
-	}
 	for _, c := range m.PartitionColumns {
 		f := schema.Field(c)
 		if f == nil {
@@ -186,6 +183,9 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 				return nil, fmt.Errorf("deltalog: create: partition column %q has type %s; partition columns must be primitive", c, f.Type)
 			}
 		}
+	}
+	if len(schema.Fields) > 0 && len(m.PartitionColumns) >= len(schema.Fields) {
+		return nil, fmt.Errorf("deltalog: create: every column is a partition column (%s); a table needs at least one data column", strings.Join(m.PartitionColumns, ", "))
 	}
 	tx := newTxn(newTable(store, root), nil, -1, opts)
 	if m.CreatedTime == nil {
@@ -198,8 +198,8 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	tx.info.OperationParameters = map[string]any{
 		"isManaged":   "false",
 		"description": nil,
-		"partitionBy": jsonString(m.PartitionColumns),
-		"properties":  jsonString(m.Configuration),
+		"partitionBy": actions.JSONText(m.PartitionColumns),
+		"properties":  actions.JSONText(m.Configuration),
 	}
 	return tx, nil
 }

@@ -1,21 +1,10 @@
 package deltalog
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/lakelog/lakelog/actions"
 )
-
-// jsonString encodes v as JSON text, as Spark writes structured
-// operationParameters (partitionBy, properties) as strings.
-func jsonString(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
 
 func usesType(t actions.DataType, want actions.PrimitiveType) bool {
 	switch t := t.(type) {

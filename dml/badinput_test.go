@@ -90,6 +90,20 @@ func TestBadInputCommitsNothing(t *testing.T) {
 						[]dml.Clause{dml.WhenNotMatchedInsertAll(nil)})
 					return err
 				}, []string{`no column "name"`}, nil},
+				{"DELETE with a bad writer option", func() error {
+					_, err := dml.Delete(ctx, snap, mustParse(t, "id = 1"), dml.WithWriterOptions(writer.WithCompression("brotli9")))
+					return err
+				}, []string{`unknown compression "brotli9"`}, nil},
+				{"UPDATE with a bad writer option", func() error {
+					_, err := dml.Update(ctx, snap, mustParse(t, "id = 1"), mustSet(t, "v = 2"), dml.WithWriterOptions(writer.WithTargetFileSize(-1)))
+					return err
+				}, []string{"target file size -1"}, nil},
+				{"MERGE with a bad writer option", func() error {
+					src := rowsOf(t, srcSchema, `[{"id":1,"name":"x","v":9}]`)
+					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id = source.id"),
+						[]dml.Clause{dml.WhenMatchedDelete(nil)}, dml.WithWriterOptions(writer.WithAppTransaction("", 1)))
+					return err
+				}, []string{"app transaction needs an app id"}, nil},
 				{"MERGE without a join key", func() error {
 					src := rowsOf(t, srcSchema, `[{"id":1,"name":"x","v":9}]`)
 					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id > source.id"),

@@ -7,7 +7,6 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/reader"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // The operation names commitInfo records, as Spark's.
@@ -38,8 +37,11 @@ func Delete(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, o
 	if err := snap.Supports(deltalog.OpDelete); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}
-	cfg := newConfig(opts)
-	if res, done := writer.AlreadyApplied(snap, cfg.wopts...); done {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if res, done := cfg.writer.AlreadyApplied(snap); done {
 		return &Result{CommitResult: res}, nil
 	}
 	j := newJob(ctx, snap, cfg, opDelete)

@@ -23,7 +23,6 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowconv"
 	"github.com/lakelog/lakelog/reader"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // ClauseKind is what a MERGE clause does.
@@ -182,8 +181,11 @@ func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.
 	if len(clauses) == 0 {
 		return nil, fmt.Errorf("dml: MERGE needs at least one WHEN clause")
 	}
-	cfg := newConfig(opts)
-	if res, done := writer.AlreadyApplied(snap, cfg.wopts...); done {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if res, done := cfg.writer.AlreadyApplied(snap); done {
 		return &Result{CommitResult: res}, nil
 	}
 	m := &merge{job: newJob(ctx, snap, cfg, opMerge), tAlias: cfg.targetAlias, sAlias: cfg.sourceAlias}

@@ -1,6 +1,7 @@
 package dml
 
 import (
+	"fmt"
 	"runtime"
 
 	"github.com/lakelog/lakelog/writer"
@@ -10,14 +11,18 @@ import (
 type Option func(*config)
 
 type config struct {
-	wopts       []writer.Option
+	wopts []writer.Option
+	// writer is wopts resolved once (newConfig): what the operation
+	// hands to the writer and reads its allocator, transaction options
+	// and app transaction from.
+	writer      *writer.Settings
 	noDV        bool
 	parallelism int
 	targetAlias string
 	sourceAlias string
 }
 
-func newConfig(opts []Option) *config {
+func newConfig(opts []Option) (*config, error) {
 	c := &config{parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
 		o(c)
@@ -25,7 +30,12 @@ func newConfig(opts []Option) *config {
 	if c.parallelism < 1 {
 		c.parallelism = 1
 	}
-	return c
+	s, err := writer.Resolve(c.wopts...)
+	if err != nil {
+		return nil, fmt.Errorf("dml: %w", err)
+	}
+	c.writer = s
+	return c, nil
 }
 
 // WithWriterOptions passes options to the writer of the new data files and

@@ -47,10 +47,14 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	if res, done := writer.AlreadyApplied(snap, opts...); done {
+	settings, err := writer.Resolve(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+	}
+	if res, done := settings.AlreadyApplied(snap); done {
 		return res, nil
 	}
-	mem := writer.Allocator(opts...)
+	mem := settings.Allocator()
 	check := func(rec arrow.RecordBatch, rowBase int64) error {
 		mask, err := expr.EvalPredicate(bound, rec, mem)
 		if err != nil {
@@ -72,7 +76,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	// predicate and the files it plans. Where the predicate reads only
 	// partition columns, a file whose partition values satisfy it is
 	// replaced whole, without being read.
-	tx := snap.NewTransaction(writer.TxnOptions(opts...)...)
+	tx := snap.NewTransaction(settings.TxnOptions()...)
 	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(mem), reader.RecordReads(tx))
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
@@ -97,7 +101,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		}
 	}
 
-	wr, err := writer.WriteFiles(ctx, snap, batches, append(opts, writer.WithRowCheck(check))...)
+	wr, err := writer.WriteFiles(ctx, snap, batches, writer.WithSettings(settings), writer.WithRowCheck(check))
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +125,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 				}
 			}
 		}
-		rw, err := writer.WriteFiles(ctx, snap, kept, opts...)
+		rw, err := writer.WriteFiles(ctx, snap, kept, writer.WithSettings(settings))
 		if err != nil {
 			return nil, fmt.Errorf("dml: replaceWhere: rewrite: %w", err)
 		}
@@ -136,7 +140,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		"predicate":   jsonText([]string{bound.String()}),
 	}
 	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
-	return writer.Commit(ctx, tx, wr, removed, "WRITE", params, extra, opts...)
+	return writer.Commit(ctx, tx, wr, removed, "WRITE", params, extra, writer.WithSettings(settings))
 }
 
 // partitionsMatch reports whether f's partition values satisfy pred, a

@@ -2,7 +2,6 @@ package dml
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -102,8 +101,8 @@ type job struct {
 
 func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string) *job {
 	j := &job{ctx: ctx, snap: snap, cfg: cfg, op: op, start: time.Now(), metrics: map[string]int64{}}
-	j.mem = writer.Allocator(cfg.wopts...)
-	j.tx = snap.NewTransaction(writer.TxnOptions(cfg.wopts...)...)
+	j.mem = cfg.writer.Allocator()
+	j.tx = snap.NewTransaction(cfg.writer.TxnOptions()...)
 	j.cdf = tableFlag(snap.Metadata(), "delta.enableChangeDataFeed")
 	j.useDV = !cfg.noDV && tableFlag(snap.Metadata(), "delta.enableDeletionVectors") && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
 	return j
@@ -205,7 +204,7 @@ func (j *job) rewrite(targets []*target, params map[string]any) (*Result, error)
 		}
 	}
 	rewriteMs := time.Since(t0).Milliseconds()
-	_, _, appTxn := writer.AppTransaction(j.cfg.wopts...)
+	_, _, appTxn := j.cfg.writer.AppTransaction()
 	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) && !appTxn {
 		// Nothing matched: Spark commits nothing either. With an app
 		// transaction the commit still records its version, so that the
@@ -275,7 +274,7 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 					}
 				}
 			}
-			out.changes, cdcErr = writer.WriteChangeFiles(ctx, j.snap, seq, j.cfg.wopts...)
+			out.changes, cdcErr = writer.WriteChangeFiles(ctx, j.snap, seq, writer.WithSettings(j.cfg.writer))
 			if cdcErr != nil {
 				cancel()
 			}
@@ -333,7 +332,7 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 			}
 		}
 	}
-	wr, err := writer.WriteFiles(ctx, j.snap, rows, j.cfg.wopts...)
+	wr, err := writer.WriteFiles(ctx, j.snap, rows, writer.WithSettings(j.cfg.writer))
 	<-cdcDone
 	if wr != nil {
 		out.data = wr
@@ -625,10 +624,10 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 			tx.Add(actions.Action{CDC: c})
 		}
 	}
-	if app, v, ok := writer.AppTransaction(j.cfg.wopts...); ok {
+	if app, v, ok := j.cfg.writer.AppTransaction(); ok {
 		tx.SetTransaction(app, v)
 	}
-	maps.Copy(params, writer.OperationParameters(j.cfg.wopts...))
+	maps.Copy(params, j.cfg.writer.OperationParameters())
 	m := j.finalMetrics(out, rewriteMs)
 	metrics := map[string]any{}
 	for k, v := range m {
@@ -676,11 +675,6 @@ func tableFlag(md *actions.Metadata, key string) bool {
 	return ok && (v == "true" || v == "TRUE" || v == "True")
 }
 
-// jsonText is an operationParameters value: JSON text, as Spark writes it.
-func jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
+// jsonText is an operationParameters value: JSON text, as Spark writes
+// it (actions.JSONText).
+func jsonText(v any) string { return actions.JSONText(v) }

@@ -11,7 +11,6 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // Update sets columns of the rows for which predicate is TRUE: Spark's
@@ -53,8 +52,11 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 		}
 		values[i] = v
 	}
-	cfg := newConfig(opts)
-	if res, done := writer.AlreadyApplied(snap, cfg.wopts...); done {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if res, done := cfg.writer.AlreadyApplied(snap); done {
 		return &Result{CommitResult: res}, nil
 	}
 	j := newJob(ctx, snap, cfg, opUpdate)
@@ -93,7 +95,7 @@ func (j *job) assign(rows arrow.RecordBatch, values []expr.Expr) (arrow.RecordBa
 		}
 		v, err := expr.EvalScalar(values[i], rows, j.mem)
 		if err != nil {
-			return nil, fmt.Errorf("dml: %s: SET %s: %w", j.op, f.Name, err)
+			return nil, fmt.Errorf("SET %s: %w", f.Name, err) // the rewrite names the operation
 		}
 		if v.DataType().ID() == arrow.NULL {
 			// An untyped NULL: the column's own type.

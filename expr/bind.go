@@ -358,7 +358,7 @@ func literalAs(parent Expr, lit *Literal, s string, t actions.DataType) (Expr, e
 	case isFloating(t):
 		f, err := castToFloat(s)
 		if err != nil {
-			return nil, typeErr(parent, "%s is not a %s", lit, t)
+			return nil, typeErr(parent, "%s is not %s", lit, aType(t))
 		}
 		if t == actions.TypeFloat {
 			return &Literal{Value: float32(f), DataType: t}, nil
@@ -367,7 +367,7 @@ func literalAs(parent Expr, lit *Literal, s string, t actions.DataType) (Expr, e
 	case isNumeric(t):
 		num, err := parseNumberText(s)
 		if err != nil {
-			return nil, typeErr(parent, "%s is not a %s", lit, t)
+			return nil, typeErr(parent, "%s is not %s", lit, aType(t))
 		}
 		return num, nil
 	case t == actions.TypeDate:
@@ -701,4 +701,13 @@ func foldConstant(e Expr) (Expr, error) {
 		t, _ = typeOfValue(v)
 	}
 	return &Literal{Value: v, DataType: t}, nil
+}
+
+// aType is a type's name with its article: "an integer", "a long".
+func aType(t actions.DataType) string {
+	name := t.String()
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }

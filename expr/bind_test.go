@@ -313,3 +313,25 @@ func TestBuiltExpressions(t *testing.T) {
 		t.Error("no error for a literal of an unsupported Go type")
 	}
 }
+
+// A literal that is not of its column's type says so with the right
+// article ("is not a integer" once).
+func TestLiteralTypeErrorArticle(t *testing.T) {
+	schema, err := actions.ParseDDL("age int, n long, x double")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{
+		"age = 'abc'": "expr: 'abc' is not an integer in age = 'abc'",
+		"n = 'abc'":   "expr: 'abc' is not a long in n = 'abc'",
+		"x = 'abc'":   "expr: 'abc' is not a double in x = 'abc'",
+	} {
+		e, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := BindPredicate(e, schema); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", text, err, want)
+		}
+	}
+}

@@ -77,6 +77,25 @@ func Parse(text string) (Expr, error) {
 	return e, nil
 }
 
+// ParsePrefix reads the expression that starts at byte start of text and
+// returns it with the byte offset where it ends: the first token that
+// cannot continue it (a keyword such as WHERE or THEN, a comma, a closing
+// parenthesis the expression did not open, a character expressions do
+// not use) or the end of text. Statement parsers (package deltasql) use
+// it for the expressions inside a statement. Error positions count from
+// the start of text.
+func ParsePrefix(text string, start int) (Expr, int, error) {
+	p := &parser{src: text, off: min(max(start, 0), len(text)), prefix: true}
+	if err := p.next(); err != nil {
+		return nil, 0, err
+	}
+	e, err := p.parseExpr()
+	if err != nil {
+		return nil, 0, err
+	}
+	return e, p.tok.pos, nil
+}
+
 // Assignment is one SET clause of an UPDATE: Column = Value.
 type Assignment struct {
 	Column *Column
@@ -144,11 +163,12 @@ var reserved = map[string]bool{
 func isReserved(name string) bool { return reserved[strings.ToUpper(name)] }
 
 type parser struct {
-	src   string
-	off   int // lexer position
-	tok   token
-	prev  tokKind
-	depth int
+	src    string
+	off    int // lexer position
+	tok    token
+	prev   tokKind
+	depth  int
+	prefix bool // ParsePrefix: a character expressions do not use ends the input
 }
 
 func newParser(text string) (*parser, error) {
@@ -218,7 +238,7 @@ func (p *parser) next() error {
 		}
 		p.tok, p.off = token{kind: tokQuoted, pos: start, text: name}, end
 		return nil
-	case c == '"':
+	case c == '"' && !p.prefix:
 		return p.errAt(start, "unexpected '\"': write strings in 'single quotes' and names in `backquotes`")
 	case (c == 'X' || c == 'x') && start+1 < len(s) && s[start+1] == '\'':
 		str, end, err := p.quoted(start+1, '\'')
@@ -259,6 +279,10 @@ func (p *parser) next() error {
 			p.tok, p.off = token{kind: tokOp, pos: start, text: op}, p.off+len(op)
 			return nil
 		}
+	}
+	if p.prefix {
+		p.tok = token{kind: tokEOF, pos: start}
+		return nil
 	}
 	r, _ := utf8.DecodeRuneInString(s[start:])
 	return p.errAt(start, "unexpected character %q", r)

@@ -346,3 +346,37 @@ func TestColumnsConjunctsAnd(t *testing.T) {
 		t.Error("a constant is partition-only")
 	}
 }
+
+// ParsePrefix reads the expression at a position of a longer text and
+// says where it ends; errors count from the start of the text.
+func TestParsePrefix(t *testing.T) {
+	for _, c := range []struct {
+		text  string
+		start int
+		want  string
+		rest  string
+	}{
+		{"DELETE FROM t WHERE a = 1 AND b <> 'x;y'; SELECT 1", 20, "a = 1 AND b <> 'x;y'", "; SELECT 1"},
+		{"ON t.id = s.id WHEN MATCHED THEN", 3, "t.id = s.id", "WHEN MATCHED THEN"},
+		{"SET a = a + 1, b = 'x' WHERE c", 8, "a + 1", ", b = 'x' WHERE c"},
+		{"(x IN (1, 2)) ORDER BY x", 0, "x IN (1, 2)", "ORDER BY x"},
+		{"SELECT amount * 2 AS twice", 7, "amount * 2", "AS twice"},
+	} {
+		e, end, err := ParsePrefix(c.text, c.start)
+		if err != nil {
+			t.Errorf("%q at %d: %v", c.text, c.start, err)
+			continue
+		}
+		if got := e.String(); got != c.want || strings.TrimSpace(c.text[end:]) != c.rest {
+			t.Errorf("%q at %d: %s, rest %q; want %s, rest %q", c.text, c.start, got, c.text[end:], c.want, c.rest)
+		}
+	}
+	if _, _, err := ParsePrefix("WHERE s = \"q\"", 6); err == nil {
+		t.Errorf("a double-quoted operand parsed")
+	}
+	_, _, err := ParsePrefix("UPDATE t SET a = (1 +", 17)
+	var se *SyntaxError
+	if !errors.As(err, &se) || se.Pos != 21 {
+		t.Errorf("error %v, want a SyntaxError at byte 21", err)
+	}
+}

@@ -191,6 +191,15 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	if err != nil {
 		return nil, err
 	}
+	// The writer's settings, resolved once: the bins' files are written
+	// with them, dataChange false, at the target size.
+	settings, err := writer.Resolve(cfg.writerOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("maintenance: optimize: %w", err)
+	}
+	if settings, err = settings.With(writer.WithDataChange(false), writer.WithTargetFileSize(cfg.target)); err != nil {
+		return nil, fmt.Errorf("maintenance: optimize: %w", err)
+	}
 	var predStrings []string
 	files := slices.Collect(snap.Files())
 	if cfg.where != nil {
@@ -232,8 +241,8 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	}
 
 	params := map[string]any{
-		"predicate": jsonValue(orEmpty(predStrings)),
-		"zOrderBy":  jsonValue(orEmpty(zorder)),
+		"predicate": actions.JSONText(orEmpty(predStrings)),
+		"zOrderBy":  actions.JSONText(orEmpty(zorder)),
 		"auto":      "false",
 	}
 	var sizes []int64
@@ -242,7 +251,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		adds := make([][]*actions.Add, len(group))
 		var mu sync.Mutex
 		err := parallel(ctx, len(group), cfg.parallelism, func(ctx context.Context, i int) error {
-			a, err := rewriteBin(ctx, snap, group[i], zorder, &cfg)
+			a, err := rewriteBin(ctx, snap, group[i], zorder, settings)
 			if err != nil {
 				return err
 			}
@@ -258,7 +267,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		if err != nil {
 			return res, err
 		}
-		tx := snap.NewTransaction(writer.TxnOptions(cfg.writerOpts...)...)
+		tx := snap.NewTransaction(settings.TxnOptions()...)
 		var m OptimizeMetrics
 		for i, b := range group {
 			for _, f := range b.files {
@@ -329,7 +338,7 @@ func planBins(files []*actions.Add, binCap, minSize int64, zorder []string) []*b
 	for _, k := range keys {
 		fs := parts[k]
 		if zorder != nil {
-			if zordered(fs, jsonValue(zorder)) {
+			if zordered(fs, actions.JSONText(zorder)) {
 				continue
 			}
 			b := &bin{files: fs}
@@ -403,10 +412,10 @@ func commitGroups(bins []*bin, maxBytes int64) [][]*bin {
 
 // rewriteBin reads the bin's files (without the rows their deletion
 // vectors delete) and writes them again as files of about the target
-// size, with dataChange false. With zorder the rows are sorted by their
-// Z-order value first.
-func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []string, cfg *optimizeConfig) ([]*actions.Add, error) {
-	mem := writer.Allocator(cfg.writerOpts...)
+// size, with dataChange false (settings carry both). With zorder the rows
+// are sorted by their Z-order value first.
+func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []string, settings *writer.Settings) ([]*actions.Add, error) {
+	mem := settings.Allocator()
 	sc, err := reader.NewScan(snap, reader.WithAllocator(mem))
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: %w", err)
@@ -417,13 +426,12 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 	} else {
 		rows = coalesce(rows, mem)
 	}
-	opts := append(slices.Clone(cfg.writerOpts), writer.WithDataChange(false), writer.WithTargetFileSize(cfg.target))
-	wr, err := writer.WriteFiles(ctx, snap, rows, opts...)
+	wr, err := writer.WriteFiles(ctx, snap, rows, writer.WithSettings(settings))
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: rewrite %d files of partition %s: %w", len(b.files), partitionKey(b.files[0].PartitionValues), err)
 	}
 	if zorder != nil {
-		tag := jsonValue(zorder)
+		tag := actions.JSONText(zorder)
 		for _, a := range wr.Adds {
 			a.Tags = maps.Clone(a.Tags)
 			if a.Tags == nil {

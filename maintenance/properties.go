@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 
@@ -11,46 +10,69 @@ import (
 )
 
 // SetProperties sets table properties in one metadata commit: Spark's
-// ALTER TABLE SET TBLPROPERTIES. Keys and values are checked as Create
-// checks them (deltalog.CheckProperties: an unknown delta.* key, a
-// malformed duration, interval, boolean or mode, a property lakelog
-// cannot honour), and nothing is committed when one fails. A property
-// that needs a table feature the protocol lacks (delta.appendOnly,
+// ALTER TABLE SET TBLPROPERTIES (AlterProperties with nothing to unset).
+func SetProperties(ctx context.Context, snap *deltalog.Snapshot, props map[string]string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
+	return AlterProperties(ctx, snap, props, nil, opts...)
+}
+
+// UnsetProperties removes table properties in one metadata commit:
+// Spark's ALTER TABLE UNSET TBLPROPERTIES (AlterProperties with nothing
+// to set).
+func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
+	return AlterProperties(ctx, snap, nil, keys, opts...)
+}
+
+// AlterProperties sets the properties of set and removes the keys of
+// unset in one metadata commit, or commits nothing: Spark's ALTER TABLE
+// SET TBLPROPERTIES and UNSET TBLPROPERTIES, both at once when both are
+// given (the commit is then a SET TBLPROPERTIES whose operationParameters
+// also hold unsetProperties).
+//
+// Keys and values are checked as Create checks them
+// (deltalog.CheckProperties: an unknown delta.* key, a malformed
+// duration, interval, boolean or mode, a property lakelog cannot honour);
+// a key to unset that the table does not set is an error (Spark's,
+// without IF EXISTS), as is a key both set and unset. A property that
+// needs a table feature the protocol lacks (delta.appendOnly,
 // delta.enableChangeDataFeed, delta.enableDeletionVectors) upgrades the
 // protocol in the same commit, as Spark does; the protocol is never
 // downgraded.
-func SetProperties(ctx context.Context, snap *deltalog.Snapshot, props map[string]string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
-	if len(props) == 0 {
-		return nil, fmt.Errorf("maintenance: set properties: no property given")
+func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[string]string, unset []string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
+	refuse := func(format string, a ...any) error {
+		return fmt.Errorf("maintenance: ALTER TABLE: %s; nothing was committed", fmt.Sprintf(format, a...))
+	}
+	if len(set) == 0 && len(unset) == 0 {
+		return nil, refuse("no property to set or unset")
 	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	if conf == nil {
 		conf = map[string]string{}
 	}
-	if on, ok := props["delta.enableInCommitTimestamps"]; ok && on == "true" {
+	if on, ok := set["delta.enableInCommitTimestamps"]; ok && on == "true" {
 		if cur, _ := actions.PropBool(snap.Metadata(), "delta.enableInCommitTimestamps", false); !cur {
-			return nil, fmt.Errorf("maintenance: set properties: %w: enabling delta.enableInCommitTimestamps on an existing table is not supported yet (it must record the enablement version and timestamp)", deltalog.ErrUnsupportedFeature)
+			return nil, fmt.Errorf("maintenance: ALTER TABLE: %w: enabling delta.enableInCommitTimestamps on an existing table is not supported yet (it must record the enablement version and timestamp)", deltalog.ErrUnsupportedFeature)
 		}
 	}
-	maps.Copy(conf, props)
-	return alterProperties(ctx, snap, conf, "SET TBLPROPERTIES", map[string]any{"properties": jsonValue(props)}, opts)
-}
-
-// UnsetProperties removes table properties in one metadata commit:
-// Spark's ALTER TABLE UNSET TBLPROPERTIES. A key the table does not set is
-// an error (Spark's, without IF EXISTS), and nothing is committed.
-func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("maintenance: unset properties: no property given")
-	}
-	conf := maps.Clone(snap.Metadata().Configuration)
-	for _, k := range keys {
+	for _, k := range unset {
+		if _, ok := set[k]; ok {
+			return nil, refuse("%q is both set and unset", k)
+		}
 		if _, ok := conf[k]; !ok {
-			return nil, fmt.Errorf("maintenance: unset properties: the table does not set %q", k)
+			return nil, refuse("the table does not set %q", k)
 		}
 		delete(conf, k)
 	}
-	return alterProperties(ctx, snap, conf, "UNSET TBLPROPERTIES", map[string]any{"properties": jsonValue(keys), "ifExists": "false"}, opts)
+	maps.Copy(conf, set)
+	op, params := "SET TBLPROPERTIES", map[string]any{}
+	switch {
+	case len(set) == 0:
+		op, params = "UNSET TBLPROPERTIES", map[string]any{"properties": actions.JSONText(unset), "ifExists": "false"}
+	case len(unset) == 0:
+		params["properties"] = actions.JSONText(set)
+	default:
+		params["properties"], params["unsetProperties"] = actions.JSONText(set), actions.JSONText(unset)
+	}
+	return alterProperties(ctx, snap, conf, op, params, opts)
 }
 
 func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[string]string, op string, params map[string]any, opts []deltalog.TxnOption) (*deltalog.CommitResult, error) {
@@ -78,14 +100,4 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
 	}
 	return res, nil
-}
-
-// jsonValue is v as JSON text, the form Spark gives map and list
-// operationParameters.
-func jsonValue(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }

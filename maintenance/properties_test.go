@@ -72,3 +72,40 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		t.Fatalf("protocol %+v", p)
 	}
 }
+
+// AlterProperties sets and unsets in one commit, or commits nothing.
+func TestAlterPropertiesIsOneCommit(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	snap := createTable(t, store, "id long", map[string]string{"team": "ops"})
+	for _, c := range []struct {
+		set   map[string]string
+		unset []string
+		want  string
+	}{
+		{map[string]string{"owner": "x"}, []string{"nosuch"}, `maintenance: ALTER TABLE: the table does not set "nosuch"; nothing was committed`},
+		{map[string]string{"team": "x"}, []string{"team"}, `maintenance: ALTER TABLE: "team" is both set and unset; nothing was committed`},
+		{map[string]string{"delta.appendOnyl": "true"}, []string{"team"}, "delta.appendOnyl"},
+	} {
+		if _, err := maintenance.AlterProperties(ctx, snap, c.set, c.unset); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("AlterProperties(%v, %v): %v, want %q", c.set, c.unset, err, c.want)
+		}
+	}
+	if v := openTable(t, store).Version(); v != snap.Version() {
+		t.Fatalf("a refused change committed version %d", v)
+	}
+	res, err := maintenance.AlterProperties(ctx, snap, map[string]string{"owner": "x"}, []string{"team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap = openTable(t, store)
+	if snap.Version() != res.Version || res.Version != 1 {
+		t.Fatalf("versions %d, %d; want one commit", snap.Version(), res.Version)
+	}
+	if conf := snap.Metadata().Configuration; len(conf) != 1 || conf["owner"] != "x" {
+		t.Fatalf("configuration %v", conf)
+	}
+	if ci := commitInfo(t, snap); ci.Operation != "SET TBLPROPERTIES" || ci.OperationParameters["unsetProperties"] != `["team"]` {
+		t.Fatalf("commitInfo %s %v", ci.Operation, ci.OperationParameters)
+	}
+}

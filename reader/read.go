@@ -98,13 +98,16 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 	if remote {
 		defer h.Release()
 		if err := h.Wait(ctx); err != nil {
-			return fmt.Errorf("reader: %s: %w", f.Key, err)
+			return s.fileError(f.Key, err)
+		}
+		if err := h.PlanErr(); errors.Is(err, objstore.ErrNotFound) {
+			return s.fileError(f.Key, err) // its tail is not there
 		}
 		obj = h
 	} else {
 		o, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
 		if err != nil {
-			return fmt.Errorf("reader: open %s: %w", f.Key, err)
+			return s.fileError(f.Key, err)
 		}
 		defer o.Close()
 		obj = o

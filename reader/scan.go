@@ -2,6 +2,7 @@ package reader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/rangefetch"
+	"github.com/lakelog/lakelog/objstore"
 )
 
 // ErrUnsupported is returned (wrapped) when a table or a data file uses a
@@ -24,6 +26,33 @@ import (
 // ones. It is deltalog.ErrUnsupportedFeature: one error family for every
 // feature lakelog cannot honour.
 var ErrUnsupported = deltalog.ErrUnsupportedFeature
+
+// ErrFileMissing is returned (wrapped, with objstore.ErrNotFound) when a
+// data file the snapshot lists is gone from the store: VACUUM removes the
+// files that only versions older than its retention read. Terminal for
+// that version; a newer one may read.
+var ErrFileMissing = errors.New("data file missing")
+
+// missingFile is a data file the store does not have.
+type missingFile struct {
+	version int64
+	key     string
+	err     error
+}
+
+func (e *missingFile) Error() string {
+	return fmt.Sprintf("reader: version %d: data file %s is missing (VACUUM removes the files only older versions read)", e.version, e.key)
+}
+
+func (e *missingFile) Unwrap() []error { return []error{ErrFileMissing, e.err} }
+
+// fileError is err from opening or fetching a data file of the scan.
+func (s *Scan) fileError(key string, err error) error {
+	if errors.Is(err, objstore.ErrNotFound) {
+		return &missingFile{version: s.snap.Version(), key: key, err: err}
+	}
+	return fmt.Errorf("reader: %s: %w", key, err)
+}
 
 // DefaultBatchSize is the number of rows per batch read from a data file.
 const DefaultBatchSize = 64 * 1024

@@ -167,7 +167,7 @@ func conformAll(ctx context.Context, batches iter.Seq2[arrow.RecordBatch, error]
 		var c conformed
 		switch {
 		case err != nil:
-			c.err = fmt.Errorf("writer: input: %w", err)
+			c.err = err // the caller's own error, as it gave it
 		case rec == nil || rec.NumRows() == 0:
 			continue
 		default:

@@ -3,6 +3,7 @@ package writer
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,6 +60,11 @@ func newConfig(opts []Option) (*config, error) {
 		mem:            memory.DefaultAllocator,
 		dataChange:     true,
 	}
+	return c.apply(opts)
+}
+
+// apply applies opts to c and returns it, or the first option's error.
+func (c *config) apply(opts []Option) (*config, error) {
 	for _, o := range opts {
 		o(c)
 	}
@@ -66,6 +72,82 @@ func newConfig(opts []Option) (*config, error) {
 		return nil, c.err
 	}
 	return c, nil
+}
+
+// clone is a copy of c that options can change without changing c.
+func (c *config) clone() *config {
+	n := *c
+	n.opParams = maps.Clone(c.opParams)
+	n.txnOpts = slices.Clone(c.txnOpts)
+	n.parquetProps = slices.Clone(c.parquetProps)
+	return &n
+}
+
+// Settings are a write's options resolved once and checked: what an
+// operation built on the writer (DELETE, UPDATE, MERGE, replaceWhere,
+// OPTIMIZE) resolves from its writer options before doing anything, asks
+// for what it needs beside the files (allocator, transaction options, app
+// transaction, operation parameters), and hands on to WriteFiles,
+// WriteChangeFiles and Commit with WithSettings. A Settings never
+// changes; With derives another. (delta-rs's WriterProperties and
+// CommitProperties are the model.)
+type Settings struct{ c *config }
+
+// Resolve applies opts once: a bad option (an unknown codec, a negative
+// size, an app transaction without an id) is an error here, not later.
+func Resolve(opts ...Option) (*Settings, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Settings{c: c}, nil
+}
+
+// With is s with opts applied on top.
+func (s *Settings) With(opts ...Option) (*Settings, error) {
+	c, err := s.c.clone().apply(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Settings{c: c}, nil
+}
+
+// WithSettings writes with resolved settings: the write starts from s,
+// and options given after it apply on top (options before it are
+// replaced, so it comes first).
+func WithSettings(s *Settings) Option {
+	return func(c *config) {
+		err := c.err
+		*c = *s.c.clone()
+		if err != nil {
+			c.err = err
+		}
+	}
+}
+
+// Allocator is the Arrow allocator of the write (WithAllocator), for an
+// operation that allocates beside the files it writes.
+func (s *Settings) Allocator() memory.Allocator { return s.c.mem }
+
+// TxnOptions are the options of the transaction that commits the write
+// (WithTxnOptions), for an operation that starts its own transaction.
+func (s *Settings) TxnOptions() []deltalog.TxnOption { return slices.Clone(s.c.txnOpts) }
+
+// AppTransaction is the write's app transaction (WithAppTransaction): ok
+// is false when there is none.
+func (s *Settings) AppTransaction() (appID string, version int64, ok bool) {
+	return s.c.appID, s.c.appVersion, s.c.hasAppTxn
+}
+
+// OperationParameters are the commitInfo.operationParameters entries the
+// write adds (WithOperationParameters); nil for none.
+func (s *Settings) OperationParameters() map[string]any { return maps.Clone(s.c.opParams) }
+
+// AlreadyApplied reports whether the write's app transaction is already
+// in snap, with the result to return for it: an operation asks it before
+// writing anything.
+func (s *Settings) AlreadyApplied(snap *deltalog.Snapshot) (*deltalog.CommitResult, bool) {
+	return alreadyApplied(snap, s.c)
 }
 
 // WithCompression sets the data files' Parquet codec: "snappy" (the

@@ -2,7 +2,6 @@ package writer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -11,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -50,7 +48,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 		return nil, ErrEmptyInput
 	}
 	tx := snap.NewTransaction(cfg.txnOpts...)
-	params := map[string]any{"mode": "Append", "partitionBy": jsonText(snap.PartitionColumns())}
+	params := map[string]any{"mode": "Append", "partitionBy": actions.JSONText(snap.PartitionColumns())}
 	return commitWrite(ctx, tx, cfg, wr, nil, "WRITE", params, nil)
 }
 
@@ -83,31 +81,8 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	for f := range snap.Files() {
 		removed = append(removed, f)
 	}
-	params := map[string]any{"mode": "Overwrite", "partitionBy": jsonText(snap.PartitionColumns())}
+	params := map[string]any{"mode": "Overwrite", "partitionBy": actions.JSONText(snap.PartitionColumns())}
 	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
-}
-
-// alreadyApplied short-cuts an idempotent write whose app transaction the
-// snapshot already holds: nothing is written or committed.
-// AlreadyApplied reports whether opts' app transaction (WithAppTransaction)
-// is already in snap, with the result to return for it: an operation
-// built on WriteFiles asks it before writing anything.
-func AlreadyApplied(snap *deltalog.Snapshot, opts ...Option) (*deltalog.CommitResult, bool) {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil, false
-	}
-	return alreadyApplied(snap, cfg)
-}
-
-// Allocator is the Arrow allocator opts set (WithAllocator), for an
-// operation that allocates beside the files it writes.
-func Allocator(opts ...Option) memory.Allocator {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return memory.DefaultAllocator
-	}
-	return cfg.mem
 }
 
 // Commit commits files written by WriteFiles on tx: the adds, the removal
@@ -123,38 +98,8 @@ func Commit(ctx context.Context, tx *deltalog.Transaction, wr *WriteResult, remo
 	return commitWrite(ctx, tx, cfg, wr, removed, op, params, extraMetrics)
 }
 
-// AppTransaction is the app transaction opts carry (WithAppTransaction),
-// for an operation that commits on its own transaction: ok is false when
-// there is none.
-func AppTransaction(opts ...Option) (appID string, version int64, ok bool) {
-	cfg, err := newConfig(opts)
-	if err != nil || !cfg.hasAppTxn {
-		return "", 0, false
-	}
-	return cfg.appID, cfg.appVersion, true
-}
-
-// OperationParameters are the commitInfo.operationParameters entries opts
-// add (WithOperationParameters), for an operation that commits on its own
-// transaction; nil for none.
-func OperationParameters(opts ...Option) map[string]any {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil
-	}
-	return cfg.opParams
-}
-
-// TxnOptions are the transaction options opts carry (WithTxnOptions), for
-// an operation that starts its own transaction before writing.
-func TxnOptions(opts ...Option) []deltalog.TxnOption {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil
-	}
-	return cfg.txnOpts
-}
-
+// alreadyApplied short-cuts an idempotent write whose app transaction the
+// snapshot already holds: nothing is written or committed.
 func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResult, bool) {
 	if !cfg.hasAppTxn {
 		return nil, false
@@ -228,26 +173,10 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	params := map[string]any{
 		"isManaged":   "false",
 		"description": nil,
-		"partitionBy": jsonText(md.PartitionColumns),
-		"properties":  jsonText(md.Configuration),
+		"partitionBy": actions.JSONText(md.PartitionColumns),
+		"properties":  actions.JSONText(md.Configuration),
 	}
 	return commitWrite(ctx, tx, cfg, wr, nil, "CREATE TABLE AS SELECT", params, nil)
-}
-
-// jsonText is v as JSON text, the form Spark gives list and map
-// parameters in operationParameters.
-func jsonText(v any) string {
-	if s, ok := v.([]string); ok && s == nil {
-		v = []string{}
-	}
-	if m, ok := v.(map[string]string); ok && m == nil {
-		v = map[string]string{}
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // checkNewTypes refuses a schema change that needs a table feature the

@@ -2,22 +2,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"iter"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -29,10 +23,46 @@ import (
 	"github.com/lakelog/lakelog/writer/input"
 )
 
+const inputFormats = "FILE is .jsonl/.ndjson (one JSON object a line), .csv (a header row) or .parquet."
+
 func init() {
-	registerVerb("append", "append TABLE FILE... [--mode append|overwrite] [--merge-schema]   (FILE: .jsonl/.ndjson, .csv with a header row, .parquet)", runAppend)
-	registerVerb("scan", "scan TABLE [--version N | --timestamp T] [--where PRED] [--columns a,b] [--limit N] [--format table|jsonl|csv] [--sorted]", runScan)
-	registerVerb("count", "count TABLE [--version N | --timestamp T] [--where PRED]", runCount)
+	register(&verb{
+		name: "append", section: sectionWrite,
+		args:    []arg{{name: "TABLE"}, {name: "FILE", many: true}},
+		summary: "add the rows of .jsonl, .csv or .parquet files in one commit; bad input names file, line and column and commits nothing",
+		flags: []flagDef{
+			{name: "mode", kind: choiceFlag, choices: []string{"append", "overwrite"}, help: "append, or overwrite to replace every row"},
+			{name: "merge-schema", kind: boolFlag, help: "add the input's new columns to the table schema"},
+		},
+		formats: allFormats, progress: true,
+		more: inputFormats,
+		run:  runAppend,
+	})
+	register(&verb{
+		name: "scan", section: sectionRead,
+		args:    []arg{{name: "TABLE"}},
+		summary: "print the table's rows; partitions and files the predicate rules out are not read",
+		travel:  travelRead,
+		flags: []flagDef{
+			{name: "where", kind: textFlag, arg: "PRED", help: "keep the rows for which the predicate is true (lakelog help predicates)"},
+			{name: "columns", kind: listFlag, help: "print these columns, comma-separated, in this order"},
+			{name: "limit", kind: countFlag, help: "print at most N rows (0 prints none; default: every row)"},
+			{name: "sorted", kind: boolFlag, help: "sort the output lines by their bytes (holds the output in memory)"},
+		},
+		formats: allFormats,
+		run:     runScan,
+	})
+	register(&verb{
+		name: "count", section: sectionRead,
+		args:    []arg{{name: "TABLE"}},
+		summary: "the number of rows (after deletion vectors), from the files' statistics where they tell",
+		travel:  travelRead,
+		flags: []flagDef{
+			{name: "where", kind: textFlag, arg: "PRED", help: "count the rows for which the predicate is true"},
+		},
+		formats: allFormats,
+		run:     runCount,
+	})
 }
 
 // ---- append ----
@@ -41,21 +71,9 @@ func init() {
 // commit: appended, or replacing every row with --mode overwrite. Bad
 // input fails the whole command before anything is committed, with an
 // error naming the file, line (or Parquet row) and column.
-func runAppend(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("append", flag.ContinueOnError)
-	mode := fs.String("mode", "append", "append, or overwrite to replace every row")
-	merge := fs.Bool("merge-schema", false, "add the input's new columns to the table schema")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) < 2 {
-		return usagef("want TABLE and at least one FILE, got %d arguments", len(pos))
-	}
-	if *mode != "append" && *mode != "overwrite" {
-		return usagef("--mode %q: want append or overwrite", *mode)
-	}
-	files := pos[1:]
+func runAppend(ctx context.Context, c *call) error {
+	mode := c.text("mode")
+	files := c.args[1:]
 	for _, f := range files {
 		if _, err := input.FormatOf(f); err != nil {
 			return err
@@ -64,13 +82,13 @@ func runAppend(ctx context.Context, e *env, args []string) error {
 			return &input.Error{File: f, Msg: "cannot read: " + errText(err), Err: err}
 		}
 	}
-	snap, err := e.openSnapshot(ctx, pos[0])
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	schema := snap.Schema()
 	var wopts []writer.Option
-	if *merge {
+	if c.on("merge-schema") {
 		schema, err = input.MergeSchema(ctx, schema, files)
 		if err != nil {
 			return err
@@ -78,37 +96,37 @@ func runAppend(ctx context.Context, e *env, args []string) error {
 		wopts = append(wopts, writer.WithMergeSchema())
 	}
 	src := newAppendSource(files, schema)
-	prog := startProgress(e.stderr, src, *mode)
+	prog := c.startProgress(src, mode)
 	var res *deltalog.CommitResult
-	if *mode == "overwrite" {
+	if mode == "overwrite" {
 		res, err = writer.Overwrite(ctx, snap, src.batches(ctx), wopts...)
 	} else {
 		res, err = writer.Append(ctx, snap, src.batches(ctx), wopts...)
 	}
 	prog.stop()
 	if errors.Is(err, writer.ErrEmptyInput) {
-		fmt.Fprintf(e.stdout, "nothing to append: %s holds no rows; no version was committed\n", strings.Join(files, ", "))
-		return nil
+		return c.report(newOpResult("WRITE", nil, map[string]any{"numOutputRows": 0}), func(w io.Writer) {
+			fmt.Fprintf(w, "nothing to append: %s holds no rows; no version was committed\n", strings.Join(files, ", "))
+		})
 	}
 	if err != nil {
 		err = src.explain(err)
 		var ie *input.Error
-		if !*merge && errors.Is(err, input.ErrUnknownColumn) && errors.As(err, &ie) {
+		if !c.on("merge-schema") && errors.Is(err, input.ErrUnknownColumn) && errors.As(err, &ie) {
 			ie.Msg += "; --merge-schema adds it"
 		}
 		return err
 	}
-	done := "appended"
-	if *mode == "overwrite" {
-		done = "overwrote the table with"
-	}
-	fmt.Fprintf(e.stdout, "%s %d rows from %d file(s): version %d\n", done, src.rows.Load(), len(files), res.Version)
 	// The commit is done; a checkpoint it triggered finishes before the
 	// process exits, and its failure is only a warning.
-	if err := res.WaitCheckpoint(); err != nil {
-		fmt.Fprintf(e.stderr, "lakelog append: warning: checkpoint after version %d failed (the commit stands): %v\n", res.Version, err)
-	}
-	return nil
+	defer c.waitCheckpoint(res)
+	return c.report(newOpResult("WRITE", res, map[string]any{"numOutputRows": src.rows.Load()}), func(w io.Writer) {
+		done := "appended"
+		if mode == "overwrite" {
+			done = "overwrote the table with"
+		}
+		fmt.Fprintf(w, "%s %d rows from %d file(s): version %d\n", done, src.rows.Load(), len(files), res.Version)
+	})
 }
 
 // errText is an OS error without the path it repeats.
@@ -242,8 +260,9 @@ const (
 	progressEvery = 250 * time.Millisecond
 )
 
-func startProgress(w io.Writer, src *appendSource, mode string) *progress {
-	if !isTerminal(w) {
+func (c *call) startProgress(src *appendSource, mode string) *progress {
+	w := c.stderr
+	if c.on("quiet") || !isTerminal(w) {
 		return nil
 	}
 	p := &progress{stopc: make(chan struct{}), done: make(chan struct{})}
@@ -324,64 +343,45 @@ func parseWhere(text string, schema *actions.StructType) (expr.Expr, error) {
 }
 
 // runScan prints the table's rows (after --where, --columns, --limit) in
-// one of three formats: table (aligned, for people), jsonl (the canonical
-// row encoding) or csv.
-func runScan(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("scan", flag.ContinueOnError)
-	tt := timeTravelFlags(fs)
-	where := fs.String("where", "", "keep the rows for which the predicate is true")
-	columns := fs.String("columns", "", "print these columns, comma-separated, in this order")
-	limit := fs.Int64("limit", -1, "print at most N rows (0 prints none; default: every row)")
-	format := fs.String("format", "table", "table, jsonl or csv")
-	sorted := fs.Bool("sorted", false, "sort the output lines by their bytes (holds the output in memory)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	out, err := newRowWriter(*format)
-	if err != nil {
-		return err
-	}
-	if *limit < -1 {
-		return usagef("--limit %d: want a count of rows", *limit)
-	}
-	opts, err := tt()
-	if err != nil {
-		return err
-	}
-	snap, err := e.openSnapshot(ctx, pos[0], opts...)
+// the format asked.
+func runScan(ctx context.Context, c *call) error {
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	var ropts []reader.Option
-	if *where != "" {
-		pred, err := parseWhere(*where, snap.Schema())
+	if where := c.text("where"); where != "" {
+		pred, err := parseWhere(where, snap.Schema())
 		if err != nil {
 			return err
 		}
 		ropts = append(ropts, reader.WithFilter(pred))
 	}
-	if *columns != "" {
-		cols := splitList(*columns)
-		if len(cols) == 0 {
-			return usagef("--columns %q: name at least one column", *columns)
-		}
+	if cols := c.list("columns"); cols != nil {
 		ropts = append(ropts, reader.WithColumns(cols...))
 	}
-	if *limit >= 0 {
-		ropts = append(ropts, reader.WithLimit(*limit))
+	if n, ok := c.number("limit"); ok {
+		ropts = append(ropts, reader.WithLimit(n))
 	}
 	sc, err := reader.NewScan(snap, ropts...)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(e.stdout, 1<<16)
-	out.start(w, sc.Schema(), *sorted)
-	for rec, err := range sc.Records(ctx) {
+	return c.printRows(ctx, sc.Schema(), sc.Records(ctx))
+}
+
+// printRows prints batches in the format asked.
+func (c *call) printRows(ctx context.Context, schema *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error]) error {
+	out := newRowWriter(c.format)
+	w := bufio.NewWriterSize(c.stdout, 1<<16)
+	sorted := false
+	if c.verb.hasFlag("sorted") {
+		sorted = c.on("sorted")
+	}
+	out.start(w, schema, sorted)
+	for rec, err := range batches {
 		if err != nil {
+			w.Flush()
 			return err
 		}
 		if err := out.write(rec); err != nil {
@@ -395,28 +395,14 @@ func runScan(ctx context.Context, e *env, args []string) error {
 }
 
 // runCount prints the number of rows, matching --where if given.
-func runCount(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("count", flag.ContinueOnError)
-	tt := timeTravelFlags(fs)
-	where := fs.String("where", "", "count the rows for which the predicate is true")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	opts, err := tt()
-	if err != nil {
-		return err
-	}
-	snap, err := e.openSnapshot(ctx, pos[0], opts...)
+func runCount(ctx context.Context, c *call) error {
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	var sopts []reader.Option
-	if *where != "" {
-		pred, err := parseWhere(*where, snap.Schema())
+	if where := c.text("where"); where != "" {
+		pred, err := parseWhere(where, snap.Schema())
 		if err != nil {
 			return err
 		}
@@ -430,375 +416,7 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, n)
-	return nil
-}
-
-// ---- output formats ----
-
-// rowWriter prints scanned batches in one format.
-type rowWriter interface {
-	start(w *bufio.Writer, schema *arrow.Schema, sorted bool)
-	write(rec arrow.RecordBatch) error
-	finish() error
-}
-
-// sortedLines holds output lines in one buffer until they are written
-// sorted by their bytes.
-type sortedLines struct {
-	data  []byte
-	spans [][2]int
-}
-
-func (l *sortedLines) add(line []byte) {
-	l.spans = append(l.spans, [2]int{len(l.data), len(l.data) + len(line)})
-	l.data = append(l.data, line...)
-}
-
-func (l *sortedLines) writeTo(w io.Writer) error {
-	slices.SortFunc(l.spans, func(a, b [2]int) int { return bytes.Compare(l.data[a[0]:a[1]], l.data[b[0]:b[1]]) })
-	for _, s := range l.spans {
-		if _, err := w.Write(l.data[s[0]:s[1]]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// jsonlWriter prints the canonical row encoding, one object a line.
-type jsonlWriter struct {
-	w      *bufio.Writer
-	sorted bool
-	lines  sortedLines
-	buf    []byte
-}
-
-func (j *jsonlWriter) start(w *bufio.Writer, _ *arrow.Schema, sorted bool) {
-	j.w, j.sorted = w, sorted
-}
-
-func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
-	for i := 0; i < int(rec.NumRows()); i++ {
-		var err error
-		j.buf, err = reader.AppendCanonicalRow(j.buf[:0], rec, i)
-		if err != nil {
-			return err
-		}
-		j.buf = append(j.buf, '\n')
-		if j.sorted {
-			j.lines.add(j.buf)
-			continue
-		}
-		if _, err := j.w.Write(j.buf); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (j *jsonlWriter) finish() error { return j.lines.writeTo(j.w) }
-
-// csvWriter prints a header and RFC 4180 records: each value as its
-// canonical text (strings as they are, decimals with their scale,
-// timestamps in RFC 3339, binary in base64, nested values as canonical
-// JSON), null as an empty field.
-type csvWriter struct {
-	w      *bufio.Writer
-	cw     *csv.Writer
-	sorted bool
-	ncols  int
-	lines  sortedLines
-	rec    bytes.Buffer
-	rcw    *csv.Writer
-	row    []byte
-	fields []string
-}
-
-func (c *csvWriter) start(w *bufio.Writer, schema *arrow.Schema, sorted bool) {
-	c.w, c.sorted, c.ncols = w, sorted, schema.NumFields()
-	c.cw = csv.NewWriter(w)
-	c.rcw = csv.NewWriter(&c.rec)
-	header := make([]string, schema.NumFields())
-	for i, f := range schema.Fields() {
-		header[i] = f.Name
-	}
-	c.cw.Write(header)
-	c.fields = make([]string, c.ncols)
-}
-
-func (c *csvWriter) write(rec arrow.RecordBatch) error {
-	for i := 0; i < int(rec.NumRows()); i++ {
-		var err error
-		c.row, err = reader.AppendCanonicalRow(c.row[:0], rec, i)
-		if err != nil {
-			return err
-		}
-		vals, err := splitCanonical(c.row, c.ncols)
-		if err != nil {
-			return err
-		}
-		for k, v := range vals {
-			c.fields[k], _ = cellText(v)
-		}
-		if !c.sorted {
-			if err := c.cw.Write(c.fields); err != nil {
-				return err
-			}
-			continue
-		}
-		c.rec.Reset()
-		if err := c.rcw.Write(c.fields); err != nil {
-			return err
-		}
-		c.rcw.Flush()
-		c.lines.add(c.rec.Bytes())
-	}
-	return nil
-}
-
-func (c *csvWriter) finish() error {
-	c.cw.Flush()
-	if err := c.cw.Error(); err != nil {
-		return err
-	}
-	return c.lines.writeTo(c.w)
-}
-
-// splitCanonical splits a canonical row, {"name":value,...} with n
-// columns, into the values' JSON texts.
-func splitCanonical(row []byte, n int) ([][]byte, error) {
-	vals := make([][]byte, 0, n)
-	bad := func() error { return fmt.Errorf("scan: cannot split canonical row %q", row) }
-	if len(row) < 2 || row[0] != '{' {
-		return nil, bad()
-	}
-	i := 1
-	for len(vals) < n {
-		end, ok := jsonValueEnd(row, i) // the key
-		if !ok || end >= len(row) || row[end] != ':' {
-			return nil, bad()
-		}
-		i = end + 1
-		end, ok = jsonValueEnd(row, i)
-		if !ok || end >= len(row) {
-			return nil, bad()
-		}
-		vals = append(vals, row[i:end])
-		i = end + 1 // past ',' or '}'
-	}
-	return vals, nil
-}
-
-// jsonValueEnd returns the index just past the compact JSON value that
-// starts at row[i].
-func jsonValueEnd(row []byte, i int) (int, bool) {
-	depth := 0
-	inStr := false
-	for j := i; j < len(row); j++ {
-		c := row[j]
-		switch {
-		case inStr:
-			switch c {
-			case '\\':
-				j++
-			case '"':
-				inStr = false
-				if depth == 0 {
-					return j + 1, true
-				}
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return j, true // the end of the enclosing object
-			}
-			depth--
-			if depth == 0 {
-				return j + 1, true
-			}
-		case c == ',' || c == ':':
-			if depth == 0 {
-				return j, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// cellText is a canonical JSON value as text: strings unquoted, null as
-// "" (isNull set), anything else as its JSON.
-func cellText(v []byte) (text string, isNull bool) {
-	switch {
-	case string(v) == "null":
-		return "", true
-	case len(v) >= 2 && v[0] == '"':
-		if bytes.IndexByte(v, '\\') < 0 {
-			return string(v[1 : len(v)-1]), false
-		}
-		var s string
-		if err := json.Unmarshal(v, &s); err == nil {
-			return s, false
-		}
-	}
-	return string(v), false
-}
-
-// tableWriter prints aligned columns for people. Widths come from the
-// header and the first tableSample rows, each at most tableMaxWidth
-// characters; longer cells are cut with "…". Numbers are right-aligned,
-// null shows as NULL, and a last line gives the row count. Only the first
-// tableSample rows are held in memory (all of them with --sorted).
-type tableWriter struct {
-	w       *bufio.Writer
-	sorted  bool
-	names   []string
-	numeric []bool
-	pending [][]string
-	widths  []int
-	rows    int64
-	row     []byte
-}
-
-const (
-	tableSample   = 1000
-	tableMaxWidth = 40
-)
-
-func (t *tableWriter) start(w *bufio.Writer, schema *arrow.Schema, sorted bool) {
-	t.w, t.sorted = w, sorted
-	for _, f := range schema.Fields() {
-		t.names = append(t.names, f.Name)
-		t.numeric = append(t.numeric, isNumeric(f.Type))
-	}
-}
-
-func isNumeric(dt arrow.DataType) bool {
-	switch dt.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
-		return true
-	}
-	return false
-}
-
-func (t *tableWriter) write(rec arrow.RecordBatch) error {
-	for i := 0; i < int(rec.NumRows()); i++ {
-		var err error
-		t.row, err = reader.AppendCanonicalRow(t.row[:0], rec, i)
-		if err != nil {
-			return err
-		}
-		vals, err := splitCanonical(t.row, len(t.names))
-		if err != nil {
-			return err
-		}
-		cells := make([]string, len(vals))
-		for k, v := range vals {
-			s, isNull := cellText(v)
-			if isNull {
-				s = "NULL"
-			}
-			cells[k] = printable(s)
-		}
-		t.rows++
-		if t.widths == nil {
-			t.pending = append(t.pending, cells)
-			if !t.sorted && len(t.pending) >= tableSample {
-				t.flushPending()
-			}
-			continue
-		}
-		t.line(cells)
-	}
-	return nil
-}
-
-// printable replaces control characters, which would break the layout.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '␤'
-		}
-		return r
-	}, s)
-}
-
-func (t *tableWriter) flushPending() {
-	if t.sorted {
-		slices.SortFunc(t.pending, func(a, b []string) int { return slices.Compare(a, b) })
-	}
-	t.widths = make([]int, len(t.names))
-	for k, n := range t.names {
-		t.widths[k] = min(tableMaxWidth, max(t.widths[k], utf8.RuneCountInString(n)))
-	}
-	for _, cells := range t.pending {
-		for k, c := range cells {
-			t.widths[k] = min(tableMaxWidth, max(t.widths[k], utf8.RuneCountInString(c)))
-		}
-	}
-	t.line(t.names)
-	seps := make([]string, len(t.names))
-	for k, w := range t.widths {
-		seps[k] = strings.Repeat("-", w)
-	}
-	t.line(seps)
-	for _, cells := range t.pending {
-		t.line(cells)
-	}
-	t.pending = nil
-}
-
-func (t *tableWriter) line(cells []string) {
-	for k, c := range cells {
-		if k > 0 {
-			t.w.WriteString("  ")
-		}
-		w := t.widths[k]
-		n := utf8.RuneCountInString(c)
-		if n > w {
-			c = string([]rune(c)[:max(0, w-1)]) + "…"
-			n = w
-		}
-		pad := strings.Repeat(" ", w-n)
-		last := k == len(cells)-1
-		switch {
-		case t.numeric[k]:
-			t.w.WriteString(pad + c)
-		case last:
-			t.w.WriteString(c)
-		default:
-			t.w.WriteString(c + pad)
-		}
-	}
-	t.w.WriteByte('\n')
-}
-
-func (t *tableWriter) finish() error {
-	if t.widths == nil {
-		t.flushPending()
-	}
-	noun := "rows"
-	if t.rows == 1 {
-		noun = "row"
-	}
-	fmt.Fprintf(t.w, "(%d %s)\n", t.rows, noun)
-	return nil
-}
-
-// newRowWriter is the row output of --format: table, jsonl or csv.
-func newRowWriter(format string) (rowWriter, error) {
-	switch format {
-	case "jsonl":
-		return &jsonlWriter{}, nil
-	case "csv":
-		return &csvWriter{}, nil
-	case "table":
-		return &tableWriter{}, nil
-	}
-	return nil, usagef("--format %q: want table, jsonl or csv", format)
+	return c.report(struct {
+		Count int64 `json:"count"`
+	}{n}, func(w io.Writer) { fmt.Fprintln(w, n) })
 }

@@ -194,7 +194,7 @@ func TestAppendBadInput(t *testing.T) {
 		files []string
 		want  []string
 	}{
-		{"malformed JSONL line", []string{writeFile(t, dir, "m.jsonl", "{\"id\":1}\n{\"id\":2,\n")}, []string{"m.jsonl:2:", "malformed JSON"}},
+		{"malformed JSONL line", []string{writeFile(t, dir, "m.jsonl", "{\"id\":1}\n{\"id\":2,\n")}, []string{"m.jsonl:2:", "the line is truncated JSON"}},
 		{"wrong type in JSONL", []string{writeFile(t, dir, "w.jsonl", "{\"id\":1}\n{\"id\":2}\n{\"id\":3,\"amount\":\"12,5\"}\n")}, []string{`w.jsonl:3: column "amount": "12,5" is not a decimal(10,2)`}},
 		{"unknown column in JSONL", []string{writeFile(t, dir, "u.jsonl", "{\"id\":1,\"colour\":\"red\"}\n")}, []string{`u.jsonl:1: column "colour": is not in the table schema`, "--merge-schema adds it"}},
 		{"null in a non-nullable column", []string{writeFile(t, dir, "n.jsonl", "{\"id\":1}\n{\"id\":null}\n")}, []string{`n.jsonl:2: column "id": null in a non-nullable column`}},

@@ -293,7 +293,7 @@ func TestDMLBadInput(t *testing.T) {
 		{[]string{"merge", table, keysOnly, "--on", "target.id = source.id", "--when-matched-delete", "--not-matched-condition", "true"}, exitUsage, []string{"--not-matched-condition without"}},
 		{[]string{"merge", table, keysOnly, "--on", "target.id = source.id", "--when-matched-delete", "--not-matched-by-source-condition", "true"}, exitUsage, []string{"--not-matched-by-source-condition without"}},
 		{[]string{"merge", table}, exitUsage, []string{"want TABLE and SOURCE_FILE"}},
-		{[]string{"delete", table, "--where", "id = 1", "--format", "csv"}, exitUsage, []string{"--format"}},
+		{[]string{"delete", table, "--where", "id = 1", "--format", "xml"}, exitUsage, []string{`--format "xml": want table, jsonl, json or csv`}},
 	} {
 		before := dataFiles(t, table)
 		code, _, errOut := lakelog(t, c.args...)

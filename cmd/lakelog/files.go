@@ -2,20 +2,25 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/lakelog/lakelog/actions"
 )
 
 func init() {
-	registerVerb("files", "files TABLE [--version N | --timestamp T] [--format table|jsonl]", runFiles)
+	register(&verb{
+		name: "files", section: sectionRead,
+		args:    []arg{{name: "TABLE"}},
+		summary: "the live data files: path, size, partition values, rows, rows deleted by deletion vectors",
+		travel:  travelRead,
+		formats: allFormats,
+		run:     runFiles,
+	})
 }
 
-// fileEntry is one line of files --format jsonl.
+// fileEntry is one file of files' record formats.
 type fileEntry struct {
 	Path            string             `json:"path"`
 	Size            int64              `json:"size"`
@@ -30,32 +35,26 @@ type fileEntry struct {
 
 // runFiles lists the live files of a version: path, size, partition
 // values, row count and deletion vector cardinality.
-func runFiles(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("files", flag.ContinueOnError)
-	tt := timeTravelFlags(fs)
-	format := fs.String("format", "table", "table or jsonl")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	if *format != "table" && *format != "jsonl" {
-		return usagef("--format %q: want table or jsonl", *format)
-	}
-	opts, err := tt()
-	if err != nil {
-		return err
-	}
-	snap, err := e.openSnapshot(ctx, pos[0], opts...)
+func runFiles(ctx context.Context, c *call) error {
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	if err := snap.LoadStats(ctx); err != nil {
 		return err
 	}
-	var entries []fileEntry
+	parts := snap.PartitionColumns()
+	out := newRecordWriter(c.stdout, c.format, fileEntry{},
+		[]string{"path", "size", "partition", "rows", "deleted"},
+		[]cellKind{textCell, numberCell, textCell, numberCell, numberCell},
+		func(v any) []string {
+			fe := v.(fileEntry)
+			rows := "?"
+			if fe.NumRecords != nil {
+				rows = strconv.FormatInt(*fe.NumRecords, 10)
+			}
+			return []string{fe.Path, strconv.FormatInt(fe.Size, 10), partitionText(parts, fe.PartitionValues), rows, strconv.FormatInt(fe.DeletedRows, 10)}
+		})
 	for f := range snap.Files() {
 		fe := fileEntry{Path: f.Path, Size: f.Size, PartitionValues: f.PartitionValues, ModificationTime: f.ModificationTime}
 		if fe.PartitionValues == nil {
@@ -73,27 +72,11 @@ func runFiles(ctx context.Context, e *env, args []string) error {
 		if f.DeletionVector != nil {
 			fe.DeletedRows = f.DeletionVector.Cardinality
 		}
-		entries = append(entries, fe)
-	}
-	if *format == "jsonl" {
-		enc := json.NewEncoder(e.stdout)
-		for _, fe := range entries {
-			if err := enc.Encode(fe); err != nil {
-				return err
-			}
+		if err := out.write(fe); err != nil {
+			return err
 		}
-		return nil
 	}
-	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "path\tsize\tpartition\trows\tdeleted")
-	for _, fe := range entries {
-		rows := "?"
-		if fe.NumRecords != nil {
-			rows = fmt.Sprint(*fe.NumRecords)
-		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\n", fe.Path, fe.Size, partitionText(snap.PartitionColumns(), fe.PartitionValues), rows, fe.DeletedRows)
-	}
-	return w.Flush()
+	return out.finish(false)
 }
 
 // partitionText is a file's partition values in the table's column order:

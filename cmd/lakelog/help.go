@@ -1,48 +1,72 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
+	"text/tabwriter"
 )
 
-// helpRequest is a verb's --help: run prints the verb's usage and every
-// flag of fs.
-type helpRequest struct{ fs *flag.FlagSet }
+// printUsage is lakelog --help: the commands by section, SQL first.
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "lakelog: Delta Lake tables on local disk, S3, GCS and Azure")
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	last := section(255)
+	for _, v := range orderedVerbs() {
+		if v.section != last {
+			last = v.section
+			fmt.Fprintf(tw, "\n%s:\n", sectionTitles[v.section])
+		}
+		parts := v.synopsisParts()
+		head := parts[:1+len(v.args)]
+		fmt.Fprintf(tw, "  lakelog %s\t%s\n", strings.Join(head, " "), v.summary)
+	}
+	fmt.Fprintf(tw, "  lakelog help [%s|COMMAND]\tthe forms of predicates, types, times, URIs and outputs, or a command's flags\n", strings.Join(topicNames(), "|"))
+	fmt.Fprintf(tw, "  lakelog --version\tthe version and commit of this build\n")
+	tw.Flush()
+	fmt.Fprintln(w, "\nTABLE is a path, file://, s3://bucket/prefix, gs://bucket/prefix or az://container/prefix (lakelog help uris).")
+	fmt.Fprintln(w, "lakelog COMMAND --help lists the command's flags.")
+	fmt.Fprintln(w, exitCodesText)
+}
 
-func (h *helpRequest) Error() string { return "help requested" }
-func (h *helpRequest) Unwrap() error { return flag.ErrHelp }
-
-// printVerbHelp prints a verb's usage line, each flag with its sentence,
-// and the exit codes.
-func printVerbHelp(w io.Writer, name string, v verb, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: lakelog %s\n", v.usage)
-	if fs != nil {
+// printVerbHelp is lakelog CMD --help: the usage line, the summary, each
+// flag with its sentence, the verb's notes and the exit codes.
+func printVerbHelp(w io.Writer, v *verb) {
+	fmt.Fprintf(w, "usage: lakelog %s\n\n%s\n", v.synopsis(), v.summary)
+	if flags := v.allFlags(); len(flags) > 0 {
 		fmt.Fprintln(w, "\nflags:")
-		fs.VisitAll(func(f *flag.Flag) {
-			kind, usage := flag.UnquoteUsage(f)
-			fmt.Fprintf(w, "  --%s", f.Name)
-			if kind != "" {
-				fmt.Fprintf(w, " %s", kind)
+		for _, f := range flags {
+			fmt.Fprintf(w, "  --%s", f.name)
+			if p := f.placeholder(); p != "" {
+				fmt.Fprintf(w, " %s", p)
 			}
-			fmt.Fprintf(w, "\n      %s", usage)
-			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "-1" && f.DefValue != "[]" {
-				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			fmt.Fprintf(w, "\n      %s", f.help)
+			switch {
+			case f.required:
+				fmt.Fprint(w, " (required)")
+			case f.kind == choiceFlag:
+				fmt.Fprintf(w, " (default %s)", f.choices[0])
+			case f.repeatable():
+				fmt.Fprint(w, " (repeatable)")
 			}
 			fmt.Fprintln(w)
-		})
+		}
 	}
-	fmt.Fprintf(w, "\n%s\nSee also: lakelog help predicates|types|time|uris\n", exitCodesText)
+	if v.more != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(v.more))
+	}
+	fmt.Fprintf(w, "\n%s\nSee also: lakelog help %s\n", exitCodesText, strings.Join(topicNames(), "|"))
 }
+
+func topicNames() []string { return slices.Sorted(maps.Keys(helpTopics)) }
 
 const exitCodesText = "exit codes: 0 success, 1 error (named on stderr), 2 usage error, 3 transaction aborted by a conflict"
 
 // helpTopics are the texts of lakelog help TOPIC.
 var helpTopics = map[string]string{
+	"formats": formatsTopic,
 	"predicates": `Predicates (--where PRED) are SQL-like and follow Spark SQL (ANSI mode):
 
   comparisons   a = 1, a <> 'x' (or !=), a < 3, a <= 3, a > 3, a >= 3,
@@ -134,7 +158,7 @@ writers share a table without a lock service.
 }
 
 // runHelp is lakelog help [TOPIC | COMMAND].
-func runHelp(ctx context.Context, e *env, args []string) int {
+func runHelp(e *env, args []string) int {
 	w := e.stdout
 	if len(args) == 0 {
 		printUsage(w)
@@ -145,22 +169,9 @@ func runHelp(ctx context.Context, e *env, args []string) int {
 		return exitOK
 	}
 	if v, ok := verbs[args[0]]; ok && len(args) == 1 {
-		// A verb's flags are defined where it parses them: ask it.
-		var hr *helpRequest
-		if err := v.run(ctx, e, []string{"--help"}); errors.As(err, &hr) {
-			printVerbHelp(w, args[0], v, hr.fs)
-		} else {
-			printVerbHelp(w, args[0], v, nil)
-		}
+		printVerbHelp(w, v)
 		return exitOK
 	}
-	topics := slices.Sorted(func(yield func(string) bool) {
-		for k := range helpTopics {
-			if !yield(k) {
-				return
-			}
-		}
-	})
-	fmt.Fprintf(w, "lakelog help: no topic %q (topics: %s; or a command's name)\n", strings.Join(args, " "), strings.Join(topics, ", "))
+	fmt.Fprintf(w, "lakelog help: no topic %q (topics: %s; or a command's name)\n", strings.Join(args, " "), strings.Join(topicNames(), ", "))
 	return exitUsage
 }

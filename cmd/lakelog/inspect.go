@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -16,23 +16,48 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 )
 
-func runCreate(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("create", flag.ContinueOnError)
-	schemaText := fs.String("schema", "", "DDL text, or @file.json holding a Delta schema")
-	partitionBy := fs.String("partition-by", "", "partition columns, comma-separated")
-	var props multiFlag
-	fs.Var(&props, "property", "table property k=v (repeatable)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	if *schemaText == "" {
-		return usagef("--schema is required")
-	}
-	schema, err := parseSchemaArg(*schemaText)
+func init() {
+	register(&verb{
+		name: "create", section: sectionWrite,
+		args:    []arg{{name: "TABLE"}},
+		summary: "create a table; SCHEMA is DDL (id long not null, amount decimal(10,2)) or @schema.json",
+		flags: []flagDef{
+			{name: "schema", kind: textFlag, arg: "SCHEMA", required: true, help: "DDL text (lakelog help types), or @file.json holding a Delta schema"},
+			{name: "partition-by", kind: listFlag, help: "partition columns, comma-separated"},
+			{name: "property", kind: propertyFlag, help: "a table property"},
+		},
+		formats: allFormats,
+		run:     runCreate,
+	})
+	register(&verb{
+		name: "describe", section: sectionRead,
+		args:    []arg{{name: "TABLE"}},
+		summary: "version, schema, partitioning, files, properties, protocol, app transaction versions",
+		travel:  travelRead,
+		formats: allFormats,
+		run:     runDescribe,
+	})
+	register(&verb{
+		name: "history", section: sectionRead,
+		args:    []arg{{name: "TABLE"}},
+		summary: "one line per version, newest first: time, operation, parameters, metrics",
+		flags: []flagDef{
+			{name: "limit", kind: countFlag, help: "show only the newest N versions (0 shows none; default: every version)"},
+		},
+		formats: allFormats,
+		run:     runHistory,
+	})
+	register(&verb{
+		name: "checkpoint", section: sectionMaintain,
+		args:    []arg{{name: "TABLE"}},
+		summary: "write a checkpoint of the latest version, then remove the log files older than delta.logRetentionDuration that no retained version needs",
+		formats: allFormats,
+		run:     runCheckpoint,
+	})
+}
+
+func runCreate(ctx context.Context, c *call) error {
+	schema, err := parseSchemaArg(c.text("schema"))
 	if err != nil {
 		return err
 	}
@@ -42,17 +67,13 @@ func runCreate(ctx context.Context, e *env, args []string) error {
 	}
 	md := &actions.Metadata{
 		SchemaString:     schemaString,
-		PartitionColumns: splitList(*partitionBy),
+		PartitionColumns: c.list("partition-by"),
 		Configuration:    map[string]string{},
 	}
-	for _, p := range props {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("--property %q: want key=value", p)
-		}
-		md.Configuration[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	for k, v := range c.properties("property") {
+		md.Configuration[k] = strings.TrimSpace(v)
 	}
-	st, err := e.openStore(ctx, pos[0])
+	st, err := c.openStore(ctx, c.table())
 	if err != nil {
 		return err
 	}
@@ -64,8 +85,9 @@ func runCreate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "created %s at version %d\n", pos[0], res.Version)
-	return nil
+	return c.report(newOpResult("CREATE TABLE", res, nil), func(w io.Writer) {
+		fmt.Fprintf(w, "created %s at version %d\n", c.table(), res.Version)
+	})
 }
 
 // parseSchemaArg reads --schema: DDL text or @file.json.
@@ -84,74 +106,13 @@ func parseSchemaArg(s string) (*actions.StructType, error) {
 	return actions.ParseDDL(s)
 }
 
-// timeTravelFlags adds --version and --timestamp to fs.
-func timeTravelFlags(fs *flag.FlagSet) func() ([]deltalog.Option, error) {
-	version := fs.Int64("version", -1, "read this version (0 or more) instead of the latest")
-	ts := fs.String("timestamp", "", "read the version current at this time (RFC 3339 or 'YYYY-MM-DD[ HH:MM:SS]', UTC) instead of the latest")
-	return func() ([]deltalog.Option, error) {
-		versionSet := false
-		fs.Visit(func(f *flag.Flag) { versionSet = versionSet || f.Name == "version" })
-		if versionSet && *ts != "" {
-			return nil, usagef("give --version or --timestamp, not both")
-		}
-		if versionSet {
-			if *version < 0 {
-				return nil, usagef("--version %d: a version is 0 or more", *version)
-			}
-			return []deltalog.Option{deltalog.AtVersion(*version)}, nil
-		}
-		if *ts != "" {
-			t, err := parseTime(*ts)
-			if err != nil {
-				return nil, usagef("--timestamp %q: %v", *ts, err)
-			}
-			return []deltalog.Option{deltalog.AtTimestamp(t)}, nil
-		}
-		return nil, nil
-	}
-}
-
-func parseTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t, nil
-		}
-	}
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.UnixMilli(ms), nil
-	}
-	return time.Time{}, fmt.Errorf("not a timestamp (RFC 3339, 'YYYY-MM-DD HH:MM:SS' UTC, or epoch milliseconds)")
-}
-
-func runDescribe(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("describe", flag.ContinueOnError)
-	tt := timeTravelFlags(fs)
-	format := fs.String("format", "table", "table or json")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	opts, err := tt()
-	if err != nil {
-		return err
-	}
-	snap, err := e.openSnapshot(ctx, pos[0], opts...)
+func runDescribe(ctx context.Context, c *call) error {
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	d := describeOf(snap)
-	switch *format {
-	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(d)
-	case "table":
-		return printDescribe(e, pos[0], snap, d)
-	}
-	return usagef("--format %q: want table or json", *format)
+	return c.report(d, func(w io.Writer) { printDescribe(w, c.table(), snap, d) })
 }
 
 // description is describe's JSON form (DESIGN.md, CLI contract).
@@ -210,8 +171,8 @@ func describeOf(s *deltalog.Snapshot) description {
 	return d
 }
 
-func printDescribe(e *env, uri string, s *deltalog.Snapshot, d description) error {
-	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+func printDescribe(out io.Writer, uri string, s *deltalog.Snapshot, d description) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "table\t%s\n", uri)
 	fmt.Fprintf(w, "version\t%d\n", d.Version)
 	if d.Timestamp != "" {
@@ -239,62 +200,43 @@ func printDescribe(e *env, uri string, s *deltalog.Snapshot, d description) erro
 	return w.Flush()
 }
 
-func runHistory(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	limit := fs.Int("limit", -1, "show only the newest N versions (0 shows none; default: every version)")
-	format := fs.String("format", "table", "table (for people) or jsonl (one JSON object per version)")
-	pos, err := parseFlags(fs, args)
+func runHistory(ctx context.Context, c *call) error {
+	st, err := c.openStore(ctx, c.table())
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
+	limit, ok := c.number("limit")
+	if !ok {
+		limit = -1
 	}
-	if *format != "table" && *format != "jsonl" {
-		return usagef("--format %q: want table or jsonl", *format)
-	}
-	st, err := e.openStore(ctx, pos[0])
+	hist, err := deltalog.History(ctx, st, "", int(limit))
 	if err != nil {
 		return err
 	}
-	if *limit < -1 {
-		return usagef("--limit %d: want a number of versions", *limit)
-	}
-	hist, err := deltalog.History(ctx, st, "", *limit)
-	if err != nil {
-		return err
-	}
+	out := newRecordWriter(c.stdout, c.format, historyEntry{},
+		[]string{"version", "timestamp", "operation", "parameters", "metrics"},
+		[]cellKind{numberCell, wordCell, wordCell, wordCell, wordCell},
+		func(v any) []string {
+			r := v.(historyEntry)
+			if r.Missing {
+				return []string{strconv.FormatInt(r.Version, 10), "-", "MISSING: no commit file", "", ""}
+			}
+			return []string{strconv.FormatInt(r.Version, 10), r.Timestamp, r.Operation, compactMap(r.OperationParameters), compactMap(r.OperationMetrics)}
+		})
 	var missing []string
 	for _, h := range hist {
 		if h.Missing {
 			missing = append(missing, strconv.FormatInt(h.Version, 10))
 		}
-	}
-	if *format == "jsonl" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetEscapeHTML(false)
-		for _, h := range hist {
-			if err := enc.Encode(historyRow(h)); err != nil {
-				return err
-			}
-		}
-	} else {
-		w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "version\ttimestamp\toperation\tparameters\tmetrics")
-		for _, h := range hist {
-			r := historyRow(h)
-			if h.Missing {
-				fmt.Fprintf(w, "%d\t-\tMISSING: no commit file\t\t\n", r.Version)
-				continue
-			}
-			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", r.Version, r.Timestamp, r.Operation, compactMap(r.OperationParameters), compactMap(r.OperationMetrics))
-		}
-		if err := w.Flush(); err != nil {
+		if err := out.write(historyRow(h)); err != nil {
 			return err
 		}
 	}
+	if err := out.finish(false); err != nil {
+		return err
+	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: %w: the commit file of version %s is missing; versions before it can still be read with --version", pos[0], deltalog.ErrLogCorrupt, strings.Join(missing, ", "))
+		return fmt.Errorf("%s: %w: the commit file of version %s is missing; versions before it can still be read with --version", c.table(), deltalog.ErrLogCorrupt, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -355,11 +297,7 @@ func compactMap(m map[string]any) string {
 		}
 		parts[i] = fmt.Sprintf("%s=%v", k, v)
 	}
-	s := strings.Join(parts, " ")
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
+	return strings.Join(parts, " ")
 }
 
 func humanBytes(n int64) string {
@@ -382,20 +320,16 @@ func orNone(s string) string {
 	return s
 }
 
-func init() {
-	registerVerb("checkpoint", "checkpoint TABLE   (write a checkpoint of the latest version, then clean up the expired log)", runCheckpoint)
+// checkpointResult is checkpoint's record.
+type checkpointResult struct {
+	Version         int64 `json:"version"`
+	Actions         int64 `json:"actions"`
+	Files           int   `json:"files"`
+	LogFilesRemoved int   `json:"logFilesRemoved"`
 }
 
-func runCheckpoint(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("checkpoint", flag.ContinueOnError)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	snap, err := e.openSnapshot(ctx, pos[0])
+func runCheckpoint(ctx context.Context, c *call) error {
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
@@ -408,10 +342,12 @@ func runCheckpoint(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "checkpoint of version %d written (%d actions, %d files)", lc.Version, lc.Size, snap.NumFiles())
-	if len(cl.Deleted) > 0 {
-		fmt.Fprintf(e.stdout, "; removed %d expired log files before version %d", len(cl.Deleted), cl.KeptFrom)
-	}
-	fmt.Fprintln(e.stdout)
-	return nil
+	r := checkpointResult{Version: lc.Version, Actions: lc.Size, Files: snap.NumFiles(), LogFilesRemoved: len(cl.Deleted)}
+	return c.report(r, func(w io.Writer) {
+		fmt.Fprintf(w, "checkpoint of version %d written (%d actions, %d files)", lc.Version, lc.Size, snap.NumFiles())
+		if len(cl.Deleted) > 0 {
+			fmt.Fprintf(w, "; removed %d expired log files before version %d", len(cl.Deleted), cl.KeptFrom)
+		}
+		fmt.Fprintln(w)
+	})
 }

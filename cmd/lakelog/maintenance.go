@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -11,15 +10,46 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 )
 
 func init() {
-	registerVerb("optimize", "optimize TABLE [--where PRED] [--target-size BYTES] [--min-file-size BYTES] [--max-commit-bytes BYTES] [--zorder-by a,b]", runOptimize)
-	registerVerb("vacuum", "vacuum TABLE [--retain DURATION] [--dry-run] [--force]", runVacuum)
-	registerVerb("restore", "restore TABLE --version N | --timestamp T", runRestore)
+	register(&verb{
+		name: "optimize", section: sectionMaintain,
+		args:    []arg{{name: "TABLE"}},
+		summary: "compact small files (or Z-order them) without disturbing concurrent appends",
+		flags: []flagDef{
+			{name: "where", kind: textFlag, arg: "PRED", help: "optimize only the partitions matching this predicate over partition columns (lakelog help predicates)"},
+			{name: "target-size", kind: bytesFlag, help: "size the new files aim at (default the table's delta.targetFileSize, else 1g)"},
+			{name: "min-file-size", kind: bytesFlag, help: "files under this size are compacted (default three quarters of the target size)"},
+			{name: "max-commit-bytes", kind: bytesFlag, help: "rewrite at most this many bytes per commit; a large table is then optimized in several commits"},
+			{name: "zorder-by", kind: listFlag, help: "cluster each partition's rows by the Z-order of these columns"},
+		},
+		formats: allFormats, progress: true,
+		more: "BYTES is a number of bytes or one with a unit: 128m, 1g.",
+		run:  runOptimize,
+	})
+	register(&verb{
+		name: "vacuum", section: sectionMaintain,
+		args:    []arg{{name: "TABLE"}},
+		summary: "delete files no version inside the retention window (default 7 days) can reach",
+		flags: []flagDef{
+			{name: "retain", kind: durationFlag, help: "keep the files versions of this long ago can read: a number of hours (168, as RETAIN 168 HOURS), a Go duration (168h) or an interval ('7 days'); default the table's delta.deletedFileRetentionDuration, else 7 days"},
+			{name: "dry-run", kind: boolFlag, help: "list the files that would be deleted, with their sizes, and delete nothing"},
+			{name: "force", kind: boolFlag, help: "allow a retention under the table's (a writer still writing may lose its files)"},
+		},
+		formats: allFormats, progress: true,
+		run: runVacuum,
+	})
+	register(&verb{
+		name: "restore", section: sectionMaintain,
+		args:    []arg{{name: "TABLE"}},
+		summary: "put the table back to an earlier version in one commit, copying no data",
+		travel:  travelTo,
+		formats: allFormats,
+		run:     runRestore,
+	})
 }
 
 // parseBytes reads a size: a number of bytes, or one with a unit
@@ -58,10 +88,12 @@ func printMetrics(w io.Writer, m map[string]any) {
 	fmt.Fprintf(w, "metrics: %s\n", strings.Join(parts, " "))
 }
 
-// progressTo returns a progress callback that rewrites one line on w when
-// w is a terminal, and nil otherwise; done clears the line.
-func progressTo(w io.Writer, what string) (fn func(done, total int), clear func()) {
-	if !isTerminal(w) {
+// progressTo returns a progress callback that rewrites one line on
+// stderr when it is a terminal and --quiet is not given, and nil
+// otherwise; done clears the line.
+func (c *call) progressTo(what string) (fn func(done, total int), clear func()) {
+	w := c.stderr
+	if c.on("quiet") || !isTerminal(w) {
 		return nil, func() {}
 	}
 	printed := false
@@ -75,49 +107,31 @@ func progressTo(w io.Writer, what string) (fn func(done, total int), clear func(
 		}
 }
 
-func runOptimize(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("optimize", flag.ContinueOnError)
-	where := fs.String("where", "", "optimize only the partitions matching this predicate over partition columns (lakelog help predicates)")
-	target := fs.String("target-size", "", "size the new files aim at (default the table's delta.targetFileSize, else 1g)")
-	minSize := fs.String("min-file-size", "", "files under this size are compacted (default three quarters of the target size)")
-	maxCommit := fs.String("max-commit-bytes", "", "rewrite at most this many bytes per commit; a large table is then optimized in several commits")
-	zorder := fs.String("zorder-by", "", "cluster each partition's rows by the Z-order of these columns (comma-separated)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
+func runOptimize(ctx context.Context, c *call) error {
 	var opts []maintenance.OptimizeOption
 	for _, f := range []struct {
-		name, value string
-		opt         func(int64) maintenance.OptimizeOption
-	}{{"--target-size", *target, maintenance.TargetSize}, {"--min-file-size", *minSize, maintenance.MinFileSize}, {"--max-commit-bytes", *maxCommit, maintenance.MaxBytesPerCommit}} {
-		if f.value == "" {
-			continue
+		name string
+		opt  func(int64) maintenance.OptimizeOption
+	}{{"target-size", maintenance.TargetSize}, {"min-file-size", maintenance.MinFileSize}, {"max-commit-bytes", maintenance.MaxBytesPerCommit}} {
+		if n, ok := c.number(f.name); ok {
+			opts = append(opts, f.opt(n))
 		}
-		n, err := parseBytes(f.value)
-		if err != nil {
-			return usagef("%s: %v", f.name, err)
-		}
-		opts = append(opts, f.opt(n))
 	}
-	if cols := splitList(*zorder); len(cols) > 0 {
+	if cols := c.list("zorder-by"); len(cols) > 0 {
 		opts = append(opts, maintenance.ZOrderBy(cols...))
 	}
-	snap, err := e.openSnapshot(ctx, pos[0])
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	if *where != "" {
-		pred, err := parseWhere(*where, snap.Schema())
+	if where := c.text("where"); where != "" {
+		pred, err := parseWhere(where, snap.Schema())
 		if err != nil {
 			return usagef("%v", err)
 		}
 		opts = append(opts, maintenance.Where(pred))
 	}
-	progress, clear := progressTo(e.stderr, "optimize: bins rewritten")
+	progress, clear := c.progressTo("optimize: bins rewritten")
 	if progress != nil {
 		opts = append(opts, maintenance.OptimizeProgress(progress))
 	}
@@ -126,59 +140,49 @@ func runOptimize(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range res.Commits {
-		if err := c.WaitCheckpoint(); err != nil {
-			fmt.Fprintf(e.stderr, "lakelog optimize: warning: checkpoint: %v\n", err)
-		}
+	var last *deltalog.CommitResult
+	for _, r := range res.Commits {
+		c.waitCheckpoint(r)
+		last = r
 	}
 	m := res.Metrics
-	if len(res.Commits) == 0 {
-		fmt.Fprintf(e.stdout, "nothing to optimize (%d files considered)\n", m.TotalConsideredFiles)
-		return nil
-	}
-	versions := make([]string, len(res.Commits))
-	for i, c := range res.Commits {
-		versions[i] = strconv.FormatInt(c.Version, 10)
-	}
-	fmt.Fprintf(e.stdout, "optimized: %d files (%s) rewritten as %d files (%s) in version %s\n",
-		m.NumRemovedFiles, humanBytes(m.NumRemovedBytes), m.NumAddedFiles, humanBytes(m.NumAddedBytes), strings.Join(versions, ", "))
-	printMetrics(e.stdout, m.OperationMetrics())
-	return nil
+	return c.report(newOpResult("OPTIMIZE", last, m.OperationMetrics()), func(w io.Writer) {
+		if len(res.Commits) == 0 {
+			fmt.Fprintf(w, "nothing to optimize (%d files considered)\n", m.TotalConsideredFiles)
+			return
+		}
+		versions := make([]string, len(res.Commits))
+		for i, r := range res.Commits {
+			versions[i] = strconv.FormatInt(r.Version, 10)
+		}
+		fmt.Fprintf(w, "optimized: %d files (%s) rewritten as %d files (%s) in version %s\n",
+			m.NumRemovedFiles, humanBytes(m.NumRemovedBytes), m.NumAddedFiles, humanBytes(m.NumAddedBytes), strings.Join(versions, ", "))
+		printMetrics(w, m.OperationMetrics())
+	})
 }
 
-func runVacuum(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("vacuum", flag.ContinueOnError)
-	retain := fs.String("retain", "", "keep the files versions of this long ago can read (a Go duration such as 168h, or '7 days'; default the table's delta.deletedFileRetentionDuration, else 7 days)")
-	dry := fs.Bool("dry-run", false, "list the files that would be deleted, with their sizes, and delete nothing")
-	force := fs.Bool("force", false, "allow a retention under the table's (a writer still writing may lose its files)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
+// vacuumFile is one line of vacuum --dry-run in the record formats.
+type vacuumFile struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+}
+
+func runVacuum(ctx context.Context, c *call) error {
 	var opts []maintenance.VacuumOption
-	if *retain != "" {
-		d, err := time.ParseDuration(*retain)
-		if err != nil {
-			if d, err = actions.ParseInterval(*retain); err != nil {
-				return usagef("--retain %q: not a duration (168h, '7 days')", *retain)
-			}
-		}
+	if d, ok := c.duration("retain"); ok {
 		opts = append(opts, maintenance.Retain(d))
 	}
-	if *dry {
+	if c.on("dry-run") {
 		opts = append(opts, maintenance.DryRun())
 	}
-	if *force {
+	if c.on("force") {
 		opts = append(opts, maintenance.Force())
 	}
-	snap, err := e.openSnapshot(ctx, pos[0])
+	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	progress, clear := progressTo(e.stderr, "vacuum: files deleted")
+	progress, clear := c.progressTo("vacuum: files deleted")
 	if progress != nil {
 		opts = append(opts, maintenance.VacuumProgress(progress))
 	}
@@ -188,55 +192,40 @@ func runVacuum(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if res.DryRun {
-		for _, f := range res.Files {
-			fmt.Fprintf(e.stdout, "%s\t%d\n", strings.TrimPrefix(f.Key, snap.Root()), f.Size)
+		if c.format != formatTable {
+			r := newRecordWriter(c.stdout, c.format, vacuumFile{}, nil, nil, nil)
+			for _, f := range res.Files {
+				if err := r.write(vacuumFile{Path: strings.TrimPrefix(f.Key, snap.Root()), Size: f.Size}); err != nil {
+					return err
+				}
+			}
+			return r.finish(false)
 		}
-		fmt.Fprintf(e.stdout, "dry run: %d files (%s) would be deleted; files modified before %s and unreachable from it are eligible\n",
+		for _, f := range res.Files {
+			fmt.Fprintf(c.stdout, "%s\t%d\n", strings.TrimPrefix(f.Key, snap.Root()), f.Size)
+		}
+		fmt.Fprintf(c.stdout, "dry run: %d files (%s) would be deleted; files modified before %s and unreachable from it are eligible\n",
 			len(res.Files), humanBytes(res.Bytes), res.Cutoff.UTC().Format(time.RFC3339))
 		return nil
 	}
-	for _, c := range []*deltalog.CommitResult{res.StartCommit, res.EndCommit} {
-		if err := c.WaitCheckpoint(); err != nil {
-			fmt.Fprintf(e.stderr, "lakelog vacuum: warning: checkpoint: %v\n", err)
-		}
-	}
-	fmt.Fprintf(e.stdout, "vacuumed: %d files (%s) deleted (versions %d and %d record it)\n", len(res.Files), humanBytes(res.Bytes), res.StartVersion, res.EndVersion)
-	printMetrics(e.stdout, map[string]any{"numDeletedFiles": len(res.Files), "sizeOfDataToDelete": res.Bytes})
-	return nil
+	c.waitCheckpoint(res.StartCommit)
+	c.waitCheckpoint(res.EndCommit)
+	metrics := map[string]any{"numDeletedFiles": len(res.Files), "sizeOfDataToDelete": res.Bytes}
+	return c.report(newOpResult("VACUUM END", res.EndCommit, metrics), func(w io.Writer) {
+		fmt.Fprintf(w, "vacuumed: %d files (%s) deleted (versions %d and %d record it)\n", len(res.Files), humanBytes(res.Bytes), res.StartVersion, res.EndVersion)
+		printMetrics(w, metrics)
+	})
 }
 
-func runRestore(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	version := fs.Int64("version", -1, "restore the table to this version")
-	ts := fs.String("timestamp", "", "restore the table to the version current at this time (RFC 3339 or 'YYYY-MM-DD[ HH:MM:SS]', UTC)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one TABLE, got %d arguments", len(pos))
-	}
-	versionSet := false
-	fs.Visit(func(f *flag.Flag) { versionSet = versionSet || f.Name == "version" })
+func runRestore(ctx context.Context, c *call) error {
 	var to maintenance.RestoreOption
-	switch {
-	case versionSet && *ts != "":
-		return usagef("give --version or --timestamp, not both")
-	case versionSet:
-		if *version < 0 {
-			return usagef("--version %d: a version is 0 or more", *version)
-		}
-		to = maintenance.ToVersion(*version)
-	case *ts != "":
-		t, err := parseTime(*ts)
-		if err != nil {
-			return usagef("--timestamp %q: %v", *ts, err)
-		}
+	if v, ok := c.number("version"); ok {
+		to = maintenance.ToVersion(v)
+	} else {
+		t, _ := c.when("timestamp") // the group requires one of them
 		to = maintenance.ToTimestamp(t)
-	default:
-		return usagef("give --version N or --timestamp T")
 	}
-	snap, err := e.openSnapshot(ctx, pos[0])
+	snap, err := c.openSnapshot(ctx, c.table()) // the latest: --version is where it goes
 	if err != nil {
 		return err
 	}
@@ -244,13 +233,12 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := res.Commit.WaitCheckpoint(); err != nil {
-		fmt.Fprintf(e.stderr, "lakelog restore: warning: checkpoint: %v\n", err)
-	}
+	c.waitCheckpoint(res.Commit)
 	m := res.Metrics
-	fmt.Fprintf(e.stdout, "restored version %d as version %d: %d files restored (%s), %d removed (%s); %d files (%s) now\n",
-		res.RestoredVersion, res.Commit.Version, m.NumRestoredFiles, humanBytes(m.RestoredFilesSize), m.NumRemovedFiles, humanBytes(m.RemovedFilesSize),
-		m.NumOfFilesAfterRestore, humanBytes(m.TableSizeAfterRestore))
-	printMetrics(e.stdout, m.OperationMetrics())
-	return nil
+	return c.report(newOpResult("RESTORE", res.Commit, m.OperationMetrics()), func(w io.Writer) {
+		fmt.Fprintf(w, "restored version %d as version %d: %d files restored (%s), %d removed (%s); %d files (%s) now\n",
+			res.RestoredVersion, res.Commit.Version, m.NumRestoredFiles, humanBytes(m.RestoredFilesSize), m.NumRemovedFiles, humanBytes(m.RemovedFilesSize),
+			m.NumOfFilesAfterRestore, humanBytes(m.TableSizeAfterRestore))
+		printMetrics(w, m.OperationMetrics())
+	})
 }

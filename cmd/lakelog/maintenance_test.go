@@ -172,7 +172,7 @@ func TestCLIAlterAndFiles(t *testing.T) {
 		t.Fatalf("files: %v", got)
 	}
 	table1 := lines(ok(t, "files", table, "--version", "0"))
-	if len(table1) != 1 || !strings.HasPrefix(table1[0], "path") {
+	if len(table1) != 2 || !strings.HasPrefix(table1[0], "path") || !strings.HasPrefix(table1[1], "----") { // header and rule
 		t.Fatalf("files at version 0: %v", table1)
 	}
 	if tbl := ok(t, "files", table); !strings.Contains(tbl, "p=y") {

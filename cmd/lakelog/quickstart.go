@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"iter"
 	"os"
@@ -24,7 +23,12 @@ import (
 )
 
 func init() {
-	registerVerb("quickstart", "quickstart DIR   (a guided demo on a local table; needs no input)", runQuickstart)
+	register(&verb{
+		name: "quickstart", section: sectionOther,
+		args:    []arg{{name: "DIR"}},
+		summary: "a guided demo on a local table in DIR/orders; needs no input",
+		run:     runQuickstart,
+	})
 }
 
 // The demo's orders table.
@@ -40,16 +44,9 @@ var ordersCountries = []string{"nl", "de", "fr", "us"}
 // newcomer through it: create, concurrent appends from several writers,
 // history, a filtered scan, and time travel. Each step prints the CLI
 // command that does the same by hand.
-func runQuickstart(ctx context.Context, e *env, args []string) error {
-	fs := flag.NewFlagSet("quickstart", flag.ContinueOnError)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one DIR, got %d arguments", len(pos))
-	}
-	dir, err := filepath.Abs(pos[0])
+func runQuickstart(ctx context.Context, c *call) error {
+	e := c.env
+	dir, err := filepath.Abs(c.args[0])
 	if err != nil {
 		return err
 	}
@@ -122,7 +119,7 @@ func runQuickstart(ctx context.Context, e *env, args []string) error {
 
 	say("== 3. History: one commit per version, newest first")
 	say("   $ lakelog history %s", table)
-	if err := runHistory(ctx, e, []string{table}); err != nil {
+	if err := e.runVerb(ctx, "history", table); err != nil {
 		return err
 	}
 	say("")

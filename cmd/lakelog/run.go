@@ -3,10 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"runtime/debug"
 	"strings"
 
 	"github.com/lakelog/lakelog/conflict"
@@ -29,31 +28,17 @@ type env struct {
 	stores         []objstore.Store // opened by the verb; closed when it ends
 }
 
-type verb struct {
-	usage string
-	run   func(ctx context.Context, e *env, args []string) error
-}
-
-// verbs are the commands; each file of this package registers its own in
-// an init function with registerVerb.
-var verbs = map[string]verb{}
-
-func registerVerb(name, usage string, run func(ctx context.Context, e *env, args []string) error) {
-	verbs[name] = verb{usage: usage, run: run}
-}
-
-func init() {
-	registerVerb("create", "create TABLE --schema SCHEMA [--partition-by a,b] [--property k=v]...", runCreate)
-	registerVerb("describe", "describe TABLE [--version N | --timestamp T] [--format table|json]", runDescribe)
-	registerVerb("history", "history TABLE [--limit N] [--format table|jsonl]", runHistory)
-}
-
 // usageError is a bad command line: exit 2 with the verb's usage.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// helpRequest is a verb's --help.
+type helpRequest struct{}
+
+func (h *helpRequest) Error() string { return "help requested" }
 
 // run is the whole program: tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -63,9 +48,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printUsage(stderr)
 		return exitUsage
 	case args[0] == "help":
-		return runHelp(ctx, e, args[1:])
+		return runHelp(e, args[1:])
 	case args[0] == "-h" || args[0] == "--help":
 		printUsage(stdout)
+		return exitOK
+	case args[0] == "--version" || args[0] == "-version":
+		fmt.Fprintln(stdout, versionText())
 		return exitOK
 	}
 	v, ok := verbs[args[0]]
@@ -74,7 +62,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printUsage(stderr)
 		return exitUsage
 	}
-	err := v.run(ctx, e, args[1:])
+	c, err := v.parse(e, args[1:])
+	if err == nil {
+		err = v.run(ctx, c)
+	}
 	if cerr := e.closeStores(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -84,59 +75,44 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case err == nil:
 		return exitOK
 	case errors.As(err, &hr):
-		printVerbHelp(stdout, args[0], v, hr.fs)
-		return exitOK
-	case errors.Is(err, flag.ErrHelp):
-		printVerbHelp(stdout, args[0], v, nil)
+		printVerbHelp(stdout, v)
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "lakelog %s: %v\nusage: lakelog %s\n(lakelog %s --help lists every flag)\n", args[0], err, v.usage, args[0])
+		fmt.Fprintf(stderr, "lakelog %s: %v\nusage: lakelog %s\n(lakelog %s --help lists every flag)\n", v.name, err, v.synopsis(), v.name)
 		return exitUsage
 	case errors.Is(err, conflict.ErrConflict):
-		fmt.Fprintf(stderr, "lakelog %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "lakelog %s: %v\n", v.name, err)
 		return exitConflict
 	default:
-		fmt.Fprintf(stderr, "lakelog %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "lakelog %s: %v\n", v.name, err)
 		return exitError
 	}
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "lakelog: Delta Lake tables on local disk, S3, GCS and Azure")
-	fmt.Fprintln(w, "\nusage:")
-	names := make([]string, 0, len(verbs))
-	for n := range verbs {
-		names = append(names, n)
+// versionText is lakelog --version: the module version and the commit
+// it was built from, as the Go toolchain stamped them.
+func versionText() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "lakelog (version unknown: built without module information)"
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  lakelog %s\n", verbs[n].usage)
+	var b strings.Builder
+	fmt.Fprintf(&b, "lakelog %s", bi.Main.Version)
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
 	}
-	fmt.Fprintln(w, "  lakelog help [predicates|types|time|uris|COMMAND]")
-	fmt.Fprintln(w, "\nTABLE is a path, file://, s3://bucket/prefix, gs://bucket/prefix or az://container/prefix (lakelog help uris).")
-	fmt.Fprintln(w, "lakelog COMMAND --help lists the command's flags.")
-	fmt.Fprintln(w, exitCodesText)
-}
-
-// parseFlags parses a verb's flags, allowing them before or after the
-// positional arguments ("lakelog scan TABLE --limit 3").
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, &helpRequest{fs: fs}
-			}
-			return nil, usagef("%v", err)
+	if rev := settings["vcs.revision"]; rev != "" {
+		fmt.Fprintf(&b, " commit %s", rev[:min(12, len(rev))])
+		if t := settings["vcs.time"]; t != "" {
+			fmt.Fprintf(&b, " (%s)", t)
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
+		if settings["vcs.modified"] == "true" {
+			b.WriteString(" with local changes")
 		}
-		pos = append(pos, args[0])
-		args = args[1:]
 	}
+	fmt.Fprintf(&b, ", %s", bi.GoVersion)
+	return b.String()
 }
 
 // openStore resolves a TABLE argument to a store rooted at the table; the
@@ -169,12 +145,6 @@ func (e *env) openSnapshot(ctx context.Context, uri string, opts ...deltalog.Opt
 	return deltalog.Open(ctx, st, "", opts...) // the store is rooted at the table
 }
 
-// multiFlag collects a repeated flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
 func splitList(s string) []string {
 	if s == "" {
 		return nil
@@ -186,4 +156,15 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// runVerb runs another verb as its command line would (the quickstart
+// shows the commands it runs).
+func (e *env) runVerb(ctx context.Context, name string, args ...string) error {
+	v := verbs[name]
+	c, err := v.parse(e, args)
+	if err != nil {
+		return err
+	}
+	return v.run(ctx, c)
 }

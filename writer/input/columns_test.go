@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/writer/input"
 )
 
@@ -38,6 +39,46 @@ func TestColumns(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+// SourceSchema decodes a MERGE source with exactly its columns: table
+// columns with the table's types, new ones inferred, all nullable; a
+// file without columns as the table's.
+func TestSourceSchema(t *testing.T) {
+	dir := t.TempDir()
+	table, err := actions.ParseDDL("id long not null, amount decimal(10,2), name string")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, data, want string
+	}{
+		{"a.jsonl", `{"op": "x", "ID": 1, "amount": "2.50"}` + "\n", "op string, id long, amount decimal(10,2)"},
+		{"b.csv", "name,id\nann,1\n", "name string, id long"},
+		{"c.csv", "id\n", "id long"},
+		{"d.jsonl", "", "id long, amount decimal(10,2), name string"},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := input.SourceSchema(t.Context(), table, p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want, err := actions.ParseDDL(c.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Fields) != len(want.Fields) {
+			t.Fatalf("%s: %d columns, want %d", c.name, len(got.Fields), len(want.Fields))
+		}
+		for i, f := range got.Fields {
+			if f.Name != want.Fields[i].Name || f.Type.String() != want.Fields[i].Type.String() || !f.Nullable {
+				t.Errorf("%s: column %d is %s %s (nullable %v), want %s %s nullable", c.name, i, f.Name, f.Type, f.Nullable, want.Fields[i].Name, want.Fields[i].Type)
+			}
 		}
 	}
 }

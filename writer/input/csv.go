@@ -166,7 +166,7 @@ func (d *Decoder) csv(ctx context.Context, yield func(arrow.RecordBatch, error) 
 				if cell == "" && errors.As(err, &ve) && ve.Path == d.table.Fields[i].Name {
 					ve.Msg = "empty (null) in a non-nullable column"
 				}
-				return errAt(d.name, int64(line), attach(err, d.table.Fields[i].Name))
+				return errAt(d.name, int64(line), inCell(err, d.table.Fields[i].Name))
 			}
 		}
 		for _, i := range missing {

@@ -228,7 +228,7 @@ func (m *merger) object(sc *scanner, file string, line int64) error {
 		}
 		if m.namesOnly || m.table.FieldFold(name) != nil {
 			if err := sc.skip(1); err != nil {
-				return attach(err, name)
+				return err
 			}
 		} else {
 			t, err := inferJSON(sc, name)
@@ -266,7 +266,7 @@ func inferJSON(sc *scanner, name string) (actions.DataType, error) {
 	}
 	t, integral, err := sc.number()
 	if err != nil {
-		return nil, attach(err, name)
+		return nil, err
 	}
 	if integral {
 		if _, err := strconv.ParseInt(string(t), 10, 64); err == nil {

@@ -177,7 +177,7 @@ func errAt(file string, line int64, err error) error {
 	case errors.As(err, &ve):
 		return &Error{File: file, Line: line, Column: ve.Path, Msg: ve.Msg, Err: ve.Err}
 	case errors.As(err, &se):
-		return &Error{File: file, Line: line, Msg: se.Error()}
+		return &Error{File: file, Line: line, Msg: se.of("the line")}
 	}
 	return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
 }

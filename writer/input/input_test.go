@@ -149,12 +149,14 @@ func TestJSONLBadInput(t *testing.T) {
 		{"duplicate map key", `{"id":1,"m":{"a":1,"a":2}}`, "m", `duplicate map key "a"`},
 		{"array for a map pair", `{"id":1,"m":[1]}`, "m", "a number is not a [key, value] pair"},
 		{"element type", `{"id":1,"tags":["a",2]}`, "tags.element", "2 is not a string"},
-		{"malformed in a column", `{"id":1,"name":"abc}`, "name", "malformed JSON at byte 16: unterminated string"},
-		{"malformed", `{"id":1,}`, "", "malformed JSON at byte 9"},
-		{"truncated", `{"id":1`, "", "malformed JSON at byte 8: unexpected end of input"},
-		{"trailing garbage", `{"id":1} x`, "", "malformed JSON at byte 10"},
+		{"malformed in a column", `{"id":1,"name":"abc}`, "", "the line is truncated JSON: unterminated string (byte 16)"},
+		{"malformed", `{"id":1,}`, "", "the line is not valid JSON: invalid character '}' where an object key should be (byte 9)"},
+		{"truncated", `{"id":1`, "", "the line is truncated JSON: unexpected end of input after an object element (byte 8)"},
+		{"truncated in a number", `{"id":1,"name":"a","amount":-`, "", "the line is truncated JSON: unexpected end of input in a number (byte 30)"},
+		{"bad literal where a number goes", `{"id":tr}`, "", "the line is not valid JSON: invalid character 't' in a literal (want true) (byte 7)"},
+		{"trailing garbage", `{"id":1} x`, "", "the line is not valid JSON: invalid character 'x' after the end of the value (byte 10)"},
 		{"not an object", `[1,2]`, "", "want a JSON object, got an array"},
-		{"bare word", `hello`, "", "malformed JSON at byte 1"},
+		{"bare word", `hello`, "", "the line is not valid JSON: invalid character 'h' in a number (byte 1)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := "{\"id\":0}\n\n" + c.line + "\n{\"id\":3}\n"
@@ -234,7 +236,7 @@ func TestCSVBadInput(t *testing.T) {
 		{"unknown column", "id,colour\n1,red\n", 1, "colour", "is not in the table schema"},
 		{"repeated column", "id,ID\n1,2\n", 1, "id", "appears twice in the header"},
 		{"missing non-nullable", "amount\n1\n", 1, "id", "is missing from the header"},
-		{"bad JSON cell", "id,tags\n1,\"[\"\"a\"\"\"\n", 2, "tags", "malformed JSON"},
+		{"bad JSON cell", "id,tags\n1,\"[\"\"a\"\"\"\n", 2, "tags", "the cell is truncated JSON: unexpected end of input after an array element (byte 5)"},
 		{"bare quote", "id,name\n1,a\"b\n", 2, "", "malformed CSV"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -442,7 +444,7 @@ func TestMergeSchema(t *testing.T) {
 		t.Fatalf("nested: %v", err)
 	}
 	_, err = input.MergeSchema(ctx, table, []string{write("g.jsonl", "{\"id\":1}\n{\"id\":\n")})
-	if !errors.As(err, &ie) || ie.Line != 2 || !strings.Contains(ie.Msg, "malformed JSON") {
+	if !errors.As(err, &ie) || ie.Line != 2 || !strings.Contains(ie.Msg, "the line is truncated JSON") {
 		t.Fatalf("malformed: %v", err)
 	}
 }

@@ -16,14 +16,23 @@ type scanner struct {
 	scratch []byte // unescaped string text, reused
 }
 
-// syntaxError is malformed JSON at byte Off (0-based) of the text.
+// syntaxError is malformed JSON at byte Off (0-based) of the text;
+// Truncated when the text ends before the value does.
 type syntaxError struct {
-	Off int
-	Msg string
+	Off       int
+	Msg       string
+	Truncated bool
 }
 
-func (e *syntaxError) Error() string {
-	return fmt.Sprintf("malformed JSON at byte %d: %s", e.Off+1, e.Msg)
+func (e *syntaxError) Error() string { return e.of("the text") }
+
+// of describes the error in what, the text that holds it: "the line is
+// truncated JSON: unexpected end of input in a number (byte 19)".
+func (e *syntaxError) of(what string) string {
+	if e.Truncated {
+		return fmt.Sprintf("%s is truncated JSON: %s (byte %d)", what, e.Msg, e.Off+1)
+	}
+	return fmt.Sprintf("%s is not valid JSON: %s (byte %d)", what, e.Msg, e.Off+1)
 }
 
 // maxNesting bounds the depth of objects and arrays that skip descends
@@ -66,7 +75,7 @@ func (s *scanner) errf(format string, a ...any) error {
 // unexpected describes the byte at the cursor in an error.
 func (s *scanner) unexpected(context string) error {
 	if s.i >= len(s.b) {
-		return s.errf("unexpected end of input %s", context)
+		return &syntaxError{Off: s.i, Msg: "unexpected end of input " + context, Truncated: true}
 	}
 	return s.errf("invalid character %s %s", quoteByte(s.b[s.i]), context)
 }
@@ -136,7 +145,7 @@ func (s *scanner) str() ([]byte, error) {
 			s.i++
 		}
 	}
-	return nil, &syntaxError{Off: start, Msg: "unterminated string"}
+	return nil, &syntaxError{Off: start, Msg: "unterminated string", Truncated: true}
 }
 
 // unescape decodes the escapes of raw, the text between the quotes of the

@@ -64,12 +64,12 @@ func (p *pos) nullErr() error {
 func (p *pos) wrongKind(s *scanner) error {
 	c := s.peek()
 	shown := kind(c)
+	start := s.i
+	if err := s.skip(0); err != nil {
+		return err // not JSON at all: that, not the value's type, is wrong
+	}
 	if c == '"' || c == 't' || c == 'f' || c == '-' || (c >= '0' && c <= '9') {
-		// Show scalars themselves.
-		start := s.i
-		if err := s.skip(0); err == nil {
-			shown = showJSONString(s, start)
-		}
+		shown = showJSONString(s, start) // show scalars themselves
 	}
 	return p.notA(shown)
 }
@@ -837,7 +837,7 @@ func (n *structNode) members(s *scanner) error {
 				return err
 			}
 			if err := n.nodes[i].json(s); err != nil {
-				return attach(err, n.childPath(i))
+				return err
 			}
 			more, err := s.next('}', "object")
 			if err != nil {
@@ -880,11 +880,12 @@ func (n *structNode) unknown(key []byte) error {
 // text reads a CSV cell holding the struct as a JSON object.
 func (n *structNode) text(t string) error { return jsonText(n, t) }
 
-// attach gives a malformed-JSON error the column it was found in.
-func attach(err error, path string) error {
+// inCell gives a malformed-JSON error the column of the CSV cell that
+// holds it.
+func inCell(err error, path string) error {
 	var se *syntaxError
 	if errors.As(err, &se) {
-		return &valueError{Path: path, Msg: se.Error()}
+		return &valueError{Path: path, Msg: se.of("the cell")}
 	}
 	return err
 }
