@@ -78,10 +78,14 @@ func remoteStore(s objstore.Store) bool {
 	return !local
 }
 
+// minFetchBudget is the fetch budget a pass starts with, before its
+// plans raise it to what the files' row groups need (raiseBudget).
+var minFetchBudget int64 = 16 << 20
+
 // newFetcher starts the I/O stage of one pass of the scan.
 func (s *Scan) newFetcher(ctx context.Context) *rangefetch.Fetcher {
 	return rangefetch.New(ctx, s.snap.Store(), rangefetch.Options{
-		Budget:      max(1, s.cfg.fetchBudget),
+		Budget:      max(1, min(s.cfg.fetchBudget, minFetchBudget)),
 		Requests:    max(1, s.cfg.fetchConcurrency),
 		Window:      max(1, s.cfg.parallelism) + fetchFilesAhead,
 		PieceSize:   fetchPieceSize,
@@ -96,21 +100,38 @@ func (s *Scan) newFetcher(ctx context.Context) *rangefetch.Fetcher {
 // then its plan made (planFetch) and its pieces queued behind those of the
 // files added before.
 func (s *Scan) addFile(fe *rangefetch.Fetcher, f *ScanFile) *rangefetch.File {
-	return fe.Add(f.Key, f.Add.Size, func(h *rangefetch.File) error { return s.planFetch(h, f) })
+	return fe.Add(f.Key, f.Add.Size, func(h *rangefetch.File) error {
+		rg, err := s.planFetch(h, f)
+		s.raiseBudget(fe, rg)
+		return err
+	})
+}
+
+// raiseBudget sizes the fetch budget by the largest row group (its
+// projected bytes) planned so far: the parallelism's units being decoded
+// and as many ahead, at least minFetchBudget and at most WithFetchBudget.
+// A table of small row groups then holds little fetched ahead, and one of
+// large row groups what its decoders need, however many files it has.
+func (s *Scan) raiseBudget(fe *rangefetch.Fetcher, rowGroup int64) {
+	need := min(s.cfg.fetchBudget, max(minFetchBudget, 2*int64(s.cfg.parallelism)*rowGroup))
+	if need > fe.Budget() {
+		fe.SetBudget(need)
+	}
 }
 
 // planFetch reads the footer of f from its tail, decides what the decoder
-// will read, and queues it. A plan that fails leaves the decoder to read
-// the file itself and report what is wrong.
-func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) error {
+// will read, and queues it; it returns the bytes of the largest row group
+// queued. A plan that fails leaves the decoder to read the file itself
+// and report what is wrong.
+func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) (largest int64, err error) {
 	size := h.Size()
 	tail := make([]byte, 8)
 	if _, err := h.ReadAt(tail, size-8); err != nil {
-		return err
+		return 0, err
 	}
 	footer := int64(binary.LittleEndian.Uint32(tail)) + 8
 	if footer > size {
-		return errors.New("footer length beyond the file")
+		return 0, errors.New("footer length beyond the file")
 	}
 	tailLen := rangefetch.TailSize(size, fetchTailMin, fetchTailMax)
 	if footer > tailLen {
@@ -122,7 +143,7 @@ func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) error {
 	props := parquet.NewReaderProperties(memory.DefaultAllocator)
 	pf, err := file.NewParquetReader(io.NewSectionReader(h, 0, size), file.WithReadProps(props))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer pf.Close()
 	md := pf.MetaData()
@@ -151,16 +172,16 @@ func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) error {
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	sources, err := s.columnSources(f)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	_, err = s.resolveSources(pf, fr, sources)
 	defer closeSources(sources)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	cols := fileColumns(sources)
 	sel := s.pageSelection(pf, sources, f.Add.PartitionValues)
@@ -178,14 +199,15 @@ func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) error {
 			base += rows
 			continue // no row of it is read
 		}
+		queued := len(ranges)
 		for _, c := range cols {
 			cc, err := md.RowGroup(rg).ColumnChunk(c)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			start, end, err := rangefetch.ChunkSpan(cc, size, padded)
 			if err != nil {
-				return fmt.Errorf("column chunk %d of row group %d: %w", c, rg, err)
+				return 0, fmt.Errorf("column chunk %d of row group %d: %w", c, rg, err)
 			}
 			if start == end {
 				continue // an empty chunk: nothing is read
@@ -196,10 +218,15 @@ func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) error {
 			}
 			ranges = append(ranges, [2]int64{start, end})
 		}
+		var bytes int64
+		for _, r := range ranges[queued:] {
+			bytes += r[1] - r[0]
+		}
+		largest = max(largest, bytes)
 		base += rows
 	}
 	h.Queue(ranges)
-	return nil
+	return largest, nil
 }
 
 // span widens lo..hi (lo < 0: empty) to hold from..to.

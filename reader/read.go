@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lakelog/lakelog/actions"
@@ -79,41 +80,153 @@ type columnSource struct {
 // On an object store the file is read through h, its entry in the pass's
 // fetcher (fetch.go); with h nil, through a fetcher of its own.
 func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, emit func(arrow.RecordBatch) bool) error {
-	mem := s.cfg.mem
-	remote := remoteStore(s.snap.Store())
-	if remote && h == nil {
+	if remoteStore(s.snap.Store()) && h == nil {
 		fe := s.newFetcher(ctx)
 		defer fe.Close()
 		h = s.addFile(fe, f)
 	}
-	sources, err := s.columnSources(f)
+	o, err := s.openFile(ctx, f, h)
 	if err != nil {
 		return err
 	}
-	sel, err := s.rowSelection(ctx, f)
-	if err != nil {
-		return err
+	defer o.close()
+	for _, u := range o.units {
+		stopped := false
+		err := s.readUnit(ctx, o, u, func(rec arrow.RecordBatch) bool {
+			if !emit(rec) {
+				stopped = true
+			}
+			return !stopped
+		})
+		if err != nil || stopped {
+			return err
+		}
 	}
-	var obj sizedReaderAt
-	if remote {
-		defer h.Release()
+	return nil
+}
+
+// openedFile is a data file opened for reading: its footer parsed once,
+// its rows cut into units of whole row groups that are decoded apart (on
+// several goroutines by Records), each by decoders of its own reading
+// through the same object.
+type openedFile struct {
+	f     *ScanFile
+	h     *rangefetch.File // on an object store; nil on local disk
+	obj   sizedReaderAt
+	close func() // releases obj (and h); call it once every unit is read
+	md    *metadata.FileMetaData
+	sel   *rowSelector // the deletion vector's rows, or nil
+	// pages are the rows the page index leaves (pageSelection), nil for
+	// every row.
+	pages []rowRange
+	units []fileUnit
+}
+
+// fileUnit is a run of whole row groups of a file, rgFrom..rgTo-1, whose
+// first row is the file's row base.
+type fileUnit struct {
+	rgFrom, rgTo int
+	base, rows   int64
+}
+
+// unitRows is the fewest rows a unit holds when the file has more: a
+// file's row groups are gathered into units of at least a batch, so that
+// files of many small row groups do not pay a unit's set-up per group.
+func unitRows(batch int) int64 { return int64(max(batch, 1)) }
+
+// openFile opens f: it loads its deletion vector, waits for its plan
+// (object store) or opens it (local disk), parses its footer, finds the
+// rows the page index leaves and cuts the row groups that hold any into
+// units.
+func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File) (_ *openedFile, err error) {
+	o := &openedFile{f: f, h: h, close: func() {}}
+	defer func() {
+		if err != nil {
+			o.close()
+		}
+	}()
+	if h != nil {
+		o.close = h.Release
+	}
+	if o.sel, err = s.rowSelection(ctx, f); err != nil {
+		return nil, err
+	}
+	if h != nil {
 		if err := h.Wait(ctx); err != nil {
-			return s.fileError(f.Key, err)
+			return nil, s.fileError(f.Key, err)
 		}
 		if err := h.PlanErr(); errors.Is(err, objstore.ErrNotFound) {
-			return s.fileError(f.Key, err) // its tail is not there
+			return nil, s.fileError(f.Key, err) // its tail is not there
 		}
-		obj = h
+		o.obj = h
 	} else {
-		o, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+		obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
 		if err != nil {
-			return s.fileError(f.Key, err)
+			return nil, s.fileError(f.Key, err)
 		}
-		defer o.Close()
-		obj = o
+		o.obj, o.close = obj, func() { obj.Close() }
 	}
 	s.m.filesRead.Add(1)
-	props := parquet.NewReaderProperties(mem)
+	pf, err := file.NewParquetReader(io.NewSectionReader(o.obj, 0, o.obj.Size()), file.WithReadProps(s.readProps()))
+	if err != nil {
+		return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	defer pf.Close()
+	o.md = pf.MetaData()
+	if o.sel != nil {
+		if err := o.sel.check(pf.NumRows()); err != nil {
+			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+	}
+	if s.pruner != nil {
+		// The page index may leave only some rows: which depends on the
+		// decoders the columns get, resolved here for the file.
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, s.cfg.mem)
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+		sources, err := s.columnSources(f)
+		if err != nil {
+			return nil, err
+		}
+		_, err = s.resolveSources(pf, fr, sources)
+		if err == nil {
+			o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
+		}
+		closeSources(sources)
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+	}
+	o.units = cutUnits(o.md, o.pages, unitRows(s.cfg.batchSize))
+	return o, nil
+}
+
+// cutUnits gathers the row groups of md into units of at least minRows
+// rows (but one row group stays one unit), leaving out row groups of
+// which pages (nil: every row) selects no row.
+func cutUnits(md *metadata.FileMetaData, pages []rowRange, minRows int64) []fileUnit {
+	var out []fileUnit
+	var base int64
+	for rg := 0; rg < md.NumRowGroups(); rg++ {
+		rows := md.RowGroup(rg).NumRows()
+		from := base
+		base += rows
+		if rows == 0 || pages != nil && len(overlapping(pages, from, from+rows)) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].rgTo == rg && out[n-1].rows < minRows {
+			out[n-1].rgTo, out[n-1].rows = rg+1, out[n-1].rows+rows
+			continue
+		}
+		out = append(out, fileUnit{rgFrom: rg, rgTo: rg + 1, base: from, rows: rows})
+	}
+	return out
+}
+
+// readProps are the Parquet reader properties of data files.
+func (s *Scan) readProps() *parquet.ReaderProperties {
+	props := parquet.NewReaderProperties(s.cfg.mem)
 	// Column chunks are read page by page through a small buffer, rather
 	// than whole: arrow-go reads a whole chunk into a new slice of its
 	// own (garbage as large as the bytes read), while pages read through
@@ -123,15 +236,28 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 	// leaves, and serves these reads from memory.)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = pageBufferSize
-	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(props))
+	return props
+}
+
+// readUnit decodes the rows of unit u of o and calls emit with each
+// non-empty batch, as readFile does. Units of one file may be read
+// concurrently: each has its own Parquet reader and decoders over o's
+// object and parsed footer.
+func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit func(arrow.RecordBatch) bool) error {
+	f := o.f
+	sources, err := s.columnSources(f)
+	if err != nil {
+		return err
+	}
+	pf, err := file.NewParquetReader(io.NewSectionReader(o.obj, 0, o.obj.Size()), file.WithReadProps(s.readProps()), file.WithMetadata(o.md))
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	defer pf.Close()
 	// pqarrow reserves a whole batch for every column up front, so a batch
-	// size above the file's rows only allocates memory that stays unused.
-	batchSize := max(1, min(int64(s.cfg.batchSize), pf.NumRows()))
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchSize, PreAllocBinaryData: true}, mem)
+	// size above the unit's rows only allocates memory that stays unused.
+	batchSize := max(1, min(int64(s.cfg.batchSize), u.rows))
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchSize, PreAllocBinaryData: true}, s.cfg.mem)
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
@@ -141,22 +267,17 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	for _, src := range sources {
+		src.startAt(u.rgFrom, u.base)
 		if src.pages != nil {
 			pageColumnsUsed.Add(1)
 		}
 	}
-	fileRows := pf.NumRows()
-	if sel != nil {
-		if err := sel.check(fileRows); err != nil {
-			return fmt.Errorf("reader: %s: %w", f.Key, err)
-		}
-	}
 	if len(leaves) == 0 {
-		// Nothing for pqarrow to decode: cut the file's rows into
+		// Nothing for pqarrow to decode: cut the unit's rows into
 		// batches, only those the page index leaves when it is of use.
-		ranges := []rowRange{{0, fileRows}}
-		if r := s.pageSelection(pf, sources, f.Add.PartitionValues); r != nil {
-			ranges = r
+		ranges := []rowRange{{u.base, u.base + u.rows}}
+		if o.pages != nil {
+			ranges = overlapping(o.pages, u.base, u.base+u.rows)
 		}
 		for _, r := range ranges {
 			for i := range sources {
@@ -169,7 +290,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 			for start := r.start; start < r.end; start += int64(s.cfg.batchSize) {
 				n := min(int64(s.cfg.batchSize), r.end-start)
 				s.m.rowsRead.Add(n)
-				rec, err := s.assemble(ctx, f, sources, nil, start, n, sel)
+				rec, err := s.assemble(ctx, f, sources, nil, start, n, o.sel)
 				if err != nil {
 					return err
 				}
@@ -180,16 +301,20 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 		}
 		return nil
 	}
-	rr, err := fr.GetRecordReader(ctx, leaves, nil)
+	rgs := make([]int, 0, u.rgTo-u.rgFrom)
+	for rg := u.rgFrom; rg < u.rgTo; rg++ {
+		rgs = append(rgs, rg)
+	}
+	rr, err := fr.GetRecordReader(ctx, leaves, rgs)
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	defer rr.Release()
-	var start int64 // file row index of the batch's first row
+	start := u.base // file row index of the batch's first row
 	for rr.Next() {
 		batch := rr.RecordBatch()
 		s.m.rowsRead.Add(batch.NumRows())
-		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), sel)
+		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), o.sel)
 		start += batch.NumRows()
 		if err != nil {
 			return err
@@ -255,6 +380,19 @@ func fileColumns(sources []columnSource) []int {
 		}
 	}
 	return out
+}
+
+// startAt makes the source's own decoder (if it has one) start at row
+// group rg, whose first row is the file's row base.
+func (src *columnSource) startAt(rg int, base int64) {
+	switch {
+	case src.int96 != nil:
+		src.int96.rg = rg
+	case src.bytes != nil:
+		src.bytes.rg = rg
+	case src.pages != nil:
+		src.pages.rg, src.pages.pos = rg, base
+	}
 }
 
 // closeSources releases what the decoders of sources hold.

@@ -75,6 +75,9 @@ type config struct {
 	// stores (fetch.go).
 	fetchBudget      int64
 	fetchConcurrency int
+	// decodeAhead bounds the decoded batches a parallel pass holds for
+	// the consumer (records.go).
+	decodeAhead int64
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -208,7 +211,7 @@ type Scan struct {
 // from its log; Records and ReadFile refuse it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
 	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0),
-		fetchBudget: DefaultFetchBudget, fetchConcurrency: DefaultFetchConcurrency}
+		fetchBudget: DefaultFetchBudget, fetchConcurrency: DefaultFetchConcurrency, decodeAhead: defaultDecodeAhead}
 	for _, o := range opts {
 		o(&cfg)
 	}

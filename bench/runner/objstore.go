@@ -308,6 +308,8 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 	if t.note != "" {
 		rep.note("%s: %s", t.suite, t.note)
 	}
+	rep.note("%s: every scan row times delta-rs's QueryBuilder SQL, DeltaTable.scan and the pyarrow dataset and shows the fastest in the delta-rs columns%s",
+		t.suite, map[bool]string{true: "; the few-large-files shape (see data path) is read on MinIO only", false: ""}[t.suite == "datapath-s3"])
 	var rows []*Row
 	add := func(r *Row) { rep.add(r); rows = append(rows, r) }
 
@@ -331,45 +333,63 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 		}
 	}
 	add(row)
-
-	lo := n / 2
-	hi := lo + n/100 - 1
-	all := workload.Expect(0, n)
-	queries := []struct {
-		name string
-		spec Spec
-		want workload.Checksum
-	}{
-		{"full scan, all columns", Spec{Op: "scan"}, all},
-		{fmt.Sprintf("scan id BETWEEN %d AND %d, 1%% of rows", lo, hi), Spec{Op: "select", Lo: lo, Hi: hi}, workload.Expect(lo, hi+1)},
-		{"projection of two columns (id, s), all rows", Spec{Op: "scan", Columns: projection}, expectProjected(n)},
-	}
-	for _, by := range engines {
-		for _, q := range queries {
-			spec := q.spec
-			spec.Table = tables[by]
-			name := fmt.Sprintf("%s (table written by %s)", q.name, by)
-			l, lt, err := c.run(ctx, "lakelog", func() Spec { return spec })
-			lnote := checkRows(l, q.want) + scanFiles(l) + "; " + lt.String()
+	// The second shape, on MinIO (the 10M-row suite): few large files.
+	shapes := []struct {
+		what   string
+		tables map[string]string
+	}{{"", tables}}
+	if t.suite == "datapath-s3" {
+		large := map[string]string{}
+		spec := largeFiles(n)
+		row := &Row{Suite: t.title, Name: fmt.Sprintf("append %s rows as few large files (%d commits of one file)", human(float64(n)), spec.Commits), Unit: "rows"}
+		for _, by := range engines {
+			o, tr, err := c.run(ctx, by, func() Spec {
+				large[by] = t.uri("large-" + by + "-" + randomID())
+				s := spec
+				s.Table = large[by]
+				return s
+			})
 			if err != nil {
-				lnote = failedNote(err)
+				return err
 			}
-			if cfg.deltars == nil {
-				add(&Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, LakelogNote: lnote})
-				continue
+			note := filesNote(o) + "; " + tr.String()
+			if by == "lakelog" {
+				row.Lakelog, row.LakelogNote = o, note
+			} else {
+				row.DeltaRS, row.DeltaRSNote = o, "write_deltalake; "+note
 			}
-			for _, method := range []string{"dataset", "datafusion"} {
-				spec.Method = method
-				d, dt, err := c.run(ctx, "delta-rs", func() Spec { return spec })
-				r := &Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, DeltaRS: d, LakelogNote: lnote,
-					DeltaRSNote: "pyarrow dataset; " + checkRows(d, q.want) + scanFiles(d) + "; " + dt.String()}
-				if method == "datafusion" {
-					r.Name += ", delta-rs through DataFusion"
-					r.LakelogNote = "same run as the row above"
-					r.DeltaRSNote = "DeltaTable.scan; " + checkRows(d, q.want) + "; " + dt.String()
-				}
+		}
+		add(row)
+		shapes = append(shapes, struct {
+			what   string
+			tables map[string]string
+		}{"few large files, ", large})
+	}
+
+	for _, shape := range shapes {
+		for _, by := range engines {
+			for _, q := range scanQueries(n) {
+				spec := q.spec
+				spec.Table = shape.tables[by]
+				name := fmt.Sprintf("%s (%stable written by %s)", q.name, shape.what, by)
+				l, lt, err := c.run(ctx, "lakelog", func() Spec { return spec })
+				lnote := checkRows(l, q.want) + scanFiles(l) + "; " + lt.String()
 				if err != nil {
-					r.DeltaRSNote = strings.SplitN(r.DeltaRSNote, ";", 2)[0] + "; " + failedNote(err)
+					lnote = failedNote(err)
+				}
+				r := &Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, LakelogNote: lnote}
+				if cfg.deltars != nil {
+					var outs []peerOutcome
+					for _, m := range peerReaders {
+						spec.Method = m.method
+						d, dt, err := c.run(ctx, "delta-rs", func() Spec { return spec })
+						p := peerOutcome{reader: m.name, o: d, note: checkRows(d, q.want) + scanFiles(d) + "; " + dt.String()}
+						if err != nil {
+							p.o, p.note = nil, failedNote(err)
+						}
+						outs = append(outs, p)
+					}
+					r.DeltaRS, r.DeltaRSNote = fastestPeer(outs)
 				}
 				add(r)
 			}

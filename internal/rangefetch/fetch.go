@@ -165,6 +165,23 @@ func (fe *Fetcher) Close() {
 	}
 }
 
+// SetBudget changes the budget (Options.Budget) from now on: a reader
+// that starts small raises it once it knows how large the row groups it
+// reads are. Pieces already granted stay.
+func (fe *Fetcher) SetBudget(n int64) {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	fe.opt.Budget = max(1, n)
+	fe.mu.cond.Broadcast()
+}
+
+// Budget is the budget in force.
+func (fe *Fetcher) Budget() int64 {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	return fe.opt.Budget
+}
+
 // Done is closed when the Fetcher has stopped (Close, or its context
 // ended).
 func (fe *Fetcher) Done() <-chan struct{} { return fe.ctx.Done() }
