@@ -1119,4 +1119,3 @@ func diffRows(got, want []string) string {
 	fmt.Fprintf(&b, "\n  (%d unexpected, %d missing)", extra, missing)
 	return b.String()
 }
-
