@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -361,7 +360,7 @@ func (s *Scan) resolveSources(pf *file.Reader, fr *pqarrow.FileReader, sources [
 			}
 		}
 		if sf.IsLeaf() && directByteArray(pf, sf.ColIndex, src.arrow.Type) {
-			src.bytes = newByteArrayColumn(pf, sf.ColIndex, src.arrow.Type)
+			src.bytes = newByteArrayColumn(pf, sf.ColIndex, plainOf(src.arrow.Type))
 			continue
 		}
 		plainDictionary(sf)
@@ -582,7 +581,7 @@ func selectRows(ctx context.Context, rec arrow.RecordBatch, del []int, mem memor
 	mask := array.NewBooleanData(data)
 	data.Release()
 	defer mask.Release()
-	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+	return filterRecord(ctx, rec, mask, mem)
 }
 
 // assemble builds the scan's batch for n rows of f, starting at file row
@@ -608,7 +607,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		var err error
 		switch {
 		case src.part:
-			cols[i], err = constantArray(mem, src.arrow.Type, src.value, int(n))
+			cols[i], err = constantArray(mem, plainOf(src.arrow.Type), src.value, int(n))
 		case src.int96 != nil:
 			var ts arrow.Array
 			if ts, err = src.int96.next(mem, int(n)); err == nil {
@@ -631,6 +630,11 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		if err != nil {
 			return nil, fmt.Errorf("reader: %s: column %q: %w", f.Key, src.field.Name, err)
 		}
+		if dt := src.arrow.Type; isView(dt) && !isView(cols[i].DataType()) {
+			plain := cols[i]
+			cols[i] = toView(mem, plain, dt)
+			plain.Release()
+		}
 	}
 	if s.cfg.rowIndex {
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
@@ -652,7 +656,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 			rec.Release()
 			return nil, fmt.Errorf("reader: %s: filter: %w", f.Key, err)
 		}
-		filtered, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+		filtered, err := filterRecord(ctx, rec, mask, mem)
 		mask.Release()
 		rec.Release()
 		if err != nil {
@@ -664,10 +668,14 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		rec.Release()
 		return nil, nil
 	}
-	if len(s.readFields) != len(s.outFields) {
+	if len(s.readFields) != len(s.outFields) || s.viewsAfterFilter {
 		proj := make([]arrow.Array, len(s.outFields), len(s.outFields)+1)
 		for i := range proj {
 			proj[i] = rec.Column(i)
+			if dt := s.outSchema.Field(i).Type; isView(dt) && !isView(proj[i].DataType()) {
+				proj[i] = toView(mem, proj[i], dt) // read plain for the filter
+				defer proj[i].Release()
+			}
 		}
 		if s.cfg.rowIndex {
 			proj = append(proj, rec.Column(int(rec.NumCols())-1))
@@ -684,7 +692,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 // logical names (columnMapping.toLogical).
 func (s *Scan) conformFileColumn(ctx context.Context, src columnSource, col arrow.Array) (arrow.Array, error) {
 	if !s.mapping.on() || !nested(src.field.Type) {
-		return arrowconv.Conform(ctx, s.cfg.mem, col, src.arrow.Type)
+		return arrowconv.Conform(ctx, s.cfg.mem, col, plainOf(src.arrow.Type))
 	}
 	d, err := s.mapping.toLogical(col.Data(), src.fileField, src.field.Type)
 	if err != nil {

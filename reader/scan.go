@@ -78,6 +78,7 @@ type config struct {
 	// decodeAhead bounds the decoded batches a parallel pass holds for
 	// the consumer (records.go).
 	decodeAhead int64
+	views       bool // WithStringViews
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -109,6 +110,17 @@ func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem
 // WithParallelism sets how many data files Records reads at once (default
 // GOMAXPROCS; 1 reads one file after another).
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// WithStringViews returns the top-level string and binary columns as
+// Arrow's view types (Utf8View, BinaryView) instead of offsets and one
+// data buffer: values up to 12 bytes are held in the views themselves,
+// longer ones of a dictionary page are referenced where they lie rather
+// than copied into every batch. Columns nested in structs, lists and maps
+// stay plain. Batches are otherwise the same; a consumer must take the
+// view arrays (array.StringView, array.BinaryView). Without it, strings
+// and binaries come as array.String and array.Binary: what expr's
+// evaluation, arrow-go's compute kernels and lakelog's writers take.
+func WithStringViews() Option { return func(c *config) { c.views = true } }
 
 // RecordReads records on tx what the scan reads, as the conflict checker
 // needs it: when the scan is planned, its filter as a read predicate (the
@@ -199,8 +211,11 @@ type Scan struct {
 	readFields []*actions.StructField // outFields plus the filter's columns
 	outSchema  *arrow.Schema
 	readSchema *arrow.Schema
-	m          metrics
-	recordMu   sync.Mutex // serializes RecordReads' calls on cfg.tx
+	// viewsAfterFilter: an output column is read plain (for the filter)
+	// and made a view after it (WithStringViews).
+	viewsAfterFilter bool
+	m                metrics
+	recordMu         sync.Mutex // serializes RecordReads' calls on cfg.tx
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
@@ -336,6 +351,15 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	if s.readSchema, err = arrowSchemaOf(s.readFields); err != nil {
 		return nil, err
 	}
+	if cfg.views {
+		// Output columns become views; a column the filter reads is
+		// decoded plain, for the filter, and made a view after it.
+		s.outSchema = withViews(s.outSchema, nil)
+		s.readSchema = withViews(s.readSchema, s.filterColumns)
+		for i := range s.outFields {
+			s.viewsAfterFilter = s.viewsAfterFilter || !arrow.TypeEqual(s.outSchema.Field(i).Type, s.readSchema.Field(i).Type)
+		}
+	}
 	if cfg.rowIndex {
 		if fieldFold(s.schema, RowIndexColumn) != nil {
 			return nil, fmt.Errorf("reader: the table has a column %q, which WithRowIndex would shadow", RowIndexColumn)
@@ -345,6 +369,25 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		s.readSchema = arrow.NewSchema(append(slices.Clone(s.readSchema.Fields()), ri), nil)
 	}
 	return s, nil
+}
+
+// withViews is sc with its top-level string and binary fields as view
+// types, except those named in plain.
+func withViews(sc *arrow.Schema, plain []string) *arrow.Schema {
+	fields := slices.Clone(sc.Fields())
+	for i, f := range fields {
+		if slices.Contains(plain, f.Name) {
+			continue
+		}
+		switch f.Type.ID() {
+		case arrow.STRING:
+			fields[i].Type = arrow.BinaryTypes.StringView
+		case arrow.BINARY:
+			fields[i].Type = arrow.BinaryTypes.BinaryView
+		}
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md)
 }
 
 // arrowSchemaOf is the logical Arrow schema of some of a table's fields.

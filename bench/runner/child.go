@@ -158,9 +158,9 @@ func lakelogAppend(ctx context.Context, spec Spec) (Outcome, error) {
 	return Outcome{Seconds: secs, Count: spec.Rows, Files: int64(snap.NumFiles()), Version: snap.Version()}, nil
 }
 
-// lakelogScan: open the table, plan and read every batch (all columns),
-// folding each into a checksum. "select" adds id BETWEEN Lo AND Hi;
-// Columns narrows the columns read.
+// lakelogScan: open the table, plan and read every batch (all columns,
+// strings as views), folding each into a checksum. "select" adds id
+// BETWEEN Lo AND Hi; Columns narrows the columns read.
 func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
 	st, err := objstore.Open(ctx, spec.Table)
 	if err != nil {
@@ -171,7 +171,9 @@ func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	var opts []reader.Option
+	// Strings as views, as DataFusion returns them (Utf8View); the
+	// checksum takes both.
+	opts := []reader.Option{reader.WithStringViews()}
 	if spec.Op == "select" {
 		pred, err := expr.Parse(fmt.Sprintf("id BETWEEN %d AND %d", spec.Lo, spec.Hi))
 		if err != nil {
