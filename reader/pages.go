@@ -264,10 +264,22 @@ func (c *pageColumn) freeScratch() {
 }
 
 // levels decodes the definition levels of the next k rows of the page
-// (all valid when the column has none) and counts the non-null ones.
+// (all valid when the column has none) and counts the non-null ones;
+// when all k are non-null, defs may be left undecoded.
 func (c *pageColumn) levels(k int) (defs []uint32, nonNull int, err error) {
 	defs = c.defBuf[:k]
 	if c.maxDef == 0 {
+		return defs, k, nil
+	}
+	// A run of k or more rows all present (how writers encode a page
+	// without nulls) needs no level decoded; defs are then not filled.
+	if c.defs.rle == 0 && c.defs.packed == 0 && c.defs.pos < len(c.defs.data) {
+		if err := c.defs.header(); err != nil {
+			return nil, 0, err
+		}
+	}
+	if c.defs.rle >= k && c.defs.rleVal == uint32(c.maxDef) {
+		c.defs.rle -= k
 		return defs, k, nil
 	}
 	if err := c.defs.decode(defs); err != nil {

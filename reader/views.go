@@ -35,9 +35,12 @@ func toView(mem memory.Allocator, arr arrow.Array, dt arrow.DataType) arrow.Arra
 	n := d.Len()
 	var offs []int32
 	var data *memory.Buffer
-	if bufs := d.Buffers(); len(bufs) > 2 {
+	var values []byte
+	if bufs := d.Buffers(); len(bufs) > 2 && bufs[1] != nil && bufs[1].Len() > 0 {
 		offs = arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())[d.Offset() : d.Offset()+n+1]
-		data = bufs[2]
+		if data = bufs[2]; data != nil {
+			values = data.Bytes()
+		}
 	}
 	viewBytes := allocUninit(mem, n*arrow.ViewHeaderSizeBytes)
 	views := arrow.ViewHeaderTraits.CastFromBytes(viewBytes)
@@ -48,7 +51,7 @@ func toView(mem memory.Allocator, arr arrow.Array, dt arrow.DataType) arrow.Arra
 		if arr.IsNull(i) || offs == nil {
 			continue
 		}
-		v.SetBytes(data.Bytes()[offs[i]:offs[i+1]])
+		v.SetBytes(values[offs[i]:offs[i+1]])
 		if !v.IsInline() {
 			v.SetIndexOffset(0, offs[i])
 			long = true
