@@ -99,4 +99,3 @@ func TestViewsRandom(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
