@@ -32,5 +32,5 @@ func FetchSizes(piece, gap, tailMin, tailMax int64) (restore func()) {
 }
 
 // DecodeAhead bounds the decoded batches a parallel pass holds ahead of
-// the consumer (default 64 MiB), for tests of the pipeline.
+// the consumer (default 32 MiB), for tests of the pipeline.
 func DecodeAhead(bytes int64) Option { return func(c *config) { c.decodeAhead = bytes } }

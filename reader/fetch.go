@@ -109,11 +109,11 @@ func (s *Scan) addFile(fe *rangefetch.Fetcher, f *ScanFile) *rangefetch.File {
 
 // raiseBudget sizes the fetch budget by the largest row group (its
 // projected bytes) planned so far: the parallelism's units being decoded
-// and as many ahead, at least minFetchBudget and at most WithFetchBudget.
+// and one ahead, at least minFetchBudget and at most WithFetchBudget.
 // A table of small row groups then holds little fetched ahead, and one of
 // large row groups what its decoders need, however many files it has.
 func (s *Scan) raiseBudget(fe *rangefetch.Fetcher, rowGroup int64) {
-	need := min(s.cfg.fetchBudget, max(minFetchBudget, 2*int64(s.cfg.parallelism)*rowGroup))
+	need := min(s.cfg.fetchBudget, max(minFetchBudget, int64(s.cfg.parallelism+1)*rowGroup))
 	if need > fe.Budget() {
 		fe.SetBudget(need)
 	}

@@ -22,7 +22,7 @@ import (
 // least a batch), and any unit of the files planned ahead may be decoded
 // while the consumer reads an earlier one, so that a table of few large
 // files uses every core as well as one of many small files. The batches
-// decoded ahead of the consumer hold at most 64 MiB (the unit the
+// decoded ahead of the consumer hold at most 32 MiB (the unit the
 // consumer reads is never held back), so memory stays bounded whatever
 // the table's size. On an object store the fetcher adds at most
 // WithFetchBudget bytes of fetched data (fetch.go).
@@ -92,7 +92,7 @@ const filesAhead = 16
 
 // defaultDecodeAhead bounds the bytes of decoded batches a parallel pass
 // holds for the consumer (see Records).
-const defaultDecodeAhead = 64 << 20
+const defaultDecodeAhead = 32 << 20
 
 // pass is one parallel pass of Records. The planner appends a job per
 // planned file, in path order; workers open the files (their footers,
