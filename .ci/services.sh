@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Object-store servers for the cloud store tests: MinIO (S3), fake-gcs-server
-# (GCS) and Azurite (Azure Blob). Source this file, then:
+# (GCS) and Azurite (Azure Blob); and the CDC pipeline's PostgreSQL, Kafka
+# and Kafka Connect with Debezium (.ci/pipeline.sh). Source this file, then:
 #
 #   services_install   build or install the servers into the cache (once)
 #   services_start     install if needed, start all three on 127.0.0.1 with
@@ -24,6 +25,9 @@ LAKELOG_AZURITE_PORT=${LAKELOG_AZURITE_PORT:-10000}
 # The well-known Azurite development account (public, documented by Microsoft).
 _LAKELOG_AZURITE_ACCOUNT=devstoreaccount1
 _LAKELOG_AZURITE_KEY='Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='
+
+# shellcheck source=.ci/pipeline.sh
+source "$(dirname "${BASH_SOURCE[0]}")/pipeline.sh"
 
 _services_log() { printf '[services] %s\n' "$*" >&2; }
 
@@ -62,12 +66,15 @@ _services_install_azurite() {
 services_install() {
 	# The two Go builds share 2 cores badly with npm's downloads, so they run
 	# one after the other; npm runs meanwhile.
-	local azurite_pid rc=0
+	local azurite_pid pipeline_pid rc=0
 	_services_install_azurite &
 	azurite_pid=$!
+	pipeline_install &
+	pipeline_pid=$!
 	_services_go_install minio github.com/minio/minio "$LAKELOG_MINIO_VERSION" || rc=1
 	_services_go_install fake-gcs-server github.com/fsouza/fake-gcs-server "$LAKELOG_FAKEGCS_VERSION" || rc=1
 	wait "$azurite_pid" || rc=1
+	wait "$pipeline_pid" || rc=1
 	return $rc
 }
 
@@ -139,6 +146,7 @@ services_start() {
 	_services_wait minio "http://127.0.0.1:$LAKELOG_MINIO_PORT/minio/health/ready" "$(cat "$dir/minio.pid")" || ok=1
 	_services_wait fake-gcs-server "http://127.0.0.1:$LAKELOG_GCS_PORT/storage/v1/b" "$(cat "$dir/fake-gcs-server.pid")" || ok=1
 	_services_wait azurite "http://127.0.0.1:$LAKELOG_AZURITE_PORT/" "$(cat "$dir/azurite.pid")" || ok=1
+	pipeline_start "$dir/pipeline" || ok=1
 	if [ $ok -ne 0 ]; then
 		services_stop
 		return 1
@@ -170,6 +178,7 @@ _services_alive() {
 services_stop() {
 	local dir=${LAKELOG_SERVICES_DIR:-} name pid i
 	[ -n "$dir" ] && [ -d "$dir" ] || return 0
+	pipeline_stop "$dir/pipeline"
 	for name in minio fake-gcs-server azurite; do
 		pid=$(cat "$dir/$name.pid" 2>/dev/null) || continue
 		kill -TERM "$pid" 2>/dev/null || true

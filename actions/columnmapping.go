@@ -3,7 +3,6 @@ package actions
 import (
 	"encoding/json"
 	"math"
-	"strings"
 )
 
 // Column mapping modes (PROTOCOL.md "Column Mapping"), the values of the
@@ -21,20 +20,6 @@ const (
 	MetaColumnMappingID          = "delta.columnMapping.id"
 	MetaColumnMappingPhysical    = "delta.columnMapping.physicalName"
 )
-
-// ColumnMappingMode returns the table's column mapping mode, lower-cased:
-// "none" (also when unset or md is nil), "id" or "name". Any other value
-// is returned as it is (lower-cased), for the caller to refuse.
-func ColumnMappingMode(md *Metadata) string {
-	if md == nil {
-		return ColumnMappingNone
-	}
-	m := strings.ToLower(strings.TrimSpace(md.Configuration[PropColumnMappingMode]))
-	if m == "" {
-		return ColumnMappingNone
-	}
-	return m
-}
 
 // PhysicalName returns the name of the field's column in data files under
 // the given column mapping mode: delta.columnMapping.physicalName from the

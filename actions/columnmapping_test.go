@@ -7,20 +7,26 @@ import (
 
 func TestColumnMapping(t *testing.T) {
 	for _, tc := range []struct {
-		conf map[string]string
-		want string
+		conf    map[string]string
+		want    string
+		invalid bool
 	}{
-		{nil, "none"},
-		{map[string]string{"delta.columnMapping.mode": "NAME"}, "name"},
-		{map[string]string{"delta.columnMapping.mode": "id"}, "id"},
-		{map[string]string{"delta.columnMapping.mode": ""}, "none"},
-		{map[string]string{"delta.columnMapping.mode": "Weird"}, "weird"},
+		{nil, "none", false},
+		{map[string]string{"delta.columnMapping.mode": "NAME"}, "name", false},
+		{map[string]string{"delta.columnMapping.mode": "id"}, "id", false},
+		{map[string]string{"delta.columnMapping.mode": ""}, "none", true},
+		{map[string]string{"delta.columnMapping.mode": " name"}, "none", true},
+		{map[string]string{"delta.columnMapping.mode": "Weird"}, "none", true},
 	} {
-		if got := ColumnMappingMode(&Metadata{Configuration: tc.conf}); got != tc.want {
+		p := (&Metadata{Configuration: tc.conf}).Properties()
+		if got := p.ColumnMappingMode; got != tc.want {
 			t.Errorf("%v: mode %q, want %q", tc.conf, got, tc.want)
 		}
+		if invalid := p.InvalidProperty(PropColumnMappingMode) != nil; invalid != tc.invalid {
+			t.Errorf("%v: invalid %v, want %v", tc.conf, invalid, tc.invalid)
+		}
 	}
-	if ColumnMappingMode(nil) != ColumnMappingNone {
+	if (*Metadata)(nil).Properties().ColumnMappingMode != ColumnMappingNone {
 		t.Error("nil metadata is not mode none")
 	}
 	st, err := ParseSchema(`{"type":"struct","fields":[

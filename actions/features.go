@@ -76,6 +76,31 @@ var legacyWriterFeatures = [...][]string{
 	6: {FeatureIdentityColumns},
 }
 
+// LegacyWriterVersion is the lowest legacy writer version (below 7) that
+// implies the named feature, or 0 when only a table-features protocol
+// can list it.
+func LegacyWriterVersion(name string) int {
+	for v, fs := range legacyWriterFeatures {
+		if slices.Contains(fs, name) {
+			return v
+		}
+	}
+	return 0
+}
+
+// LegacyReaderVersion is the lowest legacy reader version (below 3) that
+// implies the named feature: 2 for columnMapping, 1 for a writer-only
+// feature (nothing of readers), 0 for any other reader-writer feature.
+func LegacyReaderVersion(name string) int {
+	switch {
+	case name == FeatureColumnMapping:
+		return 2
+	case !IsReaderWriterFeature(name):
+		return 1
+	}
+	return 0
+}
+
 // ReaderFeatureSet returns the features a reader must support to read the
 // table. From reader version 3 on that is the readerFeatures list; a
 // legacy protocol implies its features: version 2 requires columnMapping,

@@ -171,7 +171,7 @@ func TestGoldenPartitionValues(t *testing.T) {
 					if schema, err = a.Metadata.Schema(); err != nil {
 						t.Fatal(err)
 					}
-					mode = ColumnMappingMode(a.Metadata)
+					mode = a.Metadata.Properties().ColumnMappingMode
 				}
 				var pv map[string]*string
 				switch {

@@ -90,15 +90,26 @@ func (s *StructType) Field(name string) *StructField {
 // nil. Delta column names are unique regardless of case, as Spark
 // resolves them.
 func (s *StructType) FieldFold(name string) *StructField {
-	if f := s.Field(name); f != nil {
-		return f
-	}
-	for _, f := range s.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return f
-		}
+	if i := s.IndexFold(name); i >= 0 {
+		return s.Fields[i]
 	}
 	return nil
+}
+
+// IndexFold is the index of the field FieldFold returns: the field named
+// name exactly, else ignoring case; -1 when there is none.
+func (s *StructType) IndexFold(name string) int {
+	for i, f := range s.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	for i, f := range s.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Names returns the fields' names in order.

@@ -171,3 +171,15 @@ func FuzzParseSchema(f *testing.F) {
 		}
 	})
 }
+
+func TestIndexFold(t *testing.T) {
+	s := &StructType{Fields: []*StructField{{Name: "Id"}, {Name: "id"}, {Name: "Name"}}}
+	for name, want := range map[string]int{"id": 1, "Id": 0, "ID": 0, "name": 2, "NAME": 2, "x": -1, "": -1} {
+		if got := s.IndexFold(name); got != want {
+			t.Errorf("IndexFold(%q) = %d, want %d", name, got, want)
+		}
+		if f := s.FieldFold(name); (f == nil) != (want < 0) || f != nil && f != s.Fields[want] {
+			t.Errorf("FieldFold(%q) = %v", name, f)
+		}
+	}
+}

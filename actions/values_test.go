@@ -187,7 +187,7 @@ func TestGoldenStatValues(t *testing.T) {
 			for _, a := range as {
 				if a.Metadata != nil && a.Metadata.SchemaString != "" {
 					schema, _ = a.Metadata.Schema()
-					mode = ColumnMappingMode(a.Metadata)
+					mode = a.Metadata.Properties().ColumnMappingMode
 				}
 				if a.Add == nil || a.Add.Stats == "" || schema == nil {
 					continue

@@ -36,9 +36,6 @@ const (
 	UpdatePostimage = "update_postimage"
 )
 
-// enableProperty is the table property that turns the feed on.
-const enableProperty = "delta.enableChangeDataFeed"
-
 var (
 	// ErrNotRecorded: a version of the range was committed while the
 	// feed was off (before it was enabled, or after it was disabled), so
@@ -93,6 +90,25 @@ type config struct {
 	parallelism int
 	mem         memory.Allocator
 	emptyAfter  bool
+	// Follow's: polling, the caller's trigger, the limits per batch.
+	poll, maxPoll         time.Duration
+	trigger               <-chan struct{}
+	maxVersions, maxFiles int
+	maxBytes              int64
+}
+
+// resolveConfig applies opts over the defaults.
+func resolveConfig(opts []Option) config {
+	cfg := config{batchSize: reader.DefaultBatchSize, parallelism: runtime.GOMAXPROCS(0),
+		poll: DefaultPollInterval, maxPoll: DefaultMaxPollInterval,
+		maxFiles: DefaultMaxFilesPerBatch, maxVersions: DefaultMaxVersionsPerBatch}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.parallelism <= 0 {
+		cfg.parallelism = 1
+	}
+	return cfg
 }
 
 // WithFilter keeps only the change rows for which e is TRUE. Its
@@ -133,8 +149,12 @@ type Feed struct {
 	from, to int64 // from > to: empty
 	display  string
 	cfg      config
-	start    *deltalog.Snapshot // the table at from: the metadata in force there
+	startMD  *actions.Metadata  // the metadata in force at from
 	end      *deltalog.Snapshot // the table at to: the schema rows are read in
+	// commits, when set, are the range's commits already read (a
+	// follower's batch); otherwise the feed reads them with
+	// deltalog.Commits.
+	commits []*deltalog.VersionCommit
 	// The scans, all over end: rows of data files; rows of change data
 	// files with their _change_type; rows with their row index, for
 	// deletion vector differences.
@@ -155,13 +175,7 @@ type Feed struct {
 // that does not resolve. Whether every version of the range recorded its
 // changes is checked as Records reaches it.
 func Open(ctx context.Context, store objstore.Store, root string, b Bounds, opts ...Option) (*Feed, error) {
-	cfg := config{batchSize: reader.DefaultBatchSize, parallelism: runtime.GOMAXPROCS(0)}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if cfg.parallelism <= 0 {
-		cfg.parallelism = 1
-	}
+	cfg := resolveConfig(opts)
 	f := &Feed{store: store, root: root, cfg: cfg, display: tableName(store, root)}
 	latest, err := deltalog.Open(ctx, store, root)
 	if err != nil {
@@ -207,15 +221,16 @@ func Open(ctx context.Context, store objstore.Store, root string, b Bounds, opts
 		return nil, fmt.Errorf("cdf: %w", err)
 	}
 	if f.from <= f.to {
-		f.start = f.end
+		start := f.end
 		if f.from != f.to {
-			if f.start, err = deltalog.Open(ctx, store, root, deltalog.AtVersion(f.from)); err != nil {
+			if start, err = deltalog.Open(ctx, store, root, deltalog.AtVersion(f.from)); err != nil {
 				return nil, fmt.Errorf("cdf: %w", err)
 			}
 		}
-		if err := f.start.Supports(deltalog.OpChangeDataFeed); err != nil {
+		if err := start.Supports(deltalog.OpChangeDataFeed); err != nil {
 			return nil, fmt.Errorf("cdf: %w", err)
 		}
+		f.startMD = start.Metadata()
 	}
 	if err := f.plan(); err != nil {
 		return nil, err

@@ -14,7 +14,7 @@ import (
 // does not widen, or other partition columns. Columns the end schema
 // adds are read as nulls. It is Spark's rule: a range is read under its
 // end version's schema only across additive changes.
-func (f *Feed) checkSchema(v int64, md *actions.Metadata) error {
+func (f *Feed) checkSchema(v int64, md *actions.Metadata, props *actions.TableProperties) error {
 	if md == f.end.Metadata() {
 		return nil
 	}
@@ -26,7 +26,10 @@ func (f *Feed) checkSchema(v int64, md *actions.Metadata) error {
 		return fmt.Errorf("cdf: %s: %w: version %d %s; the range %d to %d is read under version %d's schema: ask for a range on one side of version %d",
 			f.display, ErrSchemaChange, v, fmt.Sprintf(format, args...), f.from, f.to, f.to, v)
 	}
-	if mode := actions.ColumnMappingMode(md); mode != "" && mode != "none" {
+	if e := props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
+		return fail("has column mapping mode %q, which is not none, name or id", e.Value)
+	}
+	if mode := props.ColumnMappingMode; mode != actions.ColumnMappingNone {
 		return fail("uses column mapping (mode %q), which lakelog does not read yet", mode)
 	}
 	if !slices.EqualFunc(md.PartitionColumns, f.end.PartitionColumns(), strings.EqualFold) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -141,24 +142,24 @@ func drain(ch chan batchOrErr) {
 // order; an error is emitted as a job carrying it, after which planning
 // stops.
 func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
-	md := f.start.Metadata()
+	md, props := f.startMD, f.startMD.Properties()
 	var checked *actions.Metadata // the metadata last found readable
-	for vc, err := range deltalog.Commits(ctx, f.store, f.root, f.from, f.to) {
+	for vc, err := range f.rangeCommits(ctx) {
 		if err != nil {
 			emit(&job{err: fmt.Errorf("cdf: %s: %w", f.display, err)})
 			return
 		}
 		for i := range vc.Actions {
 			if m := vc.Actions[i].Metadata; m != nil {
-				md = m
+				md, props = m, m.Properties()
 			}
 		}
-		if err := f.checkRecorded(vc.Version, md); err != nil {
+		if err := f.checkRecorded(vc.Version, props); err != nil {
 			emit(&job{err: err})
 			return
 		}
 		if md != checked {
-			if err := f.checkSchema(vc.Version, md); err != nil {
+			if err := f.checkSchema(vc.Version, md, props); err != nil {
 				emit(&job{err: err})
 				return
 			}
@@ -177,14 +178,28 @@ func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
 	}
 }
 
-// checkRecorded fails when version v's changes were not recorded.
-func (f *Feed) checkRecorded(v int64, md *actions.Metadata) error {
-	on, err := actions.PropBool(md, enableProperty, false)
-	if err != nil {
-		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, err)
+// rangeCommits are the range's commits: those a follower already read,
+// else the log's.
+func (f *Feed) rangeCommits(ctx context.Context) iter.Seq2[*deltalog.VersionCommit, error] {
+	if f.commits == nil {
+		return deltalog.Commits(ctx, f.store, f.root, f.from, f.to)
 	}
-	if !on {
-		return fmt.Errorf("cdf: %s: %w for version %d: %s is not true at that version (the range is %d to %d)", f.display, ErrNotRecorded, v, enableProperty, f.from, f.to)
+	return func(yield func(*deltalog.VersionCommit, error) bool) {
+		for _, vc := range f.commits {
+			if !yield(vc, nil) {
+				return
+			}
+		}
+	}
+}
+
+// checkRecorded fails when version v's changes were not recorded.
+func (f *Feed) checkRecorded(v int64, props *actions.TableProperties) error {
+	if e := props.InvalidProperty(actions.PropEnableChangeDataFeed); e != nil {
+		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, e)
+	}
+	if !props.EnableChangeDataFeed {
+		return fmt.Errorf("cdf: %s: %w for version %d: %s is not true at that version (the range is %d to %d)", f.display, ErrNotRecorded, v, actions.PropEnableChangeDataFeed, f.from, f.to)
 	}
 	return nil
 }
@@ -312,7 +327,7 @@ func (f *Feed) run(ctx context.Context, j *job) {
 	}
 	if err != nil {
 		if errors.Is(err, objstore.ErrNotFound) {
-			err = fmt.Errorf("%w: %w (VACUUM removes the files of old versions)", ErrFileMissing, err)
+			err = fmt.Errorf("%w: %w (VACUUM deletes the files of old versions once they are older than the table's %s, %s by default)", ErrFileMissing, err, actions.PropDeletedFileRetentionDuration, days(deltalog.DefaultDeletedFileRetention))
 		}
 		send(nil, fmt.Errorf("cdf: %s: version %d: %s: %w", f.display, j.version, j.file.Add.Path, err))
 	}

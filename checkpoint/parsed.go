@@ -36,10 +36,17 @@ import (
 // A stats value that does not parse as its column's type is written as
 // null: the JSON stats stay the reference.
 func WithStatsAsStruct(md *actions.Metadata) WriteOption {
-	return writeOptionFunc(func(w *writeConfig) { w.parsed = &parsedSpec{md: md} })
+	return withStatsAsStruct(md, md.Properties())
 }
 
-type parsedSpec struct{ md *actions.Metadata }
+func withStatsAsStruct(md *actions.Metadata, props *actions.TableProperties) WriteOption {
+	return writeOptionFunc(func(w *writeConfig) { w.parsed = &parsedSpec{md: md, props: props} })
+}
+
+type parsedSpec struct {
+	md    *actions.Metadata
+	props *actions.TableProperties // md's
+}
 
 // statsLeaf is one column of stats_parsed: the path of physical names into
 // the stats JSON and the column's Delta type.
@@ -71,7 +78,8 @@ func newParsedEncoder(spec *parsedSpec) (*parsedEncoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stats as struct: %w", err)
 	}
-	mode := actions.ColumnMappingMode(md)
+	props := spec.props
+	mode := props.ColumnMappingMode
 	p := &parsedEncoder{}
 	parts := map[string]bool{}
 	for _, name := range md.PartitionColumns {
@@ -86,15 +94,12 @@ func newParsedEncoder(spec *parsedSpec) (*parsedEncoder, error) {
 		p.pvFields = append(p.pvFields, &statsField{name: f.PhysicalName(mode), typ: f.Type})
 	}
 
-	numIndexed, err := actions.PropInt(md, "delta.dataSkippingNumIndexedCols", 32)
-	if err != nil {
-		return nil, fmt.Errorf("stats as struct: %w", err)
-	}
+	numIndexed := props.DataSkippingNumIndexedCols
 	var named map[string]bool
-	if s := strings.TrimSpace(md.Configuration["delta.dataSkippingStatsColumns"]); s != "" {
+	if props.DataSkippingStatsColumns != nil {
 		named = map[string]bool{}
-		for _, c := range strings.Split(s, ",") {
-			named[strings.ToLower(strings.Trim(strings.TrimSpace(c), "`"))] = true
+		for _, path := range props.DataSkippingStatsColumns {
+			named[statsPathKey(path)] = true
 		}
 	}
 	budget := int(numIndexed)
@@ -113,8 +118,7 @@ func newParsedEncoder(spec *parsedSpec) (*parsedEncoder, error) {
 		budget = -1
 	}
 	p.minMax = statsFields(data, mode, "", named, &budget, true)
-	dv, _ := actions.PropBool(md, "delta.enableDeletionVectors", false)
-	p.tight = dv
+	p.tight = props.EnableDeletionVectors
 
 	if len(p.pvFields) > 0 {
 		var fs []arrow.Field
@@ -167,20 +171,26 @@ func hasBounds(t actions.DataType) bool {
 	return false
 }
 
+// statsPathKey is the key of a column path in statsFields' named set:
+// its names, lower-cased, joined by NUL (names may hold dots).
+func statsPathKey(path []string) string {
+	return strings.ToLower(strings.Join(path, "\x00"))
+}
+
 // statsFields selects the stats columns of fields in schema order. budget
 // counts the leaf columns still allowed (-1: no limit); named, when set,
-// lists the logical dotted paths that have stats (a struct's name covers
-// its fields). bounds selects only columns with min and max values.
+// lists the logical paths that have stats (statsPathKey; a struct's path
+// covers its fields). bounds selects only columns with min and max values.
 func statsFields(fields []*actions.StructField, mode, prefix string, named map[string]bool, budget *int, bounds bool) []*statsField {
 	var out []*statsField
 	for _, f := range fields {
-		path := strings.ToLower(prefix + f.Name)
+		path := prefix + strings.ToLower(f.Name)
 		if st, ok := f.Type.(*actions.StructType); ok {
 			sub := named
 			if named != nil && named[path] {
 				sub = nil // the whole struct is named
 			}
-			children := statsFields(st.Fields, mode, path+".", sub, budget, bounds)
+			children := statsFields(st.Fields, mode, path+"\x00", sub, budget, bounds)
 			if len(children) > 0 {
 				out = append(out, &statsField{name: f.PhysicalName(mode), typ: f.Type, children: children})
 			}

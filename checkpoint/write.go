@@ -572,25 +572,16 @@ func (f *fileWriter) abort() {
 
 func (f *fileWriter) size() int64 { return f.upload.Written() }
 
-// TableOptions returns the write options that the table properties of md
-// ask for: delta.checkpoint.writeStatsAsJson (default true) and
-// delta.checkpoint.writeStatsAsStruct (default false). A property that is
-// not a boolean is an error.
-func TableOptions(md *actions.Metadata) ([]WriteOption, error) {
-	asJSON, err := actions.PropBool(md, "delta.checkpoint.writeStatsAsJson", true)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	asStruct, err := actions.PropBool(md, "delta.checkpoint.writeStatsAsStruct", false)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
+// TableOptions returns the write options that the table's properties
+// (props, parsed from md) ask for: delta.checkpoint.writeStatsAsJson
+// (default true) and delta.checkpoint.writeStatsAsStruct (default false).
+func TableOptions(md *actions.Metadata, props *actions.TableProperties) []WriteOption {
 	var opts []WriteOption
-	if !asJSON {
+	if !props.CheckpointWriteStatsAsJSON {
 		opts = append(opts, WithoutStatsJSON())
 	}
-	if asStruct {
-		opts = append(opts, WithStatsAsStruct(md))
+	if props.CheckpointWriteStatsAsStruct {
+		opts = append(opts, withStatsAsStruct(md, props))
 	}
-	return opts, nil
+	return opts
 }

@@ -31,7 +31,7 @@ func TableOf(md *actions.Metadata) (Table, error) {
 	return Table{
 		Schema:            schema,
 		PartitionColumns:  md.PartitionColumns,
-		ColumnMappingMode: actions.ColumnMappingMode(md),
+		ColumnMappingMode: md.Properties().ColumnMappingMode,
 	}, nil
 }
 
@@ -67,13 +67,5 @@ func (t *Table) field(name string) *actions.StructField {
 	if t.Schema == nil {
 		return nil
 	}
-	if f := t.Schema.Field(name); f != nil {
-		return f
-	}
-	for _, f := range t.Schema.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return f
-		}
-	}
-	return nil
+	return t.Schema.FieldFold(name)
 }

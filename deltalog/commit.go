@@ -36,9 +36,10 @@ type Transaction struct {
 	table
 	snap        *Snapshot // nil when creating the table
 	readVersion int64
-	protocol    *actions.Protocol // set when the commit changes it
-	metadata    *actions.Metadata // set when the commit changes it
-	acts        []actions.Action  // everything but commitInfo, protocol and metaData
+	protocol    *actions.Protocol        // set when the commit changes it
+	metadata    *actions.Metadata        // set when the commit changes it
+	mdProps     *actions.TableProperties // metadata's properties, parsed once
+	acts        []actions.Action         // everything but commitInfo, protocol and metaData
 	info        actions.CommitInfo
 	readFiles   []string
 	readPreds   []expr.Expr
@@ -132,7 +133,7 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 			tx.cfg.checker = conflict.NewChecker(conflict.Table{
 				Schema:            snap.schema,
 				PartitionColumns:  snap.metadata.PartitionColumns,
-				ColumnMappingMode: actions.ColumnMappingMode(snap.metadata),
+				ColumnMappingMode: snap.props.ColumnMappingMode,
 			})
 		}
 	}
@@ -147,7 +148,10 @@ func (s *Snapshot) NewTransaction(opts ...TxnOption) *Transaction {
 // Create starts the transaction that creates a table at root with the given
 // metadata (its ID, format and createdTime are filled in when empty). The
 // protocol is the smallest that the schema and properties need unless
-// SetProtocol overrides it. Commit fails with ErrTableExists when version 0
+// SetProtocol overrides it. Property keys are normalised as Spark
+// normalises them (actions.NormalizeTableProperties: delta.enablecdf in
+// any case is delta.enableChangeDataFeed) and checked (CheckProperties).
+// Commit fails with ErrTableExists when version 0
 // exists.
 func Create(store objstore.Store, root string, md *actions.Metadata, opts ...TxnOption) (*Transaction, error) {
 	m := *md
@@ -163,14 +167,17 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 	if m.PartitionColumns == nil {
 		m.PartitionColumns = []string{}
 	}
-	if m.Configuration == nil {
-		m.Configuration = map[string]string{}
+	conf, err := actions.NormalizeTableProperties(m.Configuration)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
+	m.Configuration = conf
 	schema, err := m.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
-	if err := CheckProperties(&m); err != nil {
+	props := m.Properties()
+	if err := checkProperties(&m, props); err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	for _, c := range m.PartitionColumns {
@@ -192,8 +199,8 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		ms := tx.cfg.now().UnixMilli()
 		m.CreatedTime = &ms
 	}
-	tx.metadata = &m
-	tx.protocol = MinimalProtocol(&m, schema)
+	tx.metadata, tx.mdProps = &m, props
+	tx.protocol = minimalProtocol(props, schema)
 	tx.info.Operation = "CREATE TABLE"
 	tx.info.OperationParameters = map[string]any{
 		"isManaged":   "false",
@@ -205,88 +212,35 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 }
 
 // CheckProperties refuses the table properties of md that Spark would
-// refuse (an unknown delta.* key, a value of the wrong form) and those
-// lakelog cannot honour yet (column mapping, CHECK constraints, features
-// named by delta.feature.*). Create asks it, and so does an operation
-// that changes properties (ALTER TABLE SET TBLPROPERTIES).
+// refuse (an unknown delta.* key, a value of the wrong form, each error
+// naming its property) and those lakelog cannot honour yet (column
+// mapping, CHECK constraints, features named by delta.feature.*). Create
+// asks it, and so does an operation that changes properties (ALTER TABLE
+// SET TBLPROPERTIES). Keys are matched exactly: normalise their case
+// first (actions.NormalizeTableProperties), as Create does.
 func CheckProperties(md *actions.Metadata) error {
+	return checkProperties(md, md.Properties())
+}
+
+func checkProperties(md *actions.Metadata, props *actions.TableProperties) error {
 	keys := slices.Sorted(maps.Keys(md.Configuration))
 	for _, k := range keys {
 		switch {
 		case !actions.KnownTableProperty(k):
 			return fmt.Errorf("unknown table property %q (Delta's own properties are listed in PROTOCOL.md and Spark's documentation; other keys must not start with \"delta.\")", k)
-		case strings.HasPrefix(k, "delta.constraints."):
+		case strings.HasPrefix(k, actions.PropConstraintPrefix):
 			return fmt.Errorf("%w: %s: lakelog does not enforce CHECK constraints yet", ErrUnsupportedFeature, k)
-		case strings.HasPrefix(k, "delta.feature."):
+		case strings.HasPrefix(k, actions.PropFeaturePrefix):
 			return fmt.Errorf("%w: %s: lakelog enables table features through their properties (delta.enableDeletionVectors, ...), not delta.feature.*", ErrUnsupportedFeature, k)
 		}
 	}
-	if mode := actions.ColumnMappingMode(md); mode != "" && mode != "none" {
-		return fmt.Errorf("%w: delta.columnMapping.mode=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, mode)
+	if err := props.Err(); err != nil {
+		return err
 	}
-	return checkProperties(md)
-}
-
-// hasInvariants reports whether the schema holds what Spark's Invariants
-// feature covers: a NOT NULL field or a delta.invariants expression,
-// looking through structs but not into arrays and maps, as Spark does.
-func hasInvariants(s *actions.StructType) bool {
-	for _, f := range s.Fields {
-		if !f.Nullable {
-			return true
-		}
-		if _, ok := f.Metadata["delta.invariants"]; ok {
-			return true
-		}
-		if sub, ok := f.Type.(*actions.StructType); ok && hasInvariants(sub) {
-			return true
-		}
+	if mode := props.ColumnMappingMode; mode != actions.ColumnMappingNone {
+		return fmt.Errorf("%w: %s=%s: lakelog does not write column-mapped tables yet", ErrUnsupportedFeature, actions.PropColumnMappingMode, mode)
 	}
-	return false
-}
-
-// MinimalProtocol is the smallest protocol that the table's schema and
-// properties need, as Spark chooses it: a legacy protocol when every
-// feature needed has a legacy version ((1, 2) at least, (1, 4) for the
-// change data feed); otherwise reader version 3 and writer version 7
-// listing exactly the features needed, each once.
-func MinimalProtocol(md *actions.Metadata, schema *actions.StructType) *actions.Protocol {
-	var reader, writer []string
-	legacyWriter := 2
-	if tableFlag(md, "delta.appendOnly") {
-		writer = append(writer, actions.FeatureAppendOnly)
-	}
-	if hasInvariants(schema) {
-		// Spark counts NOT NULL columns as invariants, and refuses a
-		// table-features protocol that does not list them.
-		writer = append(writer, "invariants")
-	}
-	if tableFlag(md, "delta.enableChangeDataFeed") {
-		writer = append(writer, "changeDataFeed")
-		legacyWriter = 4
-	}
-	legacyOnly := true
-	if usesType(schema, actions.TypeTimestampNTZ) {
-		reader = append(reader, "timestampNtz")
-		writer = append(writer, "timestampNtz")
-		legacyOnly = false
-	}
-	if tableFlag(md, "delta.enableDeletionVectors") {
-		reader = append(reader, "deletionVectors")
-		writer = append(writer, "deletionVectors")
-		legacyOnly = false
-	}
-	if tableFlag(md, "delta.enableInCommitTimestamps") {
-		writer = append(writer, "inCommitTimestamp")
-		legacyOnly = false
-	}
-	switch {
-	case legacyOnly:
-		return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: legacyWriter}
-	case len(reader) > 0:
-		return &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: writer}
-	}
-	return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: writer}
+	return nil
 }
 
 // ReadVersion is the version the transaction read (-1 when creating).
@@ -320,7 +274,19 @@ func (tx *Transaction) Add(as ...actions.Action) {
 }
 
 // SetMetadata changes the table's metadata in this commit.
-func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata = md }
+func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata, tx.mdProps = md, nil }
+
+// properties are the table properties the commit leaves: those of the
+// metadata it sets, else the snapshot's.
+func (tx *Transaction) properties() *actions.TableProperties {
+	switch {
+	case tx.metadata == nil && tx.snap != nil:
+		return tx.snap.props
+	case tx.mdProps == nil:
+		tx.mdProps = tx.metadata.Properties()
+	}
+	return tx.mdProps
+}
 
 // SetProtocol changes the table's protocol in this commit.
 func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p }
@@ -682,15 +648,16 @@ func (tx *Transaction) validate() error {
 	if err != nil {
 		return fmt.Errorf("deltalog: commit: %w", err)
 	}
+	props := tx.properties()
 	if tx.metadata != nil {
-		if err := checkProperties(tx.metadata); err != nil {
+		if err := props.Err(); err != nil {
 			return fmt.Errorf("deltalog: commit: %w", err)
 		}
 	}
-	if err := checkWritable(p, md, schema); err != nil {
+	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
-	if tableFlag(md, "delta.appendOnly") {
+	if props.AppendOnly {
 		for _, a := range tx.acts {
 			if a.Remove != nil && a.Remove.DataChange {
 				return fmt.Errorf("deltalog: commit to %s: table is append-only (delta.appendOnly=true): cannot remove %s", tx.display(), a.Remove.Path)
@@ -775,11 +742,7 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	info := tx.info
 	now := tx.cfg.now().UnixMilli()
 	info.Timestamp = &now
-	md := tx.metadata
-	if md == nil && tx.snap != nil {
-		md = tx.snap.metadata
-	}
-	if tableFlag(md, "delta.enableInCommitTimestamps") {
+	if tx.properties().EnableInCommitTimestamps {
 		ict := max(now, lastICT+1)
 		info.InCommitTimestamp = &ict
 		info.Timestamp = &ict
@@ -816,10 +779,8 @@ func (tx *Transaction) conflictIsolation() conflict.Isolation {
 	if tx.isolation != "" {
 		return tx.isolation
 	}
-	if tx.snap != nil {
-		if l := tx.snap.metadata.Configuration["delta.isolationLevel"]; l != "" {
-			return conflict.Isolation(l)
-		}
+	if tx.snap != nil && tx.snap.props.IsolationLevel != "" {
+		return conflict.Isolation(tx.snap.props.IsolationLevel)
 	}
 	return conflict.WriteSerializable
 }

@@ -3,6 +3,7 @@ package deltalog_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -69,6 +70,10 @@ func TestCreateRefuses(t *testing.T) {
 		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "supported"}, "delta.feature.*", deltalog.ErrUnsupportedFeature},
 		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints", deltalog.ErrUnsupportedFeature},
 		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
+		// Spark's booleans are not padded; its intervals have no months.
+		{"id long", nil, map[string]string{"delta.enableChangeDataFeed": " true"}, `delta.enableChangeDataFeed = " true": needs to be a boolean`, nil},
+		{"id long", nil, map[string]string{"delta.logRetentionDuration": "interval 1 month"}, "delta.logRetentionDuration", nil},
+		{"id long", nil, map[string]string{"delta.appendOnly": "true", "DELTA.APPENDONLY": "true"}, `"DELTA.APPENDONLY" and "delta.appendOnly" are the same property`, nil},
 		{"p string, q int", []string{"p", "q"}, nil, "every column is a partition column", nil},
 	} {
 		schema, err := actions.ParseDDL(c.ddl)
@@ -117,6 +122,63 @@ func TestSupports(t *testing.T) {
 		err := appendOnly.Supports(op)
 		if ok != (err == nil) || (err != nil && (!errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "append-only"))) {
 			t.Errorf("append-only table, %s: %v", op, err)
+		}
+	}
+}
+
+// TestCreateNormalizesKeys: property keys of Delta's own properties are
+// stored in their canonical spelling whatever their case, as Spark stores
+// them, and their values parsed in any case.
+func TestCreateNormalizesKeys(t *testing.T) {
+	ctx := context.Background()
+	st := objstore.NewMem()
+	s, _ := actions.SchemaString(&actions.StructType{Fields: []*actions.StructField{{Name: "id", Type: actions.TypeLong, Nullable: true}}})
+	tx, err := deltalog.Create(st, "", &actions.Metadata{SchemaString: s, Configuration: map[string]string{
+		"DELTA.enablechangedatafeed": "tRUE", "delta.CHECKPOINTINTERVAL": "+05", "Owner": "me"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"delta.enableChangeDataFeed": "tRUE", "delta.checkpointInterval": "+05", "Owner": "me"}
+	if got := snap.Metadata().Configuration; !maps.Equal(got, want) {
+		t.Errorf("configuration %v, want %v", got, want)
+	}
+	if p := snap.Properties(); !p.EnableChangeDataFeed || p.CheckpointInterval != 5 || snap.Protocol().MinWriterVersion != 4 {
+		t.Errorf("properties %+v, protocol %+v", p, snap.Protocol())
+	}
+}
+
+// TestSupportsInvalidProperty: a table whose log holds a value of a known
+// property that does not parse (a foreign writer's) is read, but every
+// write is refused with ErrInvalidProperty naming the property, as Spark
+// fails them: a write reading it as its default could leave a change
+// feed unrecorded.
+func TestSupportsInvalidProperty(t *testing.T) {
+	ctx := context.Background()
+	st := objstore.NewMem()
+	commit := `{"protocol":{"minReaderVersion":1,"minWriterVersion":4}}` + "\n" +
+		`{"metaData":{"id":"t","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.enableChangeDataFeed":"yes"}}}` + "\n"
+	if err := st.Put(ctx, "_delta_log/00000000000000000000.json", strings.NewReader(commit), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.Supports(deltalog.OpScan); err != nil {
+		t.Errorf("scan: %v", err)
+	}
+	for _, op := range []deltalog.Operation{deltalog.OpAppend, deltalog.OpUpdate, deltalog.OpOptimize} {
+		err := snap.Supports(op)
+		var pe *actions.PropertyError
+		if !errors.Is(err, deltalog.ErrInvalidProperty) || !errors.As(err, &pe) || pe.Key != "delta.enableChangeDataFeed" || !strings.Contains(err.Error(), `delta.enableChangeDataFeed = "yes"`) {
+			t.Errorf("%s: %v", op, err)
 		}
 	}
 }

@@ -7,7 +7,10 @@
 // Open loads the newest complete checkpoint at or before the version and
 // replays only the commits after it; a missing or stale _last_checkpoint
 // and a checkpoint a crash left broken fall back to listing and to older
-// checkpoints, never to a failed read.
+// checkpoints, never to a failed read. Properties types the table's
+// properties once per snapshot (actions.TableProperties), and Supports
+// says whether lakelog can do an operation on the table, from one record
+// per table feature (features.go).
 //
 // A Transaction commits one version with create-if-absent. When another
 // writer took the version first, Commit reads the winning commit, asks the

@@ -15,6 +15,11 @@ var (
 	// ErrUnsupportedFeature: the table needs a reader or writer feature (or
 	// protocol version) that lakelog does not implement.
 	ErrUnsupportedFeature = errors.New("unsupported table feature")
+	// ErrInvalidProperty: a table property lakelog knows has a value
+	// that does not parse (delta.enableChangeDataFeed = "yes"); the error
+	// also wraps the *actions.PropertyError naming it. Writes refuse such
+	// a table, as Spark does.
+	ErrInvalidProperty = errors.New("invalid table property")
 	// ErrCommitUnknown: the store failed in a way that leaves it unknown
 	// whether the commit landed (every retry of the create failed without an
 	// answer). The error is a *CommitUnknownError: re-open the table and

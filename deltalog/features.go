@@ -14,95 +14,286 @@ const (
 	maxWriterVersion = 7
 )
 
-// readerFeatures are the reader features whose log form lakelog replays.
-// Features that change how data files are read (deletion vectors, column
-// mapping, type widening) are also checked by the reader package, which
-// refuses a scan it cannot do correctly.
-var readerFeatures = map[string]bool{
-	"columnMapping":        true,
-	"deletionVectors":      true,
-	"timestampNtz":         true,
-	"v2Checkpoint":         true,
-	"vacuumProtocolCheck":  true,
-	"typeWidening":         true,
-	"typeWidening-preview": true,
+// feature is what lakelog knows and does about one table feature, the one
+// record that decides it (delta-kernel-rs's FeatureInfo). A feature
+// without a record is refused by every operation that must know it:
+// readers for a reader-writer feature, writers for any.
+type feature struct {
+	name string // an actions.Feature* constant
+	// ops are the operations lakelog does on a table that has the
+	// feature. Making a feature writable is adding write operations here
+	// (and an enabled func when new tables should get it).
+	ops opSet
+	// check, when set, refuses an operation of ops on a particular table:
+	// one whose schema or properties use the feature in a way lakelog
+	// does not honour yet.
+	check func(t *tableConfig, op Operation) error
+	// enabled, when set, says whether the table's properties or schema
+	// use the feature: such a table is checked as if its protocol listed
+	// it, and a new table's protocol (MinimalProtocol) lists it.
+	enabled func(t *tableConfig) bool
 }
 
-// checkReadable is the protocol gate for readers.
-func checkReadable(p *actions.Protocol) error {
-	if p.MinReaderVersion < 1 || p.MinReaderVersion > maxReaderVersion {
-		return fmt.Errorf("%w: reader version %d (lakelog reads versions 1 to %d)", ErrUnsupportedFeature, p.MinReaderVersion, maxReaderVersion)
+// features are the records, in the order a new table's protocol lists
+// them (Spark's).
+var features = []feature{
+	{name: actions.FeatureAppendOnly, ops: allOps, check: appendOnlyCheck,
+		enabled: func(t *tableConfig) bool { return t.props.AppendOnly }},
+	{name: actions.FeatureInvariants, ops: allOps, check: invariantsCheck,
+		enabled: func(t *tableConfig) bool { return hasInvariants(t.schema) }},
+	{name: actions.FeatureChangeDataFeed, ops: allOps, // appends need no cdc files; DML writes them
+		enabled: func(t *tableConfig) bool { return t.props.EnableChangeDataFeed }},
+	{name: actions.FeatureTimestampNTZ, ops: allOps,
+		enabled: func(t *tableConfig) bool { return usesType(t.schema, actions.TypeTimestampNTZ) }},
+	{name: actions.FeatureDeletionVectors, ops: allOps,
+		enabled: func(t *tableConfig) bool { return t.props.EnableDeletionVectors }},
+	{name: actions.FeatureInCommitTimestamp, ops: allOps, // written by Commit
+		enabled: func(t *tableConfig) bool { return t.props.EnableInCommitTimestamps }},
+	{name: actions.FeatureColumnMapping, ops: allOps, check: columnMappingCheck,
+		enabled: func(t *tableConfig) bool {
+			return t.props.ColumnMappingMode != actions.ColumnMappingNone || t.props.InvalidProperty(actions.PropColumnMappingMode) != nil
+		}},
+	{name: actions.FeatureCheckConstraints, ops: allOps, check: checkConstraintsCheck},
+	{name: actions.FeatureGeneratedColumns, ops: allOps, check: fieldMetadataCheck("delta.generationExpression", "generated columns")},
+	{name: actions.FeatureIdentityColumns, ops: allOps, check: fieldMetadataCheck("delta.identity.start", "identity columns")},
+	{name: actions.FeatureDomainMetadata, ops: allOps},
+	{name: actions.FeatureVacuumProtocolCheck, ops: allOps},
+	{name: actions.FeatureV2Checkpoint, ops: readOps},
+	{name: actions.FeatureTypeWidening, ops: readOps},
+	{name: actions.FeatureTypeWideningPreview, ops: readOps},
+}
+
+// featureByName indexes features.
+var featureByName = func() map[string]*feature {
+	m := make(map[string]*feature, len(features))
+	for i := range features {
+		m[features[i].name] = &features[i]
 	}
-	if p.MinReaderVersion == 3 {
-		var missing []string
-		for _, f := range p.ReaderFeatures {
-			if !readerFeatures[f] {
-				missing = append(missing, f)
+	return m
+}()
+
+// opSet is a set of operations.
+type opSet uint32
+
+// operations are the operations of opSets, by bit.
+var operations = []Operation{OpScan, OpChangeDataFeed, OpAppend, OpOverwrite, OpReplaceWhere, OpDelete, OpUpdate, OpMerge, OpOptimize, OpVacuum, OpRestore, opCommit}
+
+func opsOf(list ...Operation) opSet {
+	var s opSet
+	for _, op := range list {
+		for i, o := range operations {
+			if o == op {
+				s |= 1 << i
 			}
 		}
-		if len(missing) > 0 {
-			return fmt.Errorf("%w: reader feature %s", ErrUnsupportedFeature, quoteList(missing))
-		}
 	}
-	return nil
+	return s
 }
 
-// writerFeatureCheck says whether lakelog can honour a writer feature for
-// the table's current metadata: nil when it can, else why not.
-var writerFeatureCheck = map[string]func(md *actions.Metadata, schema *actions.StructType) error{
-	"appendOnly":          nil, // enforced in Commit
-	"changeDataFeed":      nil, // appends need no cdc files; DML writes them
-	"deletionVectors":     nil,
-	"timestampNtz":        nil,
-	"domainMetadata":      nil,
-	"inCommitTimestamp":   nil, // written by Commit
-	"vacuumProtocolCheck": nil,
-	"invariants": func(_ *actions.Metadata, s *actions.StructType) error {
-		return unusedFieldMetadata(s, "delta.invariants", "column invariants")
-	},
-	"checkConstraints": func(md *actions.Metadata, _ *actions.StructType) error {
-		for k := range md.Configuration {
-			if strings.HasPrefix(k, "delta.constraints.") {
-				return fmt.Errorf("CHECK constraint %q is not enforced by lakelog yet", strings.TrimPrefix(k, "delta.constraints."))
-			}
-		}
-		return nil
-	},
-	"generatedColumns": func(_ *actions.Metadata, s *actions.StructType) error {
-		return unusedFieldMetadata(s, "delta.generationExpression", "generated columns")
-	},
-	"identityColumns": func(_ *actions.Metadata, s *actions.StructType) error {
-		return unusedFieldMetadata(s, "delta.identity.start", "identity columns")
-	},
-	"columnMapping": func(md *actions.Metadata, _ *actions.StructType) error {
-		if m := actions.ColumnMappingMode(md); m != "" && m != "none" {
-			return fmt.Errorf("column mapping mode %q is not written by lakelog yet", m)
-		}
-		return nil
-	},
+func (s opSet) has(op Operation) bool { return s&opsOf(op) != 0 }
+
+var (
+	readOps  = opsOf(OpScan, OpChangeDataFeed)
+	writeOps = opsOf(OpAppend, OpOverwrite, OpReplaceWhere, OpDelete, OpUpdate, OpMerge, OpOptimize, OpVacuum, OpRestore, opCommit)
+	allOps   = readOps | writeOps
+	// removesRows are the writes that remove data (dataChange removes),
+	// which an append-only table forbids.
+	removesRows = opsOf(OpOverwrite, OpReplaceWhere, OpDelete, OpUpdate, OpMerge, OpRestore)
+)
+
+// tableConfig is what the feature records look at: a table's protocol,
+// metadata, properties and schema (a snapshot's, or those a transaction
+// commits).
+type tableConfig struct {
+	protocol *actions.Protocol
+	metadata *actions.Metadata
+	props    *actions.TableProperties
+	schema   *actions.StructType
 }
 
-// checkWritable is the protocol gate for writers.
-func checkWritable(p *actions.Protocol, md *actions.Metadata, schema *actions.StructType) error {
+// check says whether lakelog can do op on the table: nil, or an error
+// wrapping ErrUnsupportedFeature naming the feature in the way. Every
+// operation needs the reader features known; a read needs them to
+// support it; a write needs every writer feature the protocol lists, and
+// every feature the table's properties or schema use, to support it.
+func (t *tableConfig) check(op Operation) error {
+	p := t.protocol
 	if err := checkReadable(p); err != nil {
 		return err
+	}
+	if readOps.has(op) {
+		for _, f := range p.ReaderFeatureSet() {
+			if err := featureByName[f].allows(t, op, "reader"); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if p.MinWriterVersion < 1 || p.MinWriterVersion > maxWriterVersion {
 		return fmt.Errorf("%w: writer version %d (lakelog writes versions 1 to %d)", ErrUnsupportedFeature, p.MinWriterVersion, maxWriterVersion)
 	}
-	for _, f := range p.WriterFeatureSet() {
-		check, ok := writerFeatureCheck[f]
-		if !ok {
+	listed := p.WriterFeatureSet()
+	for _, f := range listed {
+		r := featureByName[f]
+		if r == nil {
 			return fmt.Errorf("%w: writer feature %q", ErrUnsupportedFeature, f)
 		}
-		if check == nil {
-			continue
+		if err := r.allows(t, op, "writer"); err != nil {
+			return err
 		}
-		if err := check(md, schema); err != nil {
-			return fmt.Errorf("%w: writer feature %q: %v", ErrUnsupportedFeature, f, err)
+	}
+	for i := range features {
+		r := &features[i]
+		if r.enabled != nil && r.enabled(t) && !p.HasWriterFeature(r.name) {
+			if err := r.allows(t, op, "writer"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// checkReadable is the gate of every operation, a snapshot's too: a
+// reader version lakelog reads, and every reader feature known.
+func checkReadable(p *actions.Protocol) error {
+	if p.MinReaderVersion < 1 || p.MinReaderVersion > maxReaderVersion {
+		return fmt.Errorf("%w: reader version %d (lakelog reads versions 1 to %d)", ErrUnsupportedFeature, p.MinReaderVersion, maxReaderVersion)
+	}
+	var missing []string
+	for _, f := range p.ReaderFeatureSet() {
+		if featureByName[f] == nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: reader feature %s", ErrUnsupportedFeature, quoteList(missing))
+	}
+	return nil
+}
+
+// allows says whether the feature allows op on the table.
+func (r *feature) allows(t *tableConfig, op Operation, kind string) error {
+	if !r.ops.has(op) {
+		return fmt.Errorf("%w: %s feature %q", ErrUnsupportedFeature, kind, r.name)
+	}
+	if r.check == nil {
+		return nil
+	}
+	if err := r.check(t, op); err != nil {
+		return fmt.Errorf("%w: %s feature %q: %v", ErrUnsupportedFeature, kind, r.name, err)
+	}
+	return nil
+}
+
+func appendOnlyCheck(t *tableConfig, op Operation) error {
+	if removesRows.has(op) && t.props.AppendOnly {
+		return fmt.Errorf("the table is append-only (delta.appendOnly=true) and %s removes rows", op)
+	}
+	return nil
+}
+
+func invariantsCheck(t *tableConfig, op Operation) error {
+	if readOps.has(op) {
+		return nil
+	}
+	return unusedFieldMetadata(t.schema, "delta.invariants", "column invariants")
+}
+
+func checkConstraintsCheck(t *tableConfig, op Operation) error {
+	if readOps.has(op) {
+		return nil
+	}
+	for k := range t.metadata.Configuration {
+		if strings.HasPrefix(k, actions.PropConstraintPrefix) {
+			return fmt.Errorf("CHECK constraint %q is not enforced by lakelog yet", strings.TrimPrefix(k, actions.PropConstraintPrefix))
+		}
+	}
+	return nil
+}
+
+func fieldMetadataCheck(key, what string) func(*tableConfig, Operation) error {
+	return func(t *tableConfig, op Operation) error {
+		if readOps.has(op) {
+			return nil
+		}
+		return unusedFieldMetadata(t.schema, key, what)
+	}
+}
+
+// columnMappingCheck: column-mapped tables (mode name or id) are scanned;
+// their change data feed is not read, and they are not written, until
+// lakelog reads and writes physical names and field ids everywhere.
+func columnMappingCheck(t *tableConfig, op Operation) error {
+	if e := t.props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
+		return fmt.Errorf("column mapping mode %q (%s is none, name or id, in any case)", e.Value, actions.PropColumnMappingMode)
+	}
+	switch m := t.props.ColumnMappingMode; {
+	case m == actions.ColumnMappingNone || op == OpScan:
+		return nil
+	case op == OpChangeDataFeed:
+		return fmt.Errorf("column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", m)
+	default:
+		return fmt.Errorf("column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", m)
+	}
+}
+
+// MinimalProtocol is the smallest protocol that the table's schema and
+// properties need, as Spark chooses it: a legacy protocol when every
+// feature they use (the records' enabled) has a legacy version ((1, 2)
+// at least, (1, 4) for the change data feed); otherwise reader version 3
+// (1 without reader-writer features) and writer version 7, listing
+// exactly the features needed, each once.
+func MinimalProtocol(md *actions.Metadata, schema *actions.StructType) *actions.Protocol {
+	return minimalProtocol(md.Properties(), schema)
+}
+
+func minimalProtocol(props *actions.TableProperties, schema *actions.StructType) *actions.Protocol {
+	t := &tableConfig{props: props, schema: schema}
+	var reader, writer []string
+	legacy := &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
+	legacyOnly := true
+	for i := range features {
+		r := &features[i]
+		if r.enabled == nil || !r.enabled(t) {
+			continue
+		}
+		writer = append(writer, r.name)
+		if actions.IsReaderWriterFeature(r.name) {
+			reader = append(reader, r.name)
+		}
+		lr, lw := actions.LegacyReaderVersion(r.name), actions.LegacyWriterVersion(r.name)
+		if lr == 0 || lw == 0 {
+			legacyOnly = false
+			continue
+		}
+		legacy.MinReaderVersion = max(legacy.MinReaderVersion, lr)
+		legacy.MinWriterVersion = max(legacy.MinWriterVersion, lw)
+	}
+	switch {
+	case legacyOnly:
+		return legacy
+	case len(reader) > 0:
+		return &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: writer}
+	}
+	return &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: writer}
+}
+
+// hasInvariants reports whether the schema holds what Spark's Invariants
+// feature covers: a NOT NULL field or a delta.invariants expression,
+// looking through structs but not into arrays and maps, as Spark does.
+func hasInvariants(s *actions.StructType) bool {
+	for _, f := range s.Fields {
+		if !f.Nullable {
+			return true
+		}
+		if _, ok := f.Metadata["delta.invariants"]; ok {
+			return true
+		}
+		if sub, ok := f.Type.(*actions.StructType); ok && hasInvariants(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 func unusedFieldMetadata(s *actions.StructType, key, what string) error {

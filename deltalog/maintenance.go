@@ -12,28 +12,15 @@ import (
 )
 
 // Defaults of the table properties that govern checkpoints and cleanup
-// (PROTOCOL.md and Spark's DeltaConfigs).
+// (PROTOCOL.md and Spark's DeltaConfigs), as actions defines them.
 const (
-	DefaultCheckpointInterval      = 10
-	DefaultLogRetention            = 30 * 24 * time.Hour
-	DefaultDeletedFileRetention    = 7 * 24 * time.Hour
-	propCheckpointInterval         = "delta.checkpointInterval"
-	propLogRetention               = "delta.logRetentionDuration"
-	propDeletedFileRetention       = "delta.deletedFileRetentionDuration"
-	propSetTransactionRetention    = "delta.setTransactionRetentionDuration"
-	propEnableExpiredLogCleanup    = "delta.enableExpiredLogCleanup"
-	propCheckpointWriteStatsStruct = "delta.checkpoint.writeStatsAsStruct"
-	propCheckpointWriteStatsJSON   = "delta.checkpoint.writeStatsAsJson"
+	DefaultCheckpointInterval   = actions.DefaultCheckpointInterval
+	DefaultLogRetention         = actions.DefaultLogRetention
+	DefaultDeletedFileRetention = actions.DefaultDeletedFileRetention
 )
 
 // CheckpointInterval is the table's delta.checkpointInterval (default 10).
-func (s *Snapshot) CheckpointInterval() int64 {
-	n := tableInt(s.metadata, propCheckpointInterval, DefaultCheckpointInterval)
-	if n <= 0 {
-		return DefaultCheckpointInterval
-	}
-	return n
-}
+func (s *Snapshot) CheckpointInterval() int64 { return s.props.CheckpointInterval }
 
 // checkpointActions yields the reconciled state of s as checkpoint rows:
 // protocol, metadata, app transactions (unexpired), domain metadata, the
@@ -45,7 +32,7 @@ func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, er
 			return
 		}
 		txnCutoff := int64(-1)
-		if d, err := actions.PropDuration(s.metadata, propSetTransactionRetention, 0); err == nil && d > 0 {
+		if d := s.props.SetTransactionRetention; d > 0 {
 			txnCutoff = now.Add(-d).UnixMilli()
 		}
 		appIDs := make([]string, 0, len(s.txns))
@@ -78,11 +65,7 @@ func (s *Snapshot) checkpointActions(now time.Time) iter.Seq2[actions.Action, er
 				return
 			}
 		}
-		retention, err := actions.PropDuration(s.metadata, propDeletedFileRetention, DefaultDeletedFileRetention)
-		if err != nil {
-			retention = DefaultDeletedFileRetention
-		}
-		cutoff := now.Add(-retention).UnixMilli()
+		cutoff := now.Add(-s.props.DeletedFileRetention).UnixMilli()
 		for _, r := range s.tombstones {
 			if r.DeletionTimestamp == nil || *r.DeletionTimestamp <= cutoff {
 				continue
@@ -104,13 +87,7 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	if err := s.LoadStats(ctx); err != nil {
 		return checkpoint.LastCheckpoint{}, err
 	}
-	var opts []checkpoint.WriteOption
-	if tableFlag(s.metadata, propCheckpointWriteStatsStruct) {
-		opts = append(opts, checkpoint.WithStatsAsStruct(s.metadata))
-	}
-	if v, err := actions.PropBool(s.metadata, propCheckpointWriteStatsJSON, true); err == nil && !v {
-		opts = append(opts, checkpoint.WithoutStatsJSON())
-	}
+	opts := checkpoint.TableOptions(s.metadata, s.props)
 	lc, err := checkpoint.Write(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now), opts...)
 	if err != nil {
 		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, s.display(), err)
@@ -144,14 +121,13 @@ type CleanupResult struct {
 // does nothing when delta.enableExpiredLogCleanup is false.
 func (s *Snapshot) CleanupLog(ctx context.Context, now time.Time) (CleanupResult, error) {
 	res := CleanupResult{KeptFrom: -1}
-	if v, err := actions.PropBool(s.metadata, propEnableExpiredLogCleanup, true); err == nil && !v {
+	if !s.props.EnableExpiredLogCleanup {
 		return res, nil
 	}
-	retention, err := actions.PropDuration(s.metadata, propLogRetention, DefaultLogRetention)
-	if err != nil {
-		return res, fmt.Errorf("deltalog: cleanup: %w", err)
+	if e := s.props.InvalidProperty(actions.PropLogRetentionDuration); e != nil {
+		return res, fmt.Errorf("deltalog: cleanup: %w", e)
 	}
-	cutoff := now.Add(-retention)
+	cutoff := now.Add(-s.props.LogRetention)
 	l, err := s.list(ctx, -1)
 	if err != nil {
 		return res, err

@@ -25,22 +25,22 @@ const (
 	OpRestore        Operation = "restore"
 )
 
-// reads are the operations that read the table's data; the others write.
-var reads = map[Operation]bool{OpScan: true, OpChangeDataFeed: true}
-
-// removesRows are the writes that remove data (dataChange removes), which
-// an append-only table forbids.
-var removesRows = map[Operation]bool{OpOverwrite: true, OpReplaceWhere: true, OpDelete: true, OpUpdate: true, OpMerge: true, OpRestore: true}
+// opCommit is any commit (Transaction.Commit): the check of the
+// protocol and metadata it leaves, whatever the operation.
+const opCommit Operation = "commit"
 
 // Supports reports whether lakelog can do op on this snapshot's table
 // correctly: nil, or an error wrapping ErrUnsupportedFeature that names
-// the operation and the feature (or property) in the way. It is the one
-// place that decides, and it is asked once, before any work: writers ask
-// before they upload a file, scans before they read one. A column-mapped
+// the operation and the feature (or property) in the way. It answers from
+// the one record per table feature (features.go), and is asked once,
+// before any work: writers ask before they upload a file, scans before
+// they read one. A column-mapped
 // table (ColumnMappingMode "name" or "id") can be scanned; its change
 // data feed is not read yet, and every write (append, overwrite,
 // replaceWhere, DML, maintenance) is refused until lakelog writes
-// physical names and field ids.
+// physical names and field ids. A write to a table with an invalid value
+// of a property lakelog knows (Properties().Invalid) is refused with
+// ErrInvalidProperty naming the property.
 func (s *Snapshot) Supports(op Operation) error {
 	if err := s.supports(op); err != nil {
 		return fmt.Errorf("deltalog: %s of %s: %w", op, s.display(), err)
@@ -49,33 +49,16 @@ func (s *Snapshot) Supports(op Operation) error {
 }
 
 func (s *Snapshot) supports(op Operation) error {
-	if err := checkReadable(s.protocol); err != nil {
+	t := &tableConfig{protocol: s.protocol, metadata: s.metadata, props: s.props, schema: s.schema}
+	if err := t.check(op); err != nil {
 		return err
 	}
-	switch m := s.ColumnMappingMode(); m {
-	case actions.ColumnMappingNone:
-	case actions.ColumnMappingName, actions.ColumnMappingID:
-		if op == OpChangeDataFeed {
-			return fmt.Errorf("%w: column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", ErrUnsupportedFeature, m)
-		}
-	default:
-		return fmt.Errorf("%w: column mapping mode %q (%s is none, name or id)", ErrUnsupportedFeature, m, actions.PropColumnMappingMode)
-	}
-	if reads[op] {
-		return nil
-	}
-	if m := actions.ColumnMappingMode(s.metadata); m != actions.ColumnMappingNone {
-		return fmt.Errorf("%w: column mapping (mode %q): lakelog reads column-mapped tables but does not write them yet", ErrUnsupportedFeature, m)
-	}
-	schema, err := s.metadata.Schema()
-	if err != nil {
-		return err
-	}
-	if err := checkWritable(s.protocol, s.metadata, schema); err != nil {
-		return err
-	}
-	if removesRows[op] && tableFlag(s.metadata, "delta.appendOnly") {
-		return fmt.Errorf("%w: %s: the table is append-only (delta.appendOnly=true) and %s removes rows", ErrUnsupportedFeature, actions.FeatureAppendOnly, op)
+	// A property whose value does not parse would be read as its default
+	// (a feed not recorded, a retention not kept): Spark fails such writes
+	// too. Checked last, so that ErrInvalidProperty means nothing else is
+	// in the way (ALTER TABLE may then mend the property).
+	if err := s.props.Err(); err != nil && writeOps.has(op) {
+		return fmt.Errorf("%w: %w", ErrInvalidProperty, err)
 	}
 	return nil
 }
@@ -90,5 +73,5 @@ func (s *Snapshot) ColumnMappingMode() string {
 	if !s.protocol.HasReaderFeature(actions.FeatureColumnMapping) {
 		return actions.ColumnMappingNone
 	}
-	return actions.ColumnMappingMode(s.metadata)
+	return s.props.ColumnMappingMode
 }

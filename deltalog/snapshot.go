@@ -41,6 +41,7 @@ type Snapshot struct {
 	timestamp  time.Time // commit timestamp of version
 	protocol   *actions.Protocol
 	metadata   *actions.Metadata
+	props      *actions.TableProperties // metadata's properties, parsed once
 	schema     *actions.StructType
 	files      []*actions.Add    // active files, sorted by path
 	tombstones []*actions.Remove // removes not re-added, sorted by path
@@ -366,9 +367,10 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 		}
 		return cmp.Compare(a.DeletionVector.UniqueID(), b.DeletionVector.UniqueID())
 	})
+	s.props = st.metadata.Properties()
 	s.ict = ictState{
-		enabled:           tableFlag(st.metadata, "delta.enableInCommitTimestamps"),
-		enablementVersion: tableInt(st.metadata, "delta.inCommitTimestampEnablementVersion", 0),
+		enabled:           s.props.EnableInCommitTimestamps,
+		enablementVersion: s.props.InCommitTimestampEnablementVersion,
 		lastICT:           st.lastICT,
 	}
 	switch {
@@ -473,6 +475,14 @@ func (s *Snapshot) Protocol() *actions.Protocol { return s.protocol }
 
 // Metadata is the table's metaData action.
 func (s *Snapshot) Metadata() *actions.Metadata { return s.metadata }
+
+// Properties are the table's properties (metaData.configuration), typed:
+// parsed once when the snapshot was built, by the one parser of them
+// (actions.ParseTableProperties). Every reader of a property reads it
+// here. Invalid values hold the defaults and are listed in Invalid;
+// Supports refuses writes to a table that has one. The value is shared:
+// do not modify it.
+func (s *Snapshot) Properties() *actions.TableProperties { return s.props }
 
 // Schema is the table's logical schema.
 func (s *Snapshot) Schema() *actions.StructType { return s.schema }

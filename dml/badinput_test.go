@@ -3,6 +3,7 @@ package dml_test
 import (
 	"context"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -43,8 +45,8 @@ func TestBadInputCommitsNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			store := objstore.NewMem()
-			createTable(t, store, "id long not null, name string not null, v long", props)
-			snap := appendRows(t, store, `[{"id":1,"name":"a","v":1},{"id":2,"name":"b","v":2},{"id":3,"name":"c","v":3}]`)
+			tabletest.Create(t, store, "id long not null, name string not null, v long", props)
+			snap := tabletest.AppendTo(t, store, `[{"id":1,"name":"a","v":1},{"id":2,"name":"b","v":2},{"id":3,"name":"c","v":3}]`)
 			before := storeKeys(t, store)
 			srcSchema := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "name", Type: arrow.BinaryTypes.String}, {Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 			cases := []struct {
@@ -54,8 +56,8 @@ func TestBadInputCommitsNothing(t *testing.T) {
 				is   error
 			}{
 				{"MERGE source with duplicate keys", func() error {
-					src := rowsOf(t, srcSchema, `[{"id":2,"name":"x","v":9},{"id":2,"name":"y","v":8},{"id":7,"name":"z","v":1}]`)
-					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id = source.id"),
+					src := tabletest.RecordJSON(t, memory.DefaultAllocator, srcSchema, `[{"id":2,"name":"x","v":9},{"id":2,"name":"y","v":8},{"id":7,"name":"z","v":1}]`)
+					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "target.id = source.id"),
 						[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)})
 					return err
 				}, []string{"matched by source rows 1 and 2"}, dml.ErrDuplicateMatch},
@@ -72,21 +74,21 @@ func TestBadInputCommitsNothing(t *testing.T) {
 					return err
 				}, []string{"name"}, writer.ErrSchemaMismatch},
 				{"MERGE inserting null into a NOT NULL column", func() error {
-					src := rowsOf(t, srcSchema, `[{"id":1,"name":"x","v":9},{"id":9,"name":null,"v":8}]`)
-					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id = source.id"),
+					src := tabletest.RecordJSON(t, memory.DefaultAllocator, srcSchema, `[{"id":1,"name":"x","v":9},{"id":9,"name":null,"v":8}]`)
+					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "target.id = source.id"),
 						[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)})
 					return err
 				}, []string{"name"}, writer.ErrSchemaMismatch},
 				{"MERGE with an ambiguous column", func() error {
-					src := rowsOf(t, srcSchema, `[{"id":1,"name":"x","v":9}]`)
-					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "id = source.id"),
+					src := tabletest.RecordJSON(t, memory.DefaultAllocator, srcSchema, `[{"id":1,"name":"x","v":9}]`)
+					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "id = source.id"),
 						[]dml.Clause{dml.WhenMatchedDelete(nil)})
 					return err
 				}, []string{"ambiguous", "target.id"}, nil},
 				{"MERGE INSERT * from a source without a column", func() error {
 					small := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
-					src := rowsOf(t, small, `[{"id":5}]`)
-					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id = source.id"),
+					src := tabletest.RecordJSON(t, memory.DefaultAllocator, small, `[{"id":5}]`)
+					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "target.id = source.id"),
 						[]dml.Clause{dml.WhenNotMatchedInsertAll(nil)})
 					return err
 				}, []string{`no column "name"`}, nil},
@@ -99,14 +101,14 @@ func TestBadInputCommitsNothing(t *testing.T) {
 					return err
 				}, []string{"target file size -1"}, nil},
 				{"MERGE with a bad writer option", func() error {
-					src := rowsOf(t, srcSchema, `[{"id":1,"name":"x","v":9}]`)
-					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id = source.id"),
+					src := tabletest.RecordJSON(t, memory.DefaultAllocator, srcSchema, `[{"id":1,"name":"x","v":9}]`)
+					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "target.id = source.id"),
 						[]dml.Clause{dml.WhenMatchedDelete(nil)}, dml.WithWriterOptions(writer.WithAppTransaction("", 1)))
 					return err
 				}, []string{"app transaction needs an app id"}, nil},
 				{"MERGE without a join key", func() error {
-					src := rowsOf(t, srcSchema, `[{"id":1,"name":"x","v":9}]`)
-					_, err := dml.Merge(ctx, snap, one(t, src), mustParse(t, "target.id > source.id"),
+					src := tabletest.RecordJSON(t, memory.DefaultAllocator, srcSchema, `[{"id":1,"name":"x","v":9}]`)
+					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "target.id > source.id"),
 						[]dml.Clause{dml.WhenMatchedDelete(nil)})
 					return err
 				}, []string{"needs an equality"}, nil},
@@ -130,7 +132,7 @@ func TestBadInputCommitsNothing(t *testing.T) {
 					t.Errorf("%s: the store changed:\n got %v\nwant %v", c.name, got, before)
 				}
 			}
-			if v := openTable(t, store).Version(); v != snap.Version() {
+			if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 				t.Errorf("version %d after failed operations, want %d", v, snap.Version())
 			}
 		})

@@ -3,6 +3,7 @@ package dml_test
 import (
 	"context"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +12,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -35,16 +37,16 @@ func TestMergeVersusConcurrentAppend(t *testing.T) {
 				if dv {
 					props["delta.enableDeletionVectors"] = "true"
 				}
-				createTable(t, st, "id long, p string, v long", props, "p")
-				appendRows(t, st, `[{"id":1,"p":"a","v":1},{"id":2,"p":"a","v":2},{"id":20,"p":"b","v":20}]`)
-				read := openTable(t, st)
+				tabletest.Create(t, st, "id long, p string, v long", props, "p")
+				tabletest.AppendTo(t, st, `[{"id":1,"p":"a","v":1},{"id":2,"p":"a","v":2},{"id":20,"p":"b","v":20}]`)
+				read := tabletest.Open(t, st)
 				// The winner appends while the MERGE is in flight.
-				if _, err := writer.Append(ctx, read, one(t, tableRows(t, read, c.rows))); err != nil {
+				if _, err := writer.Append(ctx, read, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, read, c.rows))); err != nil {
 					t.Fatal(err)
 				}
 				sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "p", Type: arrow.BinaryTypes.String}, {Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil)
-				src := rowsOf(t, sc, `[{"id":2,"p":"a","v":200},{"id":5,"p":"a","v":500}]`)
-				res, err := dml.Merge(ctx, read, one(t, src), mustParse(t, "target.id = source.id AND target.p = source.p"),
+				src := tabletest.RecordJSON(t, memory.DefaultAllocator, sc, `[{"id":2,"p":"a","v":200},{"id":5,"p":"a","v":500}]`)
+				res, err := dml.Merge(ctx, read, tabletest.Batches(t, src), mustParse(t, "target.id = source.id AND target.p = source.p"),
 					[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)},
 					dml.WithWriterOptions(writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable))))
 				if c.wantAbort {
@@ -59,10 +61,10 @@ func TestMergeVersusConcurrentAppend(t *testing.T) {
 				if res.Attempts < 2 {
 					t.Errorf("committed in %d attempt(s); the concurrent append should have made it rebase", res.Attempts)
 				}
-				got := scanLines(t, openTable(t, st))
-				want := sortedLines(`{"id":1,"p":"a","v":1}`, `{"id":2,"p":"a","v":200}`, `{"id":5,"p":"a","v":500}`, `{"id":20,"p":"b","v":20}`)
+				got := tabletest.ScanLines(t, tabletest.Open(t, st))
+				want := tabletest.Sorted(`{"id":1,"p":"a","v":1}`, `{"id":2,"p":"a","v":200}`, `{"id":5,"p":"a","v":500}`, `{"id":20,"p":"b","v":20}`)
 				want = append(want, scanLinesOf(t, c.rows)...)
-				diffLines(t, "rows", got, sortedLines(want...))
+				tabletest.DiffLines(t, "rows", got, tabletest.Sorted(want...))
 			})
 		}
 	}
@@ -78,8 +80,8 @@ func TestDeleteVersusConcurrentDelete(t *testing.T) {
 		if dv {
 			props["delta.enableDeletionVectors"] = "true"
 		}
-		createTable(t, st, "id long, v long", props)
-		read := appendRows(t, st, `[{"id":1,"v":1},{"id":2,"v":2},{"id":3,"v":3}]`)
+		tabletest.Create(t, st, "id long, v long", props)
+		read := tabletest.AppendTo(t, st, `[{"id":1,"v":1},{"id":2,"v":2},{"id":3,"v":3}]`)
 		if _, err := dml.Delete(ctx, read, mustParse(t, "id = 1")); err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +89,7 @@ func TestDeleteVersusConcurrentDelete(t *testing.T) {
 		if !errors.Is(err, conflict.ErrConflict) {
 			t.Fatalf("deletion vectors %v: want a conflict, got %v", dv, err)
 		}
-		diffLines(t, "rows", scanLines(t, openTable(t, st)), sortedLines(`{"id":2,"v":2}`, `{"id":3,"v":3}`))
+		tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, st)), tabletest.Sorted(`{"id":2,"v":2}`, `{"id":3,"v":3}`))
 	}
 }
 
@@ -102,8 +104,8 @@ func TestLostCommitKeepsItsFiles(t *testing.T) {
 		if dv {
 			props["delta.enableDeletionVectors"] = "true"
 		}
-		createTable(t, mem, "id long, v long", props)
-		appendRows(t, mem, `[{"id":1,"v":1},{"id":2,"v":2},{"id":3,"v":3}]`)
+		tabletest.Create(t, mem, "id long, v long", props)
+		tabletest.AppendTo(t, mem, `[{"id":1,"v":1},{"id":2,"v":2},{"id":3,"v":3}]`)
 		// Every create of the next commit "fails" after it was made.
 		st := objstore.Faulty(mem, objstore.Times(20, objstore.LoseResponse(objstore.OpPut, "tbl/_delta_log/*.json")))
 		snap, err := deltalog.Open(ctx, st, "tbl")
@@ -113,13 +115,13 @@ func TestLostCommitKeepsItsFiles(t *testing.T) {
 		_, err = dml.Update(ctx, snap, mustParse(t, "id = 2"), mustSet(t, "v = 20"))
 		t.Logf("deletion vectors %v: update with lost responses: %v", dv, err)
 		// Whatever the outcome, every file the table references exists.
-		after := openTable(t, mem)
+		after := tabletest.Open(t, mem)
 		for f := range after.Files() {
 			if _, err := mem.Head(ctx, after.TablePath(f.Path)); err != nil {
 				t.Errorf("deletion vectors %v: version %d references %s: %v", dv, after.Version(), f.Path, err)
 			}
 		}
-		got := scanLines(t, after)
+		got := tabletest.ScanLines(t, after)
 		if len(got) != 3 {
 			t.Errorf("deletion vectors %v: rows %v", dv, got)
 		}

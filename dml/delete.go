@@ -6,14 +6,6 @@ import (
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
-	"github.com/lakelog/lakelog/reader"
-)
-
-// The operation names commitInfo records, as Spark's.
-const (
-	opDelete = "DELETE"
-	opUpdate = "UPDATE"
-	opMerge  = "MERGE"
 )
 
 // Delete deletes the rows for which predicate is TRUE: Spark's
@@ -51,52 +43,4 @@ func Delete(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, o
 	}
 	params := map[string]any{"predicate": jsonText(predicateList(predicate))}
 	return j.rewrite(targets, params)
-}
-
-// plan finds the files predicate may match (all files when nil), recording
-// the read on the transaction, and the matching rows of each (into
-// target.updated when updated, else target.deleted).
-func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
-	var bound expr.Expr
-	var pruner *expr.Pruner
-	opts := []reader.Option{reader.WithColumns(), reader.WithRowIndex(), reader.WithAllocator(j.mem), reader.RecordReads(j.tx)}
-	if predicate != nil {
-		var err error
-		if bound, err = expr.BindPredicate(predicate, j.snap.Schema()); err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		if pruner, err = expr.NewPruner(bound, j.snap.Schema(), j.snap.PartitionColumns(), ""); err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		opts = append(opts, reader.WithFilter(bound))
-	}
-	scan, err := reader.NewScan(j.snap, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-	}
-	var targets []*target
-	for f, err := range scan.Files(j.ctx) {
-		if err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		t := newTarget(f)
-		t.all = pruner == nil || pruner.AllMatch(f.Add.PartitionValues, f.Stats)
-		if t.all && t.liveRows() < 0 {
-			t.all = false // its row count is unknown: read it
-		}
-		targets = append(targets, t)
-	}
-	if err := j.matchRows(scan, targets, updated); err != nil {
-		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-	}
-	return targets, nil
-}
-
-// predicateList is a predicate as Spark records it in operationParameters:
-// a list of SQL texts.
-func predicateList(p expr.Expr) []string {
-	if p == nil {
-		return []string{}
-	}
-	return []string{p.String()}
 }

@@ -6,15 +6,16 @@ import (
 
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
 func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	createTable(t, store, "id long not null, v long, p string", map[string]string{"delta.enableChangeDataFeed": "true"}, "p")
-	appendRows(t, store, `[{"id":1,"v":10,"p":"a"},{"id":2,"v":20,"p":"a"},{"id":3,"v":30,"p":"b"}]`)
-	snap := appendRows(t, store, `[{"id":4,"v":40,"p":"b"},{"id":5,"v":null,"p":"c"}]`)
+	tabletest.Create(t, store, "id long not null, v long, p string", map[string]string{"delta.enableChangeDataFeed": "true"}, "p")
+	tabletest.AppendTo(t, store, `[{"id":1,"v":10,"p":"a"},{"id":2,"v":20,"p":"a"},{"id":3,"v":30,"p":"b"}]`)
+	snap := tabletest.AppendTo(t, store, `[{"id":4,"v":40,"p":"b"},{"id":5,"v":null,"p":"c"}]`)
 
 	res, err := dml.Delete(ctx, snap, mustParse(t, "v >= 20 AND v < 40"))
 	if err != nil {
@@ -23,10 +24,10 @@ func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
 	if res.Metrics["numDeletedRows"] != 2 {
 		t.Errorf("metrics %v, want numDeletedRows 2", res.Metrics)
 	}
-	snap = openTable(t, store)
-	diffLines(t, "after delete", scanLines(t, snap), sortedLines(
+	snap = tabletest.Open(t, store)
+	tabletest.DiffLines(t, "after delete", tabletest.ScanLines(t, snap), tabletest.Sorted(
 		`{"id":1,"v":10,"p":"a"}`, `{"id":4,"v":40,"p":"b"}`, `{"id":5,"v":null,"p":"c"}`))
-	diffLines(t, "delete changes", changeLines(t, store, res.Version), sortedLines(
+	tabletest.DiffLines(t, "delete changes", changeLines(t, store, res.Version), tabletest.Sorted(
 		`{"id":2,"v":20,"p":"a","_change_type":"delete"}`, `{"id":3,"v":30,"p":"b","_change_type":"delete"}`))
 
 	res, err = dml.Update(ctx, snap, mustParse(t, "p <> 'a' OR v IS NULL"), mustSet(t, "v = v + 1"))
@@ -36,10 +37,10 @@ func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
 	if res.Metrics["numUpdatedRows"] != 2 {
 		t.Errorf("metrics %v, want numUpdatedRows 2", res.Metrics)
 	}
-	snap = openTable(t, store)
-	diffLines(t, "after update", scanLines(t, snap), sortedLines(
+	snap = tabletest.Open(t, store)
+	tabletest.DiffLines(t, "after update", tabletest.ScanLines(t, snap), tabletest.Sorted(
 		`{"id":1,"v":10,"p":"a"}`, `{"id":4,"v":41,"p":"b"}`, `{"id":5,"v":null,"p":"c"}`))
-	diffLines(t, "update changes", changeLines(t, store, res.Version), sortedLines(
+	tabletest.DiffLines(t, "update changes", changeLines(t, store, res.Version), tabletest.Sorted(
 		`{"id":4,"v":40,"p":"b","_change_type":"update_preimage"}`, `{"id":4,"v":41,"p":"b","_change_type":"update_postimage"}`,
 		`{"id":5,"v":null,"p":"c","_change_type":"update_preimage"}`, `{"id":5,"v":null,"p":"c","_change_type":"update_postimage"}`))
 }
@@ -50,8 +51,8 @@ func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
 func TestNoopRecordsAppTransaction(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	createTable(t, store, "id long, v long", nil)
-	snap := appendRows(t, store, `[{"id":1,"v":1}]`)
+	tabletest.Create(t, store, "id long, v long", nil)
+	snap := tabletest.AppendTo(t, store, `[{"id":1,"v":1}]`)
 	res, err := dml.Delete(ctx, snap, mustParse(t, "id = 99"))
 	if err != nil || res.CommitResult != nil {
 		t.Fatalf("delete of nothing: %v, committed %v", err, res.CommitResult)
@@ -60,7 +61,7 @@ func TestNoopRecordsAppTransaction(t *testing.T) {
 	if err != nil || res.CommitResult == nil {
 		t.Fatalf("delete of nothing with an app transaction: %v, committed %v", err, res)
 	}
-	after := openTable(t, store)
+	after := tabletest.Open(t, store)
 	if _, done := after.AlreadyApplied("ingest", 7); !done {
 		t.Errorf("the table does not hold txn ingest=7 after the no-op delete")
 	}
@@ -68,7 +69,7 @@ func TestNoopRecordsAppTransaction(t *testing.T) {
 	if err != nil || !res.AlreadyApplied {
 		t.Fatalf("a repeated batch: %v, result %+v", err, res)
 	}
-	if got := scanLines(t, openTable(t, store)); len(got) != 1 {
+	if got := tabletest.ScanLines(t, tabletest.Open(t, store)); len(got) != 1 {
 		t.Errorf("the repeated batch deleted rows: %v", got)
 	}
 }

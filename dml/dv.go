@@ -6,7 +6,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
-	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
 )
 
@@ -87,5 +86,3 @@ func wideStats(stats string) string {
 	}
 	return string(b)
 }
-
-var _ = actions.FeatureDeletionVectors

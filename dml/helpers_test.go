@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"iter"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -19,75 +17,8 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/reader"
-	"github.com/lakelog/lakelog/writer"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
-
-// createTable creates an empty table "tbl" in store and returns its
-// snapshot.
-func createTable(t *testing.T, store objstore.Store, ddl string, props map[string]string, parts ...string) *deltalog.Snapshot {
-	t.Helper()
-	schema, err := actions.ParseDDL(ddl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := actions.SchemaString(schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := deltalog.Create(store, "tbl", &actions.Metadata{SchemaString: s, PartitionColumns: parts, Configuration: props})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return openTable(t, store)
-}
-
-func openTable(t *testing.T, store objstore.Store) *deltalog.Snapshot {
-	t.Helper()
-	snap, err := deltalog.Open(context.Background(), store, "tbl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
-}
-
-// rowsOf is a batch of the Arrow schema sc from a JSON array of objects.
-func rowsOf(t *testing.T, sc *arrow.Schema, rows string) arrow.RecordBatch {
-	t.Helper()
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(rows))
-	if err != nil {
-		t.Fatalf("record from JSON: %v", err)
-	}
-	return rec
-}
-
-// tableRows is a batch of the table's schema from a JSON array of objects.
-func tableRows(t *testing.T, snap *deltalog.Snapshot, rows string) arrow.RecordBatch {
-	t.Helper()
-	sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rowsOf(t, sc, rows)
-}
-
-// one yields rec once and releases it when the test ends.
-func one(t *testing.T, rec arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
-	t.Cleanup(rec.Release)
-	return func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
-}
-
-func appendRows(t *testing.T, store objstore.Store, rows string, opts ...writer.Option) *deltalog.Snapshot {
-	t.Helper()
-	snap := openTable(t, store)
-	if _, err := writer.Append(context.Background(), snap, one(t, tableRows(t, snap, rows)), opts...); err != nil {
-		t.Fatal(err)
-	}
-	return openTable(t, store)
-}
 
 func mustParse(t *testing.T, s string) expr.Expr {
 	t.Helper()
@@ -111,37 +42,13 @@ func mustSet(t *testing.T, ss ...string) []*expr.Assignment {
 	return out
 }
 
-// scanLines is the table's canonical rows, sorted.
-func scanLines(t *testing.T, snap *deltalog.Snapshot) []string {
-	t.Helper()
-	sc, err := reader.NewScan(snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for rec, err := range sc.Records(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := reader.CanonicalRows(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rows {
-			lines = append(lines, string(r))
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}
-
 // changeLines reads the change data files version v committed, with
 // pqarrow directly (not through lakelog's reader), adding partition values
 // from the cdc actions: canonical rows with _change_type last, sorted.
 func changeLines(t *testing.T, store objstore.Store, v int64) []string {
 	t.Helper()
 	ctx := context.Background()
-	snap := openTable(t, store)
+	snap := tabletest.Open(t, store)
 	var cdcs []*actions.AddCDCFile
 	for c, err := range deltalog.Commits(ctx, store, "tbl/", v, v) {
 		if err != nil {
@@ -221,38 +128,6 @@ func changeLines(t *testing.T, store objstore.Store, v int64) []string {
 	}
 	slices.Sort(lines)
 	return lines
-}
-
-func diffLines(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if slices.Equal(got, want) {
-		return
-	}
-	count := map[string]int{}
-	for _, g := range got {
-		count[g]++
-	}
-	for _, w := range want {
-		count[w]--
-	}
-	var extra, missing []string
-	for k, n := range count {
-		for ; n > 0; n-- {
-			extra = append(extra, k)
-		}
-		for ; n < 0; n++ {
-			missing = append(missing, k)
-		}
-	}
-	slices.Sort(extra)
-	slices.Sort(missing)
-	t.Errorf("%s: got %d rows, want %d\n unexpected: %s\n    missing: %s", what, len(got), len(want), strings.Join(extra, "\n             "), strings.Join(missing, "\n             "))
-}
-
-func sortedLines(s ...string) []string {
-	out := slices.Clone(s)
-	slices.Sort(out)
-	return out
 }
 
 // scanLinesOf is the canonical form of a JSON array of rows whose keys

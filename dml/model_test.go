@@ -17,6 +17,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -221,7 +222,7 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 	if mode.partitioned {
 		parts = []string{"p"}
 	}
-	createTable(t, store, "id long not null, p string, v long, s string", props, parts...)
+	tabletest.Create(t, store, "id long not null, p string, v long, s string", props, parts...)
 	var model []mrow
 	var nextID int64
 	wopts := []writer.Option{writer.WithTargetFileSize(2 << 10)}
@@ -233,7 +234,7 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 		}
 		rec := batchOf(rows)
 		defer rec.Release()
-		if _, err := writer.Append(ctx, openTable(t, store), seqOf(rec), wopts...); err != nil {
+		if _, err := writer.Append(ctx, tabletest.Open(t, store), seqOf(rec), wopts...); err != nil {
 			t.Fatal(err)
 		}
 		model = append(model, rows...)
@@ -255,7 +256,7 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 		}
 	}()
 	for op := range ops {
-		snap := openTable(t, store)
+		snap := tabletest.Open(t, store)
 		var what string
 		var changes []string
 		var res *dml.Result
@@ -327,17 +328,17 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 			want[i] = m.line("")
 		}
 		slices.Sort(want)
-		after := openTable(t, store)
-		got := scanLines(t, after)
+		after := tabletest.Open(t, store)
+		got := tabletest.ScanLines(t, after)
 		if !slices.Equal(got, want) {
-			diffLines(t, fmt.Sprintf("op %d: %s: table rows", op, what), got, want)
+			tabletest.DiffLines(t, fmt.Sprintf("op %d: %s: table rows", op, what), got, want)
 			t.FailNow()
 		}
 		if mode.cdf && res.CommitResult != nil && !res.AlreadyApplied {
 			slices.Sort(changes)
 			gotc := changeLines(t, store, res.Version)
 			if !slices.Equal(gotc, changes) {
-				diffLines(t, fmt.Sprintf("op %d: %s: change rows", op, what), gotc, changes)
+				tabletest.DiffLines(t, fmt.Sprintf("op %d: %s: change rows", op, what), gotc, changes)
 				t.FailNow()
 			}
 		}

@@ -22,8 +22,16 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
+)
+
+// The operation names commitInfo records, as Spark's.
+const (
+	opDelete = "DELETE"
+	opUpdate = "UPDATE"
+	opMerge  = "MERGE"
 )
 
 // The change types of change data rows (PROTOCOL.md, Change Data Files).
@@ -103,8 +111,9 @@ func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string
 	j := &job{ctx: ctx, snap: snap, cfg: cfg, op: op, start: time.Now(), metrics: map[string]int64{}}
 	j.mem = cfg.writer.Allocator()
 	j.tx = snap.NewTransaction(cfg.writer.TxnOptions()...)
-	j.cdf = tableFlag(snap.Metadata(), "delta.enableChangeDataFeed")
-	j.useDV = !cfg.noDV && tableFlag(snap.Metadata(), "delta.enableDeletionVectors") && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
+	props := snap.Properties()
+	j.cdf = props.EnableChangeDataFeed
+	j.useDV = !cfg.noDV && props.EnableDeletionVectors && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
 	return j
 }
 
@@ -126,6 +135,45 @@ func (j *job) forEachFile(files []*target, fn func(t *target) error) error {
 		g.Go(func() error { return fn(t) })
 	}
 	return g.Wait()
+}
+
+// plan finds the files predicate may match (all files when nil), recording
+// the read on the transaction, and the matching rows of each (into
+// target.updated when updated, else target.deleted).
+func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
+	var bound expr.Expr
+	var pruner *expr.Pruner
+	opts := []reader.Option{reader.WithColumns(), reader.WithRowIndex(), reader.WithAllocator(j.mem), reader.RecordReads(j.tx)}
+	if predicate != nil {
+		var err error
+		if bound, err = expr.BindPredicate(predicate, j.snap.Schema()); err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		if pruner, err = expr.NewPruner(bound, j.snap.Schema(), j.snap.PartitionColumns(), ""); err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		opts = append(opts, reader.WithFilter(bound))
+	}
+	scan, err := reader.NewScan(j.snap, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+	}
+	var targets []*target
+	for f, err := range scan.Files(j.ctx) {
+		if err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		t := newTarget(f)
+		t.all = pruner == nil || pruner.AllMatch(f.Add.PartitionValues, f.Stats)
+		if t.all && t.liveRows() < 0 {
+			t.all = false // its row count is unknown: read it
+		}
+		targets = append(targets, t)
+	}
+	if err := j.matchRows(scan, targets, updated); err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+	}
+	return targets, nil
 }
 
 // matchRows reads, for each file of targets, the row indexes of the rows
@@ -670,11 +718,15 @@ type Result struct {
 	Metrics map[string]int64
 }
 
-func tableFlag(md *actions.Metadata, key string) bool {
-	v, ok := md.Configuration[key]
-	return ok && (v == "true" || v == "TRUE" || v == "True")
-}
-
 // jsonText is an operationParameters value: JSON text, as Spark writes
 // it (actions.JSONText).
 func jsonText(v any) string { return actions.JSONText(v) }
+
+// predicateList is a predicate as Spark records it in operationParameters:
+// a list of SQL texts.
+func predicateList(p expr.Expr) []string {
+	if p == nil {
+		return []string{}
+	}
+	return []string{p.String()}
+}

@@ -3,12 +3,10 @@ package dml
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 )
@@ -39,7 +37,7 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 		if len(a.Column.Path) != 1 {
 			return nil, fmt.Errorf("dml: UPDATE: SET %s: only top-level columns can be assigned", a.Column)
 		}
-		i := fieldIndex(schema, a.Column.Path[0])
+		i := schema.IndexFold(a.Column.Path[0])
 		if i < 0 {
 			return nil, fmt.Errorf("dml: UPDATE: SET %s: %w", a.Column, &expr.UnknownColumnError{Column: a.Column.Path[0], Known: schema.Names()})
 		}
@@ -107,15 +105,4 @@ func (j *job) assign(rows arrow.RecordBatch, values []expr.Expr) (arrow.RecordBa
 		fields[i] = arrow.Field{Name: f.Name, Type: v.DataType(), Nullable: true}
 	}
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rows.NumRows()), nil
-}
-
-// fieldIndex is the index in s of the field named name, matched as
-// actions.StructType.FieldFold matches (exactly, else ignoring case); -1
-// when s has none.
-func fieldIndex(s *actions.StructType, name string) int {
-	f := s.FieldFold(name)
-	if f == nil {
-		return -1
-	}
-	return slices.Index(s.Fields, f)
 }

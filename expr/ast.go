@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/lakelog/lakelog/actions"
@@ -434,6 +435,69 @@ func Walk(e Expr, fn func(Expr) bool) {
 	for _, c := range children(e) {
 		Walk(c, fn)
 	}
+}
+
+// RewriteColumns returns a copy of e in which every column reference c is
+// replaced by fn(c); e is not modified. fn may return c itself or a new
+// node; its first error stops the rewrite and is returned.
+func RewriteColumns(e Expr, fn func(*Column) (Expr, error)) (Expr, error) {
+	var err error
+	var rw func(Expr) Expr
+	rw = func(e Expr) Expr {
+		if err != nil || e == nil {
+			return e
+		}
+		switch n := e.(type) {
+		case *Column:
+			var out Expr
+			out, err = fn(n)
+			return out
+		case *Literal:
+			return n
+		case *Compare:
+			c := *n
+			c.Left, c.Right = rw(n.Left), rw(n.Right)
+			return &c
+		case *AndExpr:
+			return &AndExpr{Left: rw(n.Left), Right: rw(n.Right)}
+		case *OrExpr:
+			return &OrExpr{Left: rw(n.Left), Right: rw(n.Right)}
+		case *NotExpr:
+			return &NotExpr{X: rw(n.X)}
+		case *In:
+			c := *n
+			c.X, c.List = rw(n.X), make([]Expr, len(n.List))
+			for i, x := range n.List {
+				c.List[i] = rw(x)
+			}
+			return &c
+		case *IsNull:
+			c := *n
+			c.X = rw(n.X)
+			return &c
+		case *Like:
+			c := *n
+			c.X = rw(n.X)
+			return &c
+		case *Arith:
+			c := *n
+			c.Left, c.Right = rw(n.Left), rw(n.Right)
+			return &c
+		case *Neg:
+			return &Neg{X: rw(n.X)}
+		case *Cast:
+			c := *n
+			c.X = rw(n.X)
+			return &c
+		}
+		err = fmt.Errorf("expr: cannot rewrite a %T", e)
+		return e
+	}
+	out := rw(e)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func children(e Expr) []Expr {

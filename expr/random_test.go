@@ -413,3 +413,65 @@ func pvString(pv map[string]*string) string {
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
+
+// TestRandomRewriteColumns: RewriteColumns copies random expressions with
+// every column renamed, and leaves the input as it was: the copy prints as
+// the input's text with the names replaced, and the input prints as
+// before.
+func TestRandomRewriteColumns(t *testing.T) {
+	seed := testSeed(20261204)
+	r := rand.New(rand.NewPCG(seed, 3))
+	g := &exprGen{r: r}
+	for i := range iterations(2000) {
+		text := g.boolExpr(4)
+		e, err := Parse(text)
+		if err != nil {
+			t.Fatalf("seed %d, %d: %q: %v", seed, i, text, err)
+		}
+		before := e.String()
+		copied, err := RewriteColumns(e, func(c *Column) (Expr, error) {
+			return &Column{Path: append([]string{"t"}, c.Path...)}, nil
+		})
+		if err != nil {
+			t.Fatalf("seed %d, %d: %q: %v", seed, i, text, err)
+		}
+		if e.String() != before {
+			t.Fatalf("seed %d, %d: the input changed: %s, then %s", seed, i, before, e.String())
+		}
+		// The same rename done on the text: every column is a bare
+		// identifier in the generator's output.
+		want := before
+		for _, name := range Columns(e) {
+			want = renameColumn(want, name, "t."+name)
+		}
+		if copied.String() != want {
+			t.Fatalf("seed %d, %d: copy %s, want %s", seed, i, copied.String(), want)
+		}
+	}
+	if _, err := RewriteColumns(Col("a"), func(*Column) (Expr, error) { return nil, fmt.Errorf("no") }); err == nil {
+		t.Error("an error of fn is not returned")
+	}
+}
+
+// renameColumn replaces whole-word occurrences of name outside quotes.
+func renameColumn(s, name, to string) string {
+	var b strings.Builder
+	inQuote := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\'' {
+			inQuote = !inQuote
+		}
+		isWord := func(c byte) bool {
+			return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.'
+		}
+		if !inQuote && strings.HasPrefix(s[i:], name) && (i == 0 || !isWord(s[i-1])) && (i+len(name) == len(s) || !isWord(s[i+len(name)])) {
+			b.WriteString(to)
+			i += len(name)
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}

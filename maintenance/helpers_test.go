@@ -3,110 +3,16 @@ package maintenance_test
 import (
 	"context"
 	"io/fs"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/golden"
-	"github.com/lakelog/lakelog/writer"
 )
-
-// createTable creates an empty table at "tbl" with a DDL schema, properties
-// and partition columns.
-func createTable(t *testing.T, store objstore.Store, ddl string, props map[string]string, parts ...string) *deltalog.Snapshot {
-	t.Helper()
-	schema, err := actions.ParseDDL(ddl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := actions.SchemaString(schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := deltalog.Create(store, "tbl", &actions.Metadata{SchemaString: s, PartitionColumns: parts, Configuration: props})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return openTable(t, store)
-}
-
-func openTable(t *testing.T, store objstore.Store, opts ...deltalog.Option) *deltalog.Snapshot {
-	t.Helper()
-	snap, err := deltalog.Open(context.Background(), store, "tbl", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
-}
-
-// rows is a one-batch input of the table's schema from a JSON array.
-func rows(t *testing.T, snap *deltalog.Snapshot, js string) iter.Seq2[arrow.RecordBatch, error] {
-	t.Helper()
-	sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(js))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return func(yield func(arrow.RecordBatch, error) bool) {
-		defer rec.Release()
-		yield(rec, nil)
-	}
-}
-
-// appendRows appends js (a JSON array of rows) and returns the new snapshot.
-func appendRows(t *testing.T, snap *deltalog.Snapshot, js string, opts ...writer.Option) *deltalog.Snapshot {
-	t.Helper()
-	res, err := writer.Append(context.Background(), snap, rows(t, snap, js), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := res.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// scanLines reads the snapshot's rows in canonical form, sorted.
-func scanLines(t *testing.T, snap *deltalog.Snapshot, opts ...reader.Option) []string {
-	t.Helper()
-	sc, err := reader.NewScan(snap, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for rec, err := range sc.Records(context.Background()) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := reader.CanonicalRows(rec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range rs {
-			lines = append(lines, string(r))
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}
 
 // fileKeys are the snapshot's live files as "path|dv id", sorted.
 func fileKeys(snap *deltalog.Snapshot) []string {

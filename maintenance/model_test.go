@@ -12,6 +12,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 var replaySeed = flag.Uint64("maint.seed", 0, "replay TestRestoreRandomHistories with this seed")
@@ -31,7 +32,7 @@ func TestRestoreRandomHistories(t *testing.T) {
 			ctx := context.Background()
 			rng := rand.New(rand.NewPCG(seed, 7))
 			store := objstore.NewMem()
-			snap := createTable(t, store, "id long, region string", nil, "region")
+			snap := tabletest.Create(t, store, "id long, region string", nil, "region")
 			next := 0
 			regions := []string{"US", "EU", "APAC"}
 			for step := range 25 {
@@ -45,7 +46,7 @@ func TestRestoreRandomHistories(t *testing.T) {
 						rows += fmt.Sprintf(`{"id":%d,"region":%q}`, next, regions[rng.IntN(3)])
 						next++
 					}
-					snap = appendRows(t, snap, "["+rows+"]")
+					snap = tabletest.Append(t, snap, "["+rows+"]")
 				case op < 7:
 					pred := fmt.Sprintf("id %% %d = %d", 2+rng.IntN(3), rng.IntN(2))
 					if rng.IntN(2) == 0 {
@@ -56,7 +57,7 @@ func TestRestoreRandomHistories(t *testing.T) {
 					if _, err := maintenance.Optimize(ctx, snap); err != nil {
 						t.Fatalf("step %d: optimize: %v", step, err)
 					}
-					snap = openTable(t, store)
+					snap = tabletest.Open(t, store)
 				default:
 					if snap.Version() == 0 {
 						continue
@@ -65,12 +66,12 @@ func TestRestoreRandomHistories(t *testing.T) {
 					if _, err := maintenance.Restore(ctx, snap, maintenance.ToVersion(v)); err != nil {
 						t.Fatalf("step %d: restore to %d: %v", step, v, err)
 					}
-					target := openTable(t, store, deltalog.AtVersion(v))
-					snap = openTable(t, store)
+					target := tabletest.Open(t, store, deltalog.AtVersion(v))
+					snap = tabletest.Open(t, store)
 					if !slices.Equal(fileKeys(snap), fileKeys(target)) {
 						t.Fatalf("step %d: after restore to %d: files %v, want %v", step, v, fileKeys(snap), fileKeys(target))
 					}
-					if got, want := scanLines(t, snap), scanLines(t, target); !slices.Equal(got, want) {
+					if got, want := tabletest.ScanLines(t, snap), tabletest.ScanLines(t, target); !slices.Equal(got, want) {
 						t.Fatalf("step %d: after restore to %d: rows %v, want %v", step, v, got, want)
 					}
 				}

@@ -18,6 +18,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -172,11 +173,10 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
 	if cfg.target == 0 {
-		t, err := actions.PropInt(snap.Metadata(), "delta.targetFileSize", DefaultTargetFileSize)
-		if err != nil {
-			return nil, fmt.Errorf("maintenance: optimize: %w", err)
+		cfg.target = snap.Properties().TargetFileSize
+		if cfg.target == 0 {
+			cfg.target = DefaultTargetFileSize
 		}
-		cfg.target = t
 	}
 	if cfg.target <= 0 {
 		return nil, fmt.Errorf("maintenance: optimize: target file size %d must be positive", cfg.target)
@@ -529,7 +529,7 @@ func coalesce(in iter.Seq2[arrow.RecordBatch, error], mem memory.Allocator) iter
 				release()
 				return ok
 			}
-			rec, err := concatRecords(pending, mem)
+			rec, err := arrowbatch.Concat(pending, mem)
 			release()
 			if err != nil {
 				yield(nil, fmt.Errorf("maintenance: optimize: %w", err))

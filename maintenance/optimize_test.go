@@ -20,6 +20,7 @@ import (
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -27,7 +28,7 @@ import (
 func appendMany(t *testing.T, snap *deltalog.Snapshot, first, n int, region func(i int) string) *deltalog.Snapshot {
 	t.Helper()
 	for i := first; i < first+n; i++ {
-		snap = appendRows(t, snap, fmt.Sprintf(`[{"id":%d,"region":%q}]`, i, region(i)))
+		snap = tabletest.Append(t, snap, fmt.Sprintf(`[{"id":%d,"region":%q}]`, i, region(i)))
 	}
 	return snap
 }
@@ -37,9 +38,9 @@ func us(int) string { return "US" }
 func TestOptimizeCompactsSmallFiles(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, region string", nil)
+	snap := tabletest.Create(t, store, "id long, region string", nil)
 	snap = appendMany(t, snap, 0, 20, us)
-	before := scanLines(t, snap)
+	before := tabletest.ScanLines(t, snap)
 
 	// Through a checked allocator: every batch read ahead is released.
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -48,11 +49,11 @@ func TestOptimizeCompactsSmallFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem.AssertSize(t, 0)
-	after := openTable(t, store)
+	after := tabletest.Open(t, store)
 	if after.NumFiles() != 1 || len(res.Commits) != 1 {
 		t.Fatalf("%d files in %d commits after OPTIMIZE, want 1 in 1", after.NumFiles(), len(res.Commits))
 	}
-	if got := scanLines(t, after); !slices.Equal(got, before) {
+	if got := tabletest.ScanLines(t, after); !slices.Equal(got, before) {
 		t.Fatalf("rows changed:\n%v\nwant\n%v", got, before)
 	}
 	for _, a := range lastCommit(t, after) {
@@ -77,7 +78,7 @@ func TestOptimizeCompactsSmallFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Commits) != 0 || openTable(t, store).Version() != after.Version() {
+	if len(res.Commits) != 0 || tabletest.Open(t, store).Version() != after.Version() {
 		t.Fatalf("a second OPTIMIZE committed %d times", len(res.Commits))
 	}
 }
@@ -85,9 +86,9 @@ func TestOptimizeCompactsSmallFiles(t *testing.T) {
 func TestOptimizePartitionPredicateAndLimits(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, region string", nil, "region")
+	snap := tabletest.Create(t, store, "id long, region string", nil, "region")
 	snap = appendMany(t, snap, 0, 12, func(i int) string { return []string{"US", "EU"}[i%2] })
-	before := scanLines(t, snap)
+	before := tabletest.ScanLines(t, snap)
 
 	if _, err := maintenance.Optimize(ctx, snap, maintenance.Where(mustParse(t, "id > 3"))); err == nil || !strings.Contains(err.Error(), "partition") {
 		t.Fatalf("a predicate on a data column: %v", err)
@@ -96,7 +97,7 @@ func TestOptimizePartitionPredicateAndLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := openTable(t, store)
+	after := tabletest.Open(t, store)
 	counts := map[string]int{}
 	for f := range after.Files() {
 		counts[*f.PartitionValues["region"]]++
@@ -122,7 +123,7 @@ func TestOptimizePartitionPredicateAndLimits(t *testing.T) {
 	if len(res.Commits) < 2 {
 		t.Fatalf("%d commits, want several under the bytes-per-commit bound", len(res.Commits))
 	}
-	if got := scanLines(t, openTable(t, store)); !slices.Equal(got, before) {
+	if got := tabletest.ScanLines(t, tabletest.Open(t, store)); !slices.Equal(got, before) {
 		t.Fatalf("rows changed:\n%v\nwant\n%v", got, before)
 	}
 }
@@ -142,14 +143,14 @@ func TestOptimizeRebasesOverAppendsAbortsOnDeletes(t *testing.T) {
 	ctx := context.Background()
 	t.Run("append", func(t *testing.T) {
 		store := objstore.NewMem()
-		snap := createTable(t, store, "id long, region string", nil)
+		snap := tabletest.Create(t, store, "id long, region string", nil)
 		snap = appendMany(t, snap, 0, 5, us)
-		appendRows(t, snap, `[{"id":100,"region":"EU"}]`) // after OPTIMIZE's read
+		tabletest.Append(t, snap, `[{"id":100,"region":"EU"}]`) // after OPTIMIZE's read
 		if _, err := maintenance.Optimize(ctx, snap); err != nil {
 			t.Fatalf("OPTIMIZE against a concurrent append: %v", err)
 		}
-		after := openTable(t, store)
-		if got := scanLines(t, after); len(got) != 6 {
+		after := tabletest.Open(t, store)
+		if got := tabletest.ScanLines(t, after); len(got) != 6 {
 			t.Fatalf("%d rows, want 6: %v", len(got), got)
 		}
 		if after.NumFiles() != 2 {
@@ -158,14 +159,14 @@ func TestOptimizeRebasesOverAppendsAbortsOnDeletes(t *testing.T) {
 	})
 	t.Run("delete", func(t *testing.T) {
 		store := objstore.NewMem()
-		snap := createTable(t, store, "id long, region string", nil)
+		snap := tabletest.Create(t, store, "id long, region string", nil)
 		snap = appendMany(t, snap, 0, 5, us)
 		deleteWhere(t, snap, "id = 2", time.Now())
 		_, err := maintenance.Optimize(ctx, snap)
 		if !errors.Is(err, conflict.ErrConflict) {
 			t.Fatalf("OPTIMIZE against a concurrent delete of its file: %v, want a conflict", err)
 		}
-		if got := scanLines(t, openTable(t, store)); len(got) != 4 {
+		if got := tabletest.ScanLines(t, tabletest.Open(t, store)); len(got) != 4 {
 			t.Fatalf("%d rows after the aborted OPTIMIZE, want 4", len(got))
 		}
 	})
@@ -179,7 +180,7 @@ var longOptimize = flag.Bool("maint.long", false, "run TestOptimizeWithConcurren
 func TestOptimizeWithConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, region string", nil)
+	snap := tabletest.Create(t, store, "id long, region string", nil)
 	small, writers, perWriter := 200, 4, 10
 	if *longOptimize {
 		small, perWriter = 1000, 50
@@ -197,7 +198,7 @@ func TestOptimizeWithConcurrentWriters(t *testing.T) {
 					errs <- err
 					return
 				}
-				if _, err := writer.Append(ctx, s, rows(t, s, fmt.Sprintf(`[{"id":%d,"region":"EU"}]`, id))); err != nil {
+				if _, err := writer.Append(ctx, s, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, s, fmt.Sprintf(`[{"id":%d,"region":"EU"}]`, id)))); err != nil {
 					errs <- err
 					return
 				}
@@ -213,8 +214,8 @@ func TestOptimizeWithConcurrentWriters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("OPTIMIZE: %v", err)
 	}
-	after := openTable(t, store)
-	got := scanLines(t, after)
+	after := tabletest.Open(t, store)
+	got := tabletest.ScanLines(t, after)
 	var want []string
 	for i := range small + writers*perWriter {
 		region := "US"
@@ -247,7 +248,7 @@ func TestZOrderSkipping(t *testing.T) {
 	const nrows, batches = 20000, 20
 	mk := func() (objstore.Store, *deltalog.Snapshot) {
 		store := objstore.NewMem()
-		snap := createTable(t, store, "x long, y long, s string", nil)
+		snap := tabletest.Create(t, store, "x long, y long, s string", nil)
 		return store, snap
 	}
 	storeZ, snapZ := mk()
@@ -263,10 +264,10 @@ func TestZOrderSkipping(t *testing.T) {
 			fmt.Fprintf(&sb, `{"x":%d,"y":%d,"s":"v%d"}`, r.IntN(10000), r.IntN(10000), r.IntN(100))
 		}
 		sb.WriteByte(']')
-		snapZ = appendRows(t, snapZ, sb.String())
-		snapB = appendRows(t, snapB, sb.String())
+		snapZ = tabletest.Append(t, snapZ, sb.String())
+		snapB = tabletest.Append(t, snapB, sb.String())
 	}
-	before := scanLines(t, snapZ)
+	before := tabletest.ScanLines(t, snapZ)
 	target := int64(4 << 10)
 	if _, err := maintenance.Optimize(ctx, snapZ, maintenance.ZOrderBy("x", "Y"), maintenance.TargetSize(target)); err != nil {
 		t.Fatal(err)
@@ -274,8 +275,8 @@ func TestZOrderSkipping(t *testing.T) {
 	if _, err := maintenance.Optimize(ctx, snapB, maintenance.TargetSize(target), maintenance.MinFileSize(1<<30)); err != nil {
 		t.Fatal(err)
 	}
-	z, b := openTable(t, storeZ), openTable(t, storeB)
-	if got := scanLines(t, z); !slices.Equal(got, before) {
+	z, b := tabletest.Open(t, storeZ), tabletest.Open(t, storeB)
+	if got := tabletest.ScanLines(t, z); !slices.Equal(got, before) {
 		t.Fatal("Z-order changed the rows")
 	}
 	if ci := commitInfo(t, z); ci.OperationParameters["zOrderBy"] != `["x","y"]` {
@@ -348,7 +349,7 @@ func TestOptimizeRewritesDeletionVectors(t *testing.T) {
 			if dvs == 0 {
 				t.Fatal("the case has no deletion vectors")
 			}
-			before := scanLines(t, snap)
+			before := tabletest.ScanLines(t, snap)
 			res, err := maintenance.Optimize(ctx, snap)
 			if err != nil {
 				t.Fatal(err)
@@ -365,7 +366,7 @@ func TestOptimizeRewritesDeletionVectors(t *testing.T) {
 			if res.Metrics.NumDeletionVectorsRemoved != dvs {
 				t.Errorf("numDeletionVectorsRemoved %d, want %d", res.Metrics.NumDeletionVectorsRemoved, dvs)
 			}
-			if got := scanLines(t, after); !slices.Equal(got, before) {
+			if got := tabletest.ScanLines(t, after); !slices.Equal(got, before) {
 				t.Fatalf("rows changed: %d rows, want %d", len(got), len(before))
 			}
 			sc, err := reader.NewScan(after)
@@ -384,12 +385,12 @@ func TestOptimizeRewritesDeletionVectors(t *testing.T) {
 func TestZOrderRewritesOnlyChangedPartitions(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, region string", nil, "region")
+	snap := tabletest.Create(t, store, "id long, region string", nil, "region")
 	snap = appendMany(t, snap, 0, 6, func(i int) string { return []string{"US", "EU"}[i%2] })
 	if _, err := maintenance.Optimize(ctx, snap, maintenance.ZOrderBy("id")); err != nil {
 		t.Fatal(err)
 	}
-	snap = appendRows(t, openTable(t, store), `[{"id":100,"region":"EU"}]`)
+	snap = tabletest.Append(t, tabletest.Open(t, store), `[{"id":100,"region":"EU"}]`)
 	res, err := maintenance.Optimize(ctx, snap, maintenance.ZOrderBy("id"))
 	if err != nil {
 		t.Fatal(err)
@@ -398,10 +399,10 @@ func TestZOrderRewritesOnlyChangedPartitions(t *testing.T) {
 		t.Fatalf("rewrote %d files in %d bins, want EU's 2 in 1", res.Metrics.NumRemovedFiles, res.Metrics.NumBatches)
 	}
 	// A partition column cannot be a Z-order column.
-	if _, err = maintenance.Optimize(ctx, openTable(t, store), maintenance.ZOrderBy("id", "region")); err == nil {
+	if _, err = maintenance.Optimize(ctx, tabletest.Open(t, store), maintenance.ZOrderBy("id", "region")); err == nil {
 		t.Fatal("z-order by a partition column was accepted")
 	}
-	if got := scanLines(t, openTable(t, store)); len(got) != 7 {
+	if got := tabletest.ScanLines(t, tabletest.Open(t, store)); len(got) != 7 {
 		t.Fatalf("%d rows", len(got))
 	}
 }
@@ -411,7 +412,7 @@ func TestZOrderRewritesOnlyChangedPartitions(t *testing.T) {
 func TestOptimizeFailsOnAMissingFile(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, region string", nil)
+	snap := tabletest.Create(t, store, "id long, region string", nil)
 	snap = appendMany(t, snap, 0, 8, us)
 	var gone string
 	for f := range snap.Files() {
@@ -426,7 +427,7 @@ func TestOptimizeFailsOnAMissingFile(t *testing.T) {
 		t.Fatalf("OPTIMIZE with a missing file: %v", err)
 	}
 	mem.AssertSize(t, 0)
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("a failed OPTIMIZE committed version %d", v)
 	}
 }

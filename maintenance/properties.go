@@ -2,8 +2,10 @@ package maintenance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -28,7 +30,9 @@ func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string
 // given (the commit is then a SET TBLPROPERTIES whose operationParameters
 // also hold unsetProperties).
 //
-// Keys and values are checked as Create checks them
+// Keys of Delta's own properties are normalised from any case to their
+// canonical spelling (actions.NormalizeTableProperties), as Spark
+// normalises them. Keys and values are checked as Create checks them
 // (deltalog.CheckProperties: an unknown delta.* key, a malformed
 // duration, interval, boolean or mode, a property lakelog cannot honour);
 // a key to unset that the table does not set is an error (Spark's,
@@ -44,12 +48,20 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	if len(set) == 0 && len(unset) == 0 {
 		return nil, refuse("no property to set or unset")
 	}
+	set, err := actions.NormalizeTableProperties(set)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	unset = slices.Clone(unset)
+	for i, k := range unset {
+		unset[i] = actions.NormalizePropertyKey(k)
+	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	if conf == nil {
 		conf = map[string]string{}
 	}
-	if on, ok := set["delta.enableInCommitTimestamps"]; ok && on == "true" {
-		if cur, _ := actions.PropBool(snap.Metadata(), "delta.enableInCommitTimestamps", false); !cur {
+	if on, ok := actions.ParseBool(set[actions.PropEnableInCommitTimestamps]); ok && on {
+		if !snap.Properties().EnableInCommitTimestamps {
 			return nil, fmt.Errorf("maintenance: ALTER TABLE: %w: enabling delta.enableInCommitTimestamps on an existing table is not supported yet (it must record the enablement version and timestamp)", deltalog.ErrUnsupportedFeature)
 		}
 	}
@@ -76,8 +88,10 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 }
 
 func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[string]string, op string, params map[string]any, opts []deltalog.TxnOption) (*deltalog.CommitResult, error) {
-	// A property change removes no rows: it is allowed where an append is.
-	if err := snap.Supports(deltalog.OpAppend); err != nil {
+	// A property change removes no rows: it is allowed where an append
+	// is, and on a table with an invalid property, which it may mend
+	// (CheckProperties checks the properties it leaves).
+	if err := snap.Supports(deltalog.OpAppend); err != nil && !errors.Is(err, deltalog.ErrInvalidProperty) {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
 	md := *snap.Metadata()

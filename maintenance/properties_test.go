@@ -2,17 +2,21 @@ package maintenance_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 func TestSetAndUnsetProperties(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, s string", nil)
+	snap := tabletest.Create(t, store, "id long, s string", nil)
 	for _, bad := range []map[string]string{
 		{"delta.deletedFileRetentionDuration": "2 fortnights"},
 		{"delta.appendOnly": "maybe"},
@@ -21,20 +25,23 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		{"delta.columnMapping.mode": "name"},
 		{"delta.feature.deletionVectors": "supported"},
 		{"delta.enableInCommitTimestamps": "true"},
+		{"DELTA.enableInCommitTimestamps": "TRUE"},
+		{"delta.appendOnly": " true"},
+		{"delta.appendOnly": "true", "delta.APPENDONLY": "false"},
 	} {
 		if _, err := maintenance.SetProperties(ctx, snap, bad); err == nil {
 			t.Errorf("SetProperties(%v) succeeded", bad)
 		}
 	}
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("a refused property change committed version %d", v)
 	}
 
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.deletedFileRetentionDuration": "interval 2 days", "owner": "ops"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
-	if v, _ := snap.Metadata().Prop("delta.deletedFileRetentionDuration"); v != "interval 2 days" {
+	snap = tabletest.Open(t, store)
+	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "interval 2 days" {
 		t.Fatalf("property %q", v)
 	}
 	ci := commitInfo(t, snap)
@@ -49,7 +56,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableDeletionVectors": "true"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if p := snap.Protocol(); !p.HasReaderFeature("deletionVectors") || !p.HasWriterFeature("deletionVectors") {
 		t.Fatalf("protocol %+v lacks deletionVectors", p)
 	}
@@ -60,12 +67,28 @@ func TestSetAndUnsetProperties(t *testing.T) {
 	if _, err := maintenance.UnsetProperties(ctx, snap, []string{"owner"}); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
-	if _, ok := snap.Metadata().Prop("owner"); ok {
+	snap = tabletest.Open(t, store)
+	if _, ok := snap.Metadata().Configuration["owner"]; ok {
 		t.Fatal("owner is still set")
 	}
 	if ci := commitInfo(t, snap); ci.Operation != "UNSET TBLPROPERTIES" {
 		t.Fatalf("operation %s", ci.Operation)
+	}
+	// Keys of Delta's properties in any case are their canonical key, as
+	// Spark normalises them; values parse in any case.
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"DELTA.DELETEDFILERETENTIONDURATION": "INTERVAL 3 DAYS"}); err != nil {
+		t.Fatal(err)
+	}
+	snap = tabletest.Open(t, store)
+	if v := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; v != "INTERVAL 3 DAYS" || snap.Properties().DeletedFileRetention != 72*time.Hour {
+		t.Fatalf("property %q: retention %v", v, snap.Properties().DeletedFileRetention)
+	}
+	if _, err := maintenance.UnsetProperties(ctx, snap, []string{"delta.DeletedFileRetentionDuration"}); err != nil {
+		t.Fatal(err)
+	}
+	snap = tabletest.Open(t, store)
+	if _, ok := snap.Metadata().Configuration["delta.deletedFileRetentionDuration"]; ok {
+		t.Fatal("the retention is still set")
 	}
 	// The protocol is never downgraded.
 	if p := snap.Protocol(); !p.HasReaderFeature("deletionVectors") {
@@ -77,7 +100,7 @@ func TestSetAndUnsetProperties(t *testing.T) {
 func TestAlterPropertiesIsOneCommit(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", map[string]string{"team": "ops"})
+	snap := tabletest.Create(t, store, "id long", map[string]string{"team": "ops"})
 	for _, c := range []struct {
 		set   map[string]string
 		unset []string
@@ -91,14 +114,14 @@ func TestAlterPropertiesIsOneCommit(t *testing.T) {
 			t.Errorf("AlterProperties(%v, %v): %v, want %q", c.set, c.unset, err, c.want)
 		}
 	}
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("a refused change committed version %d", v)
 	}
 	res, err := maintenance.AlterProperties(ctx, snap, map[string]string{"owner": "x"}, []string{"team"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if snap.Version() != res.Version || res.Version != 1 {
 		t.Fatalf("versions %d, %d; want one commit", snap.Version(), res.Version)
 	}
@@ -107,5 +130,31 @@ func TestAlterPropertiesIsOneCommit(t *testing.T) {
 	}
 	if ci := commitInfo(t, snap); ci.Operation != "SET TBLPROPERTIES" || ci.OperationParameters["unsetProperties"] != `["team"]` {
 		t.Fatalf("commitInfo %s %v", ci.Operation, ci.OperationParameters)
+	}
+}
+
+// TestAlterMendsInvalidProperty: a table whose log holds a value that does
+// not parse refuses writes, but ALTER TABLE may set the property right
+// (and only that: leaving it invalid is refused naming it).
+func TestAlterMendsInvalidProperty(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	commit := `{"protocol":{"minReaderVersion":1,"minWriterVersion":4}}` + "\n" +
+		`{"metaData":{"id":"t","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{"delta.enableChangeDataFeed":"yes"}}}` + "\n"
+	if err := store.Put(ctx, "tbl/_delta_log/00000000000000000000.json", strings.NewReader(commit), objstore.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	snap := tabletest.Open(t, store)
+	if err := snap.Supports(deltalog.OpAppend); !errors.Is(err, deltalog.ErrInvalidProperty) {
+		t.Fatalf("append to a table with an invalid property: %v", err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"owner": "ops"}); err == nil || !strings.Contains(err.Error(), "delta.enableChangeDataFeed") {
+		t.Fatalf("an ALTER that leaves the property invalid: %v", err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableChangeDataFeed": "TRUE"}); err != nil {
+		t.Fatal(err)
+	}
+	if snap = tabletest.Open(t, store); !snap.Properties().EnableChangeDataFeed || snap.Supports(deltalog.OpAppend) != nil {
+		t.Fatalf("after the ALTER: %+v, %v", snap.Properties(), snap.Supports(deltalog.OpAppend))
 	}
 }

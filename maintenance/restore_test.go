@@ -3,6 +3,7 @@ package maintenance_test
 import (
 	"context"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // The seed scenario: a mistaken delete of one region is undone by a
@@ -20,10 +22,10 @@ import (
 func TestRestoreUndoesADelete(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, name string, region string", nil)
-	snap = appendRows(t, snap, `[{"id":1,"name":"ann","region":"US"},{"id":2,"name":"bo","region":"EU"},{"id":3,"name":"cy","region":"APAC"}]`)
-	snap = appendRows(t, snap, `[{"id":4,"name":"di","region":"US"},{"id":5,"name":"ed","region":"EU"}]`)
-	before := scanLines(t, snap)
+	snap := tabletest.Create(t, store, "id long, name string, region string", nil)
+	snap = tabletest.Append(t, snap, `[{"id":1,"name":"ann","region":"US"},{"id":2,"name":"bo","region":"EU"},{"id":3,"name":"cy","region":"APAC"}]`)
+	snap = tabletest.Append(t, snap, `[{"id":4,"name":"di","region":"US"},{"id":5,"name":"ed","region":"EU"}]`)
+	before := tabletest.ScanLines(t, snap)
 	beforeVersion := snap.Version()
 
 	// DELETE WHERE region = 'US', as replaceWhere with no new rows.
@@ -31,12 +33,12 @@ func TestRestoreUndoesADelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := dml.ReplaceWhere(ctx, snap, pred, rows(t, snap, `[]`))
+	res, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, `[]`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	snap, _ = res.Snapshot()
-	if got := scanLines(t, snap); len(got) != 3 {
+	if got := tabletest.ScanLines(t, snap); len(got) != 3 {
 		t.Fatalf("after the delete: %d rows, want 3", len(got))
 	}
 	keysBefore := storeKeys(t, store, "tbl/")
@@ -45,11 +47,11 @@ func TestRestoreUndoesADelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restored := openTable(t, store)
+	restored := tabletest.Open(t, store)
 	if restored.Version() != snap.Version()+1 || rr.Commit.Version != restored.Version() {
 		t.Fatalf("restore landed at %d (result %d), want %d", restored.Version(), rr.Commit.Version, snap.Version()+1)
 	}
-	if got := scanLines(t, restored); !slices.Equal(got, before) {
+	if got := tabletest.ScanLines(t, restored); !slices.Equal(got, before) {
 		t.Fatalf("rows after restore:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(before, "\n"))
 	}
 	// Only a commit file was written: no data file.
@@ -62,7 +64,7 @@ func TestRestoreUndoesADelete(t *testing.T) {
 	if len(added) != 1 || !strings.HasPrefix(added[0], "tbl/_delta_log/") {
 		t.Fatalf("restore wrote %v, want only its commit", added)
 	}
-	if !slices.Equal(fileKeys(restored), fileKeys(openTable(t, store, deltalog.AtVersion(beforeVersion)))) {
+	if !slices.Equal(fileKeys(restored), fileKeys(tabletest.Open(t, store, deltalog.AtVersion(beforeVersion)))) {
 		t.Fatalf("live files %v differ from version %d's", fileKeys(restored), beforeVersion)
 	}
 	h, err := deltalog.History(ctx, store, "tbl", 1)
@@ -165,15 +167,15 @@ func TestRestoreRefusesMissingFiles(t *testing.T) {
 	ctx := context.Background()
 	t.Run("data file", func(t *testing.T) {
 		store := objstore.NewMem()
-		snap := createTable(t, store, "id long", nil)
-		snap = appendRows(t, snap, `[{"id":1}]`)
+		snap := tabletest.Create(t, store, "id long", nil)
+		snap = tabletest.Append(t, snap, `[{"id":1}]`)
 		old := snap.Version()
 		var gone string
 		for f := range snap.Files() {
 			gone = snap.TablePath(f.Path)
 		}
 		pred, _ := expr.Parse("id = 1")
-		res, err := dml.ReplaceWhere(ctx, snap, pred, rows(t, snap, `[{"id":1}]`))
+		res, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, `[{"id":1}]`)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +191,7 @@ func TestRestoreRefusesMissingFiles(t *testing.T) {
 		if !strings.Contains(err.Error(), gone) {
 			t.Fatalf("message %q does not name %s", err, gone)
 		}
-		if v := openTable(t, store).Version(); v != snap.Version() {
+		if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 			t.Fatalf("a failed restore committed version %d", v)
 		}
 	})
@@ -214,8 +216,8 @@ func TestRestoreRefusesMissingFiles(t *testing.T) {
 func TestRestoreArguments(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", nil)
-	snap = appendRows(t, snap, `[{"id":1}]`)
+	snap := tabletest.Create(t, store, "id long", nil)
+	snap = tabletest.Append(t, snap, `[{"id":1}]`)
 	if _, err := maintenance.Restore(ctx, snap); err == nil {
 		t.Fatal("a restore without a target succeeded")
 	}
@@ -226,15 +228,15 @@ func TestRestoreArguments(t *testing.T) {
 		t.Fatalf("restore to a version that does not exist: %v", err)
 	}
 	// By timestamp: version 0's own timestamp restores version 0.
-	v0 := openTable(t, store, deltalog.AtVersion(0))
+	v0 := tabletest.Open(t, store, deltalog.AtVersion(0))
 	rr, err := maintenance.Restore(ctx, snap, maintenance.ToTimestamp(v0.Timestamp()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rr.RestoredVersion != 0 || openTable(t, store).NumFiles() != 0 {
+	if rr.RestoredVersion != 0 || tabletest.Open(t, store).NumFiles() != 0 {
 		t.Fatalf("restore by timestamp restored version %d", rr.RestoredVersion)
 	}
-	ci := commitInfo(t, openTable(t, store))
+	ci := commitInfo(t, tabletest.Open(t, store))
 	if ci.OperationParameters["timestamp"] == nil || ci.OperationParameters["version"] != nil {
 		t.Fatalf("parameters %v", ci.OperationParameters)
 	}

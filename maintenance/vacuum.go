@@ -127,10 +127,7 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	if err := snap.Supports(deltalog.OpVacuum); err != nil {
 		return nil, fmt.Errorf("maintenance: %w", err)
 	}
-	tableRetention, err := actions.PropDuration(snap.Metadata(), "delta.deletedFileRetentionDuration", deltalog.DefaultDeletedFileRetention)
-	if err != nil {
-		return nil, fmt.Errorf("maintenance: vacuum: %w", err)
-	}
+	tableRetention := snap.Properties().DeletedFileRetention
 	retention := tableRetention
 	if cfg.retention != nil {
 		retention = *cfg.retention

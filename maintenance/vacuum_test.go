@@ -3,6 +3,7 @@ package maintenance_test
 import (
 	"context"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -42,7 +44,7 @@ func deleteWhere(t *testing.T, snap *deltalog.Snapshot, pred string, now time.Ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := dml.ReplaceWhere(context.Background(), snap, p, rows(t, snap, `[]`), writer.WithTxnOptions(deltalog.WithClock(func() time.Time { return now })))
+	res, err := dml.ReplaceWhere(context.Background(), snap, p, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, `[]`)), writer.WithTxnOptions(deltalog.WithClock(func() time.Time { return now })))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,17 +81,17 @@ func TestVacuumRetention(t *testing.T) {
 	}
 	day := 24 * time.Hour
 	t0 := time.Now().Truncate(time.Millisecond)
-	snap := createTable(t, store, "id long, region string", nil)
-	snap = appendRows(t, snap, `[{"id":1,"region":"US"}]`) // file A
+	snap := tabletest.Create(t, store, "id long, region string", nil)
+	snap = tabletest.Append(t, snap, `[{"id":1,"region":"US"}]`) // file A
 	fileA := onlyFile(t, snap)
-	snap = appendRows(t, snap, `[{"id":2,"region":"EU"}]`) // file B
-	snap = deleteWhere(t, snap, "region = 'US'", t0)       // A removed at t0
+	snap = tabletest.Append(t, snap, `[{"id":2,"region":"EU"}]`) // file B
+	snap = deleteWhere(t, snap, "region = 'US'", t0)             // A removed at t0
 	vB := snap.Version()
 	var fileB string
 	for f := range snap.Files() {
 		fileB = snap.TablePath(f.Path)
 	}
-	snap = appendRows(t, snap, `[{"id":3,"region":"EU"}]`)
+	snap = tabletest.Append(t, snap, `[{"id":3,"region":"EU"}]`)
 	snap = deleteWhere(t, snap, "id = 2", t0.Add(5*day)) // B removed at t0+5d
 	// Every file so far was written at t0.
 	for _, k := range storeKeys(t, store, "tbl/") {
@@ -145,10 +147,10 @@ func TestVacuumRetention(t *testing.T) {
 		}
 	}
 	// Version vB (which reads B, removed inside the window) still reads.
-	if got := scanLines(t, openTable(t, store, deltalog.AtVersion(vB))); len(got) != 1 || !strings.Contains(got[0], `"id":2`) {
+	if got := tabletest.ScanLines(t, tabletest.Open(t, store, deltalog.AtVersion(vB))); len(got) != 1 || !strings.Contains(got[0], `"id":2`) {
 		t.Fatalf("time travel to version %d: %v", vB, got)
 	}
-	if got := scanLines(t, openTable(t, store)); len(got) != 1 {
+	if got := tabletest.ScanLines(t, tabletest.Open(t, store)); len(got) != 1 {
 		t.Fatalf("latest: %v", got)
 	}
 	// VACUUM START and VACUUM END, as Spark records them.
@@ -194,12 +196,12 @@ func vacuumKeys(r *maintenance.VacuumResult) []string {
 func TestVacuumRetentionCheck(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", map[string]string{"delta.deletedFileRetentionDuration": "interval 2 days"})
+	snap := tabletest.Create(t, store, "id long", map[string]string{"delta.deletedFileRetentionDuration": "interval 2 days"})
 	_, err := maintenance.Vacuum(ctx, snap, maintenance.Retain(24*time.Hour))
 	if !errors.Is(err, maintenance.ErrRetentionTooShort) {
 		t.Fatalf("retention under the table's: %v", err)
 	}
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("a refused vacuum committed version %d", v)
 	}
 	if _, err := maintenance.Vacuum(ctx, snap, maintenance.Retain(-time.Hour), maintenance.Force()); err == nil {
@@ -209,7 +211,7 @@ func TestVacuumRetentionCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci := commitInfo(t, openTable(t, store, deltalog.AtVersion(res.StartVersion)))
+	ci := commitInfo(t, tabletest.Open(t, store, deltalog.AtVersion(res.StartVersion)))
 	if ci.OperationParameters["retentionCheckEnabled"] != "false" || ci.OperationParameters["specifiedRetentionMillis"] != "0" || ci.OperationParameters["defaultRetentionMillis"] != "172800000" {
 		t.Fatalf("parameters %v", ci.OperationParameters)
 	}
@@ -263,10 +265,10 @@ func TestVacuumDeletionVectors(t *testing.T) {
 func TestVacuumUsesTheLatestVersion(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", nil)
+	snap := tabletest.Create(t, store, "id long", nil)
 	old := snap
-	appendRows(t, snap, `[{"id":1}]`)
-	latest := openTable(t, store)
+	tabletest.Append(t, snap, `[{"id":1}]`)
+	latest := tabletest.Open(t, store)
 	res, err := maintenance.Vacuum(ctx, old, maintenance.Retain(0), maintenance.Force(), maintenance.VacuumClock(func() time.Time { return time.Now().Add(time.Hour) }))
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +276,7 @@ func TestVacuumUsesTheLatestVersion(t *testing.T) {
 	if len(res.Files) != 0 {
 		t.Fatalf("deleted %v, the latest version's files", vacuumKeys(res))
 	}
-	if got := scanLines(t, openTable(t, store)); len(got) != 1 || latest.NumFiles() != 1 {
+	if got := tabletest.ScanLines(t, tabletest.Open(t, store)); len(got) != 1 || latest.NumFiles() != 1 {
 		t.Fatalf("rows %v", got)
 	}
 }
@@ -287,7 +289,7 @@ func TestVacuumKeepsAbsolutePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := createTable(t, store, "id long", nil)
+	snap := tabletest.Create(t, store, "id long", nil)
 	old := time.Now().Add(-time.Hour)
 	touch(t, dir, "tbl/abs-file.parquet", old)
 	touch(t, dir, "tbl/orphan.parquet", old)
@@ -296,7 +298,7 @@ func TestVacuumKeepsAbsolutePaths(t *testing.T) {
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	res, err := maintenance.Vacuum(ctx, openTable(t, store), maintenance.Retain(0), maintenance.Force())
+	res, err := maintenance.Vacuum(ctx, tabletest.Open(t, store), maintenance.Retain(0), maintenance.Force())
 	if err != nil {
 		t.Fatal(err)
 	}

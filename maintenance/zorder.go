@@ -16,6 +16,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 )
 
 // zorderBatchRows is the size of the batches a Z-ordered bin is written
@@ -32,13 +33,7 @@ func checkZOrderColumns(snap *deltalog.Snapshot, cols []string) ([]string, error
 	}
 	var out []string
 	for _, c := range cols {
-		var f *actions.StructField
-		for _, sf := range snap.Schema().Fields {
-			if strings.EqualFold(sf.Name, c) {
-				f = sf
-				break
-			}
-		}
+		f := snap.Schema().FieldFold(c)
 		if f == nil {
 			return nil, fmt.Errorf("maintenance: optimize: z-order column %q is not in the table's schema", c)
 		}
@@ -87,7 +82,7 @@ func zorderRows(in iter.Seq2[arrow.RecordBatch, error], cols []string, mem memor
 		if len(recs) == 0 {
 			return
 		}
-		all, err := concatRecords(recs, mem)
+		all, err := arrowbatch.Concat(recs, mem)
 		if err != nil {
 			yield(nil, fmt.Errorf("maintenance: z-order: %w", err))
 			return
@@ -131,35 +126,6 @@ func zorderRows(in iter.Seq2[arrow.RecordBatch, error], cols []string, mem memor
 			}
 		}
 	}
-}
-
-// concatRecords joins batches of one schema into one.
-func concatRecords(recs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
-	schema := recs[0].Schema()
-	cols := make([]arrow.Array, schema.NumFields())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	var n int64
-	for _, r := range recs {
-		n += r.NumRows()
-	}
-	for i := range cols {
-		parts := make([]arrow.Array, len(recs))
-		for j, r := range recs {
-			parts[j] = r.Column(i)
-		}
-		c, err := array.Concatenate(parts, mem)
-		if err != nil {
-			return nil, err
-		}
-		cols[i] = c
-	}
-	return array.NewRecordBatch(schema, cols, n), nil
 }
 
 // zValues computes each row's Z-order value.

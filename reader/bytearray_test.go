@@ -18,6 +18,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestStringColumnsAcrossPages reads string and binary columns, which the
@@ -29,7 +30,7 @@ import (
 func TestStringColumnsAcrossPages(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	newTable(t, store, "id long, s string, b binary, d string")
+	tabletest.Create(t, store, "id long, s string, b binary, d string", nil)
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -93,7 +94,7 @@ func TestStringColumnsAcrossPages(t *testing.T) {
 	if err := store.Put(ctx, "tbl/part-0.parquet", bytes.NewReader(buf.Bytes()), objstore.PutOptions{Size: int64(buf.Len())}); err != nil {
 		t.Fatal(err)
 	}
-	tx := open(t, store).NewTransaction()
+	tx := tabletest.Open(t, store).NewTransaction()
 	tx.Add(actions.Action{Add: &actions.Add{Path: "part-0.parquet", PartitionValues: map[string]*string{}, Size: int64(buf.Len()), DataChange: true}})
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -110,12 +111,12 @@ func TestStringColumnsAcrossPages(t *testing.T) {
 func stringBatches(t *testing.T, store objstore.Store, rows int, want []string, pages bool) {
 	for _, batch := range []int{1, 333, 1100, 4096} {
 		t.Run(fmt.Sprintf("pages=%v/batch=%d", pages, batch), func(t *testing.T) {
-			got := collect(t, mustScan(t, open(t, store), reader.WithBatchSize(batch)))
-			equalLines(t, got, want)
-			got = collect(t, mustScan(t, open(t, store), reader.WithBatchSize(batch), reader.WithAllocator(checkedMem(t))))
-			equalLines(t, got, want)
+			got := collect(t, mustScan(t, tabletest.Open(t, store), reader.WithBatchSize(batch)))
+			tabletest.DiffLines(t, "rows", got, want)
+			got = collect(t, mustScan(t, tabletest.Open(t, store), reader.WithBatchSize(batch), reader.WithAllocator(tabletest.CheckedMem(t))))
+			tabletest.DiffLines(t, "rows", got, want)
 			// Only the string columns, so that no column goes through pqarrow.
-			got = collect(t, mustScan(t, open(t, store), reader.WithBatchSize(batch), reader.WithColumns("s", "d")))
+			got = collect(t, mustScan(t, tabletest.Open(t, store), reader.WithBatchSize(batch), reader.WithColumns("s", "d")))
 			if len(got) != rows {
 				t.Fatalf("%d rows of s and d, want %d", len(got), rows)
 			}

@@ -10,12 +10,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestCanonicalValues checks each value encoding of the corpus README's
 // canonical row format.
 func TestCanonicalValues(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	f32 := array.NewFloat32Builder(mem)
 	defer f32.Release()
 	f32.AppendValues([]float32{0.1, 3.4, float32(math.NaN()), float32(math.Inf(1)), 1e21, float32(math.Copysign(0, -1))}, nil)
@@ -81,7 +82,7 @@ func TestCanonicalValues(t *testing.T) {
 // TestCanonicalNested checks structs, lists and maps (sorted by the key's
 // canonical text, so 10 sorts before 2).
 func TestCanonicalNested(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "st", Type: arrow.StructOf(arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 			arrow.Field{Name: "l", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true}), Nullable: true},

@@ -17,6 +17,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestColumnMappingName: in name mode columns, nested struct fields,
@@ -26,18 +27,18 @@ import (
 func TestColumnMappingName(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	newTable(t, store, "a string, b string, n long, st struct<x: int, y: string>, p string", "p")
-	appendJSON(t, store, `[{"a":"a1","b":"b1","n":1,"st":{"x":10,"y":"y1"},"p":"eu"},{"a":"a2","b":"b2","n":2,"st":null,"p":"eu"}]`)
-	appendJSON(t, store, `[{"a":"a3","b":"b3","n":30,"st":{"x":30,"y":null},"p":"us"}]`)
+	tabletest.Create(t, store, "a string, b string, n long, st struct<x: int, y: string>, p string", nil, "p")
+	tabletest.AppendTo(t, store, `[{"a":"a1","b":"b1","n":1,"st":{"x":10,"y":"y1"},"p":"eu"},{"a":"a2","b":"b2","n":2,"st":null,"p":"eu"}]`)
+	tabletest.AppendTo(t, store, `[{"a":"a3","b":"b3","n":30,"st":{"x":30,"y":null},"p":"us"}]`)
 	// a and b swap names; x and y too: a reader that fell back to logical
 	// names would read the wrong column.
-	snap := mapColumns(t, store, open(t, store), "name", map[string]string{"a": "b", "b": "a", "n": "num", "st": "info", "x": "y", "y": "x", "p": "region"})
+	snap := mapColumns(t, store, tabletest.Open(t, store), "name", map[string]string{"a": "b", "b": "a", "n": "num", "st": "info", "x": "y", "y": "x", "p": "region"})
 	if m := snap.ColumnMappingMode(); m != "name" {
 		t.Fatalf("mode %q", m)
 	}
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	all := collect(t, mustScan(t, snap, reader.WithAllocator(mem), reader.WithParallelism(1)))
-	equalLines(t, sorted(all), []string{
+	tabletest.DiffLines(t, "rows", tabletest.Sorted((all)...), []string{
 		`{"b":"a1","a":"b1","num":1,"info":{"y":10,"x":"y1"},"region":"eu"}`,
 		`{"b":"a2","a":"b2","num":2,"info":null,"region":"eu"}`,
 		`{"b":"a3","a":"b3","num":30,"info":{"y":30,"x":null},"region":"us"}`,
@@ -61,7 +62,7 @@ func TestColumnMappingName(t *testing.T) {
 			opts = append(opts, reader.WithColumns(tc.cols...))
 		}
 		sc := mustScan(t, snap, opts...)
-		equalLines(t, sorted(collect(t, sc)), tc.want)
+		tabletest.DiffLines(t, "rows", tabletest.Sorted((collect(t, sc))...), tc.want)
 		m := sc.Metrics()
 		if m.FilesPrunedByPartition != tc.pruned || m.FilesSkippedByStats != tc.skipped || m.FilesRead != tc.rd {
 			t.Errorf("%s: metrics %+v, want %d pruned by partition, %d skipped by stats, %d read", tc.where, m, tc.pruned, tc.skipped, tc.rd)
@@ -74,7 +75,7 @@ func TestColumnMappingName(t *testing.T) {
 	if n, err := mustScan(t, snap).Count(ctx); err != nil || n != 3 {
 		t.Errorf("Count %d, %v; want 3", n, err)
 	}
-	equalLines(t, sorted(collect(t, mustScan(t, snap, reader.WithColumns("a"), reader.WithRowIndex(), reader.WithAllocator(mem)))),
+	tabletest.DiffLines(t, "rows", tabletest.Sorted((collect(t, mustScan(t, snap, reader.WithColumns("a"), reader.WithRowIndex(), reader.WithAllocator(mem))))...),
 		[]string{`{"a":"b1","_row_index":0}`, `{"a":"b2","_row_index":1}`, `{"a":"b3","_row_index":0}`})
 
 	// Drop a and info.x, add c (physical name absent from every file):
@@ -103,14 +104,14 @@ func TestColumnMappingName(t *testing.T) {
 	}
 	md.SchemaString = s
 	commitRaw(t, store, snap.Version()+1, actions.Action{Metadata: &md})
-	later := open(t, store)
-	equalLines(t, sorted(collect(t, mustScan(t, later, reader.WithAllocator(mem)))), []string{
+	later := tabletest.Open(t, store)
+	tabletest.DiffLines(t, "rows", tabletest.Sorted((collect(t, mustScan(t, later, reader.WithAllocator(mem))))...), []string{
 		`{"b":"a1","num":1,"info":{"y":10,"x":null},"region":"eu","c":null}`,
 		`{"b":"a2","num":2,"info":null,"region":"eu","c":null}`,
 		`{"b":"a3","num":30,"info":{"y":30,"x":null},"region":"us","c":null}`,
 	})
 	// Time travel to before the drop reads the old schema.
-	old := open(t, store, deltalog.AtVersion(snap.Version()))
+	old := tabletest.Open(t, store, deltalog.AtVersion(snap.Version()))
 	if got := collect(t, mustScan(t, old, reader.WithColumns("a"), reader.WithFilter(mustParse(t, "num = 1")))); len(got) != 1 || got[0] != `{"a":"b1"}` {
 		t.Errorf("time travel before the drop: %v", got)
 	}
@@ -191,13 +192,13 @@ func TestColumnMappingID(t *testing.T) {
 	p := &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"columnMapping"}, WriterFeatures: []string{"columnMapping"}}
 	commitRaw(t, store, 0, actions.Action{Protocol: p}, actions.Action{Metadata: md},
 		actions.Action{Add: &actions.Add{Path: "ids.parquet", Size: size, PartitionValues: map[string]*string{}, DataChange: true}})
-	snap := open(t, store)
-	mem := checkedMem(t)
-	equalLines(t, collect(t, mustScan(t, snap, reader.WithAllocator(mem))), []string{
+	snap := tabletest.Open(t, store)
+	mem := tabletest.CheckedMem(t)
+	tabletest.DiffLines(t, "rows", collect(t, mustScan(t, snap, reader.WithAllocator(mem))), []string{
 		`{"id":1,"info":{"k":"k1","gone":null},"arr":[{"e":5},null],"m":[["a",{"e":6}]],"absent":null}`,
 		`{"id":2,"info":null,"arr":null,"m":null,"absent":null}`,
 	})
-	equalLines(t, collect(t, mustScan(t, snap, reader.WithFilter(mustParse(t, "info.k = 'k1'")), reader.WithColumns("id"), reader.WithAllocator(mem))),
+	tabletest.DiffLines(t, "rows", collect(t, mustScan(t, snap, reader.WithFilter(mustParse(t, "info.k = 'k1'")), reader.WithColumns("id"), reader.WithAllocator(mem))),
 		[]string{`{"id":1}`})
 
 	// A file without field ids cannot be read in id mode.
@@ -205,7 +206,7 @@ func TestColumnMappingID(t *testing.T) {
 	size = writeParquet(t, store, "tbl/noids.parquet", plain, `[{"col-id":3}]`)
 	commitRaw(t, store, 1, actions.Action{Add: &actions.Add{Path: "noids.parquet", Size: size, PartitionValues: map[string]*string{}, DataChange: true}})
 	var scanErr error
-	for _, err := range mustScan(t, open(t, store), reader.WithParallelism(1)).Records(ctx) {
+	for _, err := range mustScan(t, tabletest.Open(t, store), reader.WithParallelism(1)).Records(ctx) {
 		if err != nil {
 			scanErr = err
 		}
@@ -231,7 +232,7 @@ func TestColumnMappingSchema(t *testing.T) {
 		}
 		commitRaw(t, store, 0, actions.Action{Protocol: &actions.Protocol{MinReaderVersion: 2, MinWriterVersion: 5}},
 			actions.Action{Metadata: &actions.Metadata{ID: "t", Format: actions.Format{Provider: "parquet"}, SchemaString: s, Configuration: map[string]string{actions.PropColumnMappingMode: mode}}})
-		snap := open(t, store)
+		snap := tabletest.Open(t, store)
 		if _, err := reader.NewScan(snap); err == nil || !strings.Contains(err.Error(), `"st.x"`) || !strings.Contains(err.Error(), "physicalName") {
 			t.Errorf("mode %s: NewScan: %v", mode, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestDictionaryFileColumn reads a file whose stored Arrow schema makes a
@@ -23,7 +24,7 @@ import (
 func TestDictionaryFileColumn(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	newTable(t, store, "id long, s string")
+	tabletest.Create(t, store, "id long, s string", nil)
 
 	dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 	fileSchema := arrow.NewSchema([]arrow.Field{
@@ -71,14 +72,14 @@ func TestDictionaryFileColumn(t *testing.T) {
 	if err := store.Put(ctx, "tbl/part-0.parquet", bytes.NewReader(buf.Bytes()), objstore.PutOptions{Size: int64(buf.Len())}); err != nil {
 		t.Fatal(err)
 	}
-	tx := open(t, store).NewTransaction()
+	tx := tabletest.Open(t, store).NewTransaction()
 	tx.Add(actions.Action{Add: &actions.Add{Path: "part-0.parquet", PartitionValues: map[string]*string{}, Size: int64(buf.Len()), DataChange: true}})
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, batch := range []int{64, 1000, 4096} {
-		mem := checkedMem(t)
-		got := collect(t, mustScan(t, open(t, store), reader.WithBatchSize(batch), reader.WithAllocator(mem)))
-		equalLines(t, got, want)
+		mem := tabletest.CheckedMem(t)
+		got := collect(t, mustScan(t, tabletest.Open(t, store), reader.WithBatchSize(batch), reader.WithAllocator(mem)))
+		tabletest.DiffLines(t, "rows", got, want)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -151,8 +152,8 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 	if g.r.IntN(2) == 0 {
 		parts = []string{phys("p")}
 	}
-	newTable(t, store, ddl, parts...)
-	snap := open(t, store)
+	tabletest.Create(t, store, ddl, nil, parts...)
+	snap := tabletest.Open(t, store)
 	sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
 	if err != nil {
 		t.Fatal(err)
@@ -185,19 +186,19 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 		if g.r.IntN(3) == 0 {
 			opts = append(opts, writer.WithTargetFileSize(int64(8<<10+g.r.IntN(256<<10))))
 		}
-		if _, err := writer.Append(ctx, open(t, store), seq(recs...), opts...); err != nil {
+		if _, err := writer.Append(ctx, tabletest.Open(t, store), seq(recs...), opts...); err != nil {
 			t.Fatalf("append (%s): %v", shape, err)
 		}
 		for _, r := range recs {
 			r.Release()
 		}
 	}
-	snap = open(t, store)
+	snap = tabletest.Open(t, store)
 	var deleted map[string]map[int64]bool
 	if g.r.IntN(2) == 0 {
 		var how string
 		deleted, how = g.deletionVectors(t, ctx, store, snap)
-		snap = open(t, store)
+		snap = tabletest.Open(t, store)
 		shapes = append(shapes, how)
 	}
 	if mapped {
@@ -214,7 +215,7 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 	var counting *objstore.CountingStore
 	if remote {
 		counting = objstore.Counting(newRemote(store, time.Millisecond, seed))
-		remoteSnap = open(t, counting)
+		remoteSnap = tabletest.Open(t, counting)
 	}
 	scans := 10
 	if long {

@@ -19,6 +19,7 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/golden"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 func goldenSnapshot(t *testing.T, name string) (*deltalog.Snapshot, string) {
@@ -48,11 +49,11 @@ func goldenSnapshot(t *testing.T, name string) (*deltalog.Snapshot, string) {
 func TestDeletionVectorRowSelection(t *testing.T) {
 	snap, _ := goldenSnapshot(t, "table-with-dv-small")
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	want := []string{`{"value":1}`, `{"value":2}`, `{"value":3}`, `{"value":4}`, `{"value":5}`, `{"value":6}`, `{"value":7}`, `{"value":8}`}
-	equalLines(t, collect(t, mustScan(t, snap, reader.WithAllocator(mem))), want)
+	tabletest.DiffLines(t, "rows", collect(t, mustScan(t, snap, reader.WithAllocator(mem))), want)
 	// Small batches: the deleted rows fall at batch edges.
-	equalLines(t, collect(t, mustScan(t, snap, reader.WithAllocator(mem), reader.WithBatchSize(3))), want)
+	tabletest.DiffLines(t, "rows", collect(t, mustScan(t, snap, reader.WithAllocator(mem), reader.WithBatchSize(3))), want)
 	sc := mustScan(t, snap, reader.WithAllocator(mem), reader.WithRowIndex())
 	for _, line := range collect(t, sc) {
 		var v, idx int
@@ -223,7 +224,7 @@ func TestDeletionVectorWithoutStats(t *testing.T) {
 		if _, err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		snap = open(t, store)
+		snap = tabletest.Open(t, store)
 		n, err := mustScan(t, snap).Count(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -297,9 +298,9 @@ func TestDeletionVectorCDFTableVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := sorted(collect(t, mustScan(t, snap)))
-		if !slices.Equal(got, sorted(want)) {
-			t.Errorf("version %d: rows %v, want %v", v, got, sorted(want))
+		got := tabletest.Sorted((collect(t, mustScan(t, snap)))...)
+		if !slices.Equal(got, tabletest.Sorted((want)...)) {
+			t.Errorf("version %d: rows %v, want %v", v, got, tabletest.Sorted((want)...))
 		}
 	}
 }

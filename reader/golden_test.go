@@ -18,6 +18,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // goldenDir is the shared corpus of Delta tables written by other engines
@@ -186,7 +187,7 @@ func readGoldenCase(t *testing.T, c goldenCase) error {
 		if err != nil {
 			return err
 		}
-		plines, err := scanLines(ctx, sc)
+		plines, err := tabletest.Lines(ctx, sc)
 		if err != nil {
 			return err
 		}
@@ -225,26 +226,7 @@ func canonicalLines(ctx context.Context, snap *deltalog.Snapshot, mem memory.All
 	if err != nil {
 		return nil, err
 	}
-	return scanLines(ctx, sc)
-}
-
-// scanLines reads a scan into sorted canonical lines.
-func scanLines(ctx context.Context, sc *reader.Scan) ([]string, error) {
-	var lines []string
-	for rec, err := range sc.Records(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		rows, err := reader.CanonicalRows(rec)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			lines = append(lines, string(r))
-		}
-	}
-	slices.Sort(lines)
-	return lines, nil
+	return tabletest.Lines(ctx, sc)
 }
 
 func hashLines(lines []string) string {
@@ -287,7 +269,7 @@ func TestTypeWideningFilters(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store, err := objstore.NewLocal(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +286,6 @@ func TestTypeWideningFilters(t *testing.T) {
 		"byte_double > 1 AND byte_double < 2":         `{"byte_long":9223372036854775807}`,
 	} {
 		sc := mustScan(t, snap, reader.WithFilter(mustParse(t, pred)), reader.WithColumns("byte_long"), reader.WithAllocator(mem))
-		equalLines(t, collect(t, sc), []string{want})
+		tabletest.DiffLines(t, "rows", collect(t, sc), []string{want})
 	}
 }

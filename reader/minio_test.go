@@ -11,6 +11,7 @@ import (
 	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/objstore/s3"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestScanMinIO scans a multi-file table on MinIO (objstore/s3, pointed at
@@ -35,16 +36,16 @@ func TestScanMinIO(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 4, 20000, 5, 7000)
 	wideTable(t, st, 4, 20000, 5, 7000)
-	local, remote := open(t, mem), open(t, st)
+	local, remote := tabletest.Open(t, mem), tabletest.Open(t, st)
 	for _, opts := range [][]reader.Option{
 		nil,
 		{reader.WithColumns("c0", "c3")},
 		{reader.WithFilter(mustParse(t, "c0 >= 25000 AND c0 < 61000")), reader.WithColumns("c4")},
 		{reader.WithParallelism(1), reader.WithFetchBudget(256 << 10)},
 	} {
-		want := sorted(scanRows(t, mustScan(t, local, opts...)))
+		want := tabletest.Sorted((scanRows(t, mustScan(t, local, opts...)))...)
 		sc := mustScan(t, remote, opts...)
-		got := sorted(scanRows(t, sc))
+		got := tabletest.Sorted((scanRows(t, sc))...)
 		if !slices.Equal(got, want) {
 			t.Fatalf("MinIO: %s", diffRows(got, want))
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestPageIndexSkipping compares filtered scans that skip pages by the
@@ -48,8 +49,8 @@ func TestPageIndexSkipping(t *testing.T) {
 			version = parquet.DataPageV2
 		}
 		store := objstore.NewMem()
-		newTable(t, store, "id long, n int, s string")
-		snap := open(t, store)
+		tabletest.Create(t, store, "id long, n int, s string", nil)
+		snap := tabletest.Open(t, store)
 		sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 		const rows = 4000
 		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
@@ -95,16 +96,16 @@ func TestPageIndexSkipping(t *testing.T) {
 		if _, err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
 		}
-		snap = open(t, store)
+		snap = tabletest.Open(t, store)
 		for _, p := range preds {
 			t.Run(fmt.Sprintf("seed=%d/%s", seed, p), func(t *testing.T) {
 				restore := reader.PageIndex(false)
 				want := collect(t, mustScan(t, snap, reader.WithFilter(mustParse(t, p)), reader.WithBatchSize(333)))
 				restore()
 				for _, batch := range []int{1, 333, 5000} {
-					scan := mustScan(t, snap, reader.WithFilter(mustParse(t, p)), reader.WithBatchSize(batch), reader.WithAllocator(checkedMem(t)))
+					scan := mustScan(t, snap, reader.WithFilter(mustParse(t, p)), reader.WithBatchSize(batch), reader.WithAllocator(tabletest.CheckedMem(t)))
 					got := collect(t, scan)
-					equalLines(t, got, want)
+					tabletest.DiffLines(t, "rows", got, want)
 					if scan.Metrics().RowsRead < rows {
 						skippedSome = true
 					}

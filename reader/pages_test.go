@@ -16,6 +16,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 )
 
 // TestFlatColumnsPageByPage reads every flat type the reader decodes page
@@ -30,8 +31,8 @@ func TestFlatColumnsPageByPage(t *testing.T) {
 	for _, version := range []parquet.DataPageVersion{parquet.DataPageV1, parquet.DataPageV2} {
 		t.Run(fmt.Sprint("pages=v", int(version)+1), func(t *testing.T) {
 			store := objstore.NewMem()
-			newTable(t, store, "l long not null, i int, d double, f float, dt date, ts timestamp, tn timestamp_ntz, s string, b binary, few long")
-			snap := open(t, store)
+			tabletest.Create(t, store, "l long not null, i int, d double, f float, dt date, ts timestamp, tn timestamp_ntz, s string, b binary, few long", nil)
+			snap := tabletest.Open(t, store)
 			sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
 			if err != nil {
 				t.Fatal(err)
@@ -78,7 +79,7 @@ func TestFlatColumnsPageByPage(t *testing.T) {
 			if _, err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			snap = open(t, store)
+			snap = tabletest.Open(t, store)
 
 			_, restore := reader.PageColumns(false)
 			want := collect(t, mustScan(t, snap, reader.WithBatchSize(4096)))
@@ -91,9 +92,9 @@ func TestFlatColumnsPageByPage(t *testing.T) {
 			before := used()
 			for _, batch := range []int{1, 999, 1700, 8192} {
 				got := collect(t, mustScan(t, snap, reader.WithBatchSize(batch)))
-				equalLines(t, got, want)
-				got = collect(t, mustScan(t, snap, reader.WithBatchSize(batch), reader.WithAllocator(checkedMem(t))))
-				equalLines(t, got, want)
+				tabletest.DiffLines(t, "rows", got, want)
+				got = collect(t, mustScan(t, snap, reader.WithBatchSize(batch), reader.WithAllocator(tabletest.CheckedMem(t))))
+				tabletest.DiffLines(t, "rows", got, want)
 			}
 			if used() == before {
 				t.Fatal("no column was decoded page by page")

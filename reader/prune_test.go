@@ -14,6 +14,7 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -36,9 +37,9 @@ func dataKeysRead(c *objstore.CountingStore) map[string]bool {
 // opens that partition's 10 files and no other.
 func TestPartitionPruningOpensOnlyMatchingFiles(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	base := objstore.NewMem()
-	snap := newTable(t, base, "id long, p string", "p")
+	snap := tabletest.Create(t, base, "id long, p string", nil, "p")
 	sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
 	if err != nil {
 		t.Fatal(err)
@@ -52,24 +53,24 @@ func TestPartitionPruningOpensOnlyMatchingFiles(t *testing.T) {
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		if _, err := writer.Append(ctx, open(t, base), seq(rec)); err != nil {
+		if _, err := writer.Append(ctx, tabletest.Open(t, base), seq(rec)); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()
 	}
 	counting := objstore.Counting(base)
-	snap = open(t, counting)
+	snap = tabletest.Open(t, counting)
 	if n := snap.NumFiles(); n != parts*rounds {
 		t.Fatalf("%d files, want %d", n, parts*rounds)
 	}
 	counting.Reset()
 	scan := mustScan(t, snap, reader.WithFilter(mustParse(t, "p = 'p042'")), reader.WithAllocator(mem))
-	got := sorted(collect(t, scan))
+	got := tabletest.Sorted((collect(t, scan))...)
 	var want []string
 	for r := range rounds {
 		want = append(want, fmt.Sprintf(`{"id":%d,"p":"p042"}`, r*parts+42))
 	}
-	equalLines(t, got, sorted(want))
+	tabletest.DiffLines(t, "rows", got, tabletest.Sorted((want)...))
 	read := dataKeysRead(counting)
 	if len(read) != rounds {
 		t.Errorf("opened %d data files, want the partition's %d: %v", len(read), rounds, read)
@@ -95,9 +96,9 @@ const statsFiles = 50
 
 func TestStatsSkipping(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	base := objstore.NewMem()
-	snap := newTable(t, base, "id long, name string")
+	snap := tabletest.Create(t, base, "id long, name string", nil)
 	sc, err := actions.ToArrowSchema(snap.Schema(), false, "")
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func TestStatsSkipping(t *testing.T) {
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		if _, err := writer.Append(ctx, open(t, base), seq(rec)); err != nil {
+		if _, err := writer.Append(ctx, tabletest.Open(t, base), seq(rec)); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()
@@ -121,7 +122,7 @@ func TestStatsSkipping(t *testing.T) {
 	// one loaded from a checkpoint, whose stats Open defers.
 	for _, fromCheckpoint := range []bool{false, true} {
 		if fromCheckpoint {
-			if _, err := open(t, base).Checkpoint(ctx, time.Now()); err != nil {
+			if _, err := tabletest.Open(t, base).Checkpoint(ctx, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -134,7 +135,7 @@ func TestStatsSkipping(t *testing.T) {
 func statsSkipping(t *testing.T, base objstore.Store, mem memory.Allocator) {
 	const files = statsFiles
 	counting := objstore.Counting(base)
-	snap := open(t, counting)
+	snap := tabletest.Open(t, counting)
 	for _, tc := range []struct {
 		pred  string
 		files int

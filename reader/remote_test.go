@@ -20,6 +20,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -117,7 +118,7 @@ func wideTable(t *testing.T, store objstore.Store, files, rows, cols, rgRows int
 		ddl = append(ddl, fmt.Sprintf("c%d long", c))
 		fields = append(fields, arrow.Field{Name: fmt.Sprintf("c%d", c), Type: arrow.PrimitiveTypes.Int64, Nullable: true})
 	}
-	newTable(t, store, strings.Join(ddl, ", "))
+	tabletest.Create(t, store, strings.Join(ddl, ", "), nil)
 	sc := arrow.NewSchema(fields, nil)
 	r := rand.New(rand.NewPCG(1, 2))
 	id := int64(0)
@@ -137,12 +138,12 @@ func wideTable(t *testing.T, store objstore.Store, files, rows, cols, rgRows int
 		b.Release()
 		props := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(rgRows)), parquet.WithDictionaryDefault(false),
 			parquet.WithPageIndexEnabled(true), parquet.WithDataPageSize(8 << 10)}
-		if _, err := writer.Append(ctx, open(t, store), seq(rec), writer.WithParquetProperties(props...)); err != nil {
+		if _, err := writer.Append(ctx, tabletest.Open(t, store), seq(rec), writer.WithParquetProperties(props...)); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()
 	}
-	return open(t, store)
+	return tabletest.Open(t, store)
 }
 
 // scanRows reads sc whole, in order, as canonical rows.
@@ -171,7 +172,7 @@ func TestRemoteScanMatchesLocal(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 3, 5000, 4, 1200)
 	remote := newRemote(mem, 2*time.Millisecond, 1)
-	local, rem := open(t, mem), open(t, remote)
+	local, rem := tabletest.Open(t, mem), tabletest.Open(t, remote)
 	for _, opts := range [][]reader.Option{
 		nil,
 		{reader.WithColumns("c2")},
@@ -235,7 +236,7 @@ func TestRemoteProjectionFetchesLess(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 2, 20000, 8, 5000)
 	remote := newRemote(mem, 0, 1)
-	snap := open(t, remote)
+	snap := tabletest.Open(t, remote)
 	remote.reset()
 	full := mustScan(t, snap)
 	scanRows(t, full)
@@ -264,7 +265,7 @@ func TestRemoteRequestsPerRowGroup(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 1, k*5000, 8, 5000)
 	remote := newRemote(mem, 0, 1)
-	snap := open(t, remote)
+	snap := tabletest.Open(t, remote)
 	remote.reset()
 	sc := mustScan(t, snap, reader.WithColumns("c2", "c3", "c4"))
 	if n := len(scanRows(t, sc)); n != k*5000 {
@@ -287,7 +288,7 @@ func TestRemoteLargeChunkSplit(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 1, 50000, 2, 50000) // a chunk of c1 is 400 KB
 	remote := newRemote(mem, 5*time.Millisecond, 1)
-	snap := open(t, remote)
+	snap := tabletest.Open(t, remote)
 	remote.reset()
 	sc := mustScan(t, snap, reader.WithColumns("c1"), reader.WithParallelism(1))
 	if n := len(scanRows(t, sc)); n != 50000 {
@@ -315,8 +316,8 @@ func TestRemoteBudget(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 8, 3000, 4, 1000) // files of about 100 KB
 	remote := newRemote(mem, 3*time.Millisecond, 1)
-	want := scanRows(t, mustScan(t, open(t, mem)))
-	snap := open(t, remote)
+	want := scanRows(t, mustScan(t, tabletest.Open(t, mem)))
+	snap := tabletest.Open(t, remote)
 	remote.reset()
 	sc := mustScan(t, snap, reader.WithFetchBudget(budget), reader.WithParallelism(2))
 	got := scanRows(t, sc)
@@ -344,7 +345,7 @@ func TestRemoteLimitStopsEarly(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 10, 5000, 4, 1000)
 	remote := newRemote(mem, time.Millisecond, 1)
-	snap := open(t, remote)
+	snap := tabletest.Open(t, remote)
 	remote.reset()
 	scanRows(t, mustScan(t, snap))
 	full := bytesOf(remote.dataRanges())
@@ -382,7 +383,7 @@ func TestRemoteErrorsAndCancel(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 3, 5000, 3, 1000)
 	for _, off := range []int64{0, 50 << 10} { // the tail, a column chunk
-		snap := open(t, failingStore{mem, off})
+		snap := tabletest.Open(t, failingStore{mem, off})
 		var err error
 		for _, e := range mustScan(t, snap).Records(context.Background()) {
 			if e != nil {
@@ -395,7 +396,7 @@ func TestRemoteErrorsAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	snap := open(t, newRemote(mem, 20*time.Millisecond, 1))
+	snap := tabletest.Open(t, newRemote(mem, 20*time.Millisecond, 1))
 	var err error
 	n := 0
 	for _, e := range mustScan(t, snap, reader.WithBatchSize(100)).Records(ctx) {
@@ -420,9 +421,9 @@ func TestRemotePageSkippingFetchesLess(t *testing.T) {
 	mem := objstore.NewMem()
 	wideTable(t, mem, 1, 50000, 3, 50000)
 	remote := newRemote(mem, 0, 1)
-	snap := open(t, remote)
+	snap := tabletest.Open(t, remote)
 	opts := []reader.Option{reader.WithFilter(mustParse(t, "c0 BETWEEN 20000 AND 20499")), reader.WithColumns("c1")}
-	want := scanRows(t, mustScan(t, open(t, mem), opts...))
+	want := scanRows(t, mustScan(t, tabletest.Open(t, mem), opts...))
 	fetched := func() int64 {
 		remote.reset()
 		sc := mustScan(t, snap, opts...)

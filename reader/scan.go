@@ -282,7 +282,7 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	if cfg.columnsSet {
 		seen := map[string]bool{}
 		for _, name := range cfg.columns {
-			f := fieldFold(s.schema, name)
+			f := s.schema.FieldFold(name)
 			if f == nil {
 				return nil, fmt.Errorf("reader: column %q is not in the table (columns: %s)", name, strings.Join(s.schema.Names(), ", "))
 			}
@@ -296,7 +296,7 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		s.outFields = slices.Clone(s.schema.Fields)
 	}
 	for _, f := range cfg.extra {
-		if fieldFold(s.schema, f.Name) != nil {
+		if s.schema.FieldFold(f.Name) != nil {
 			return nil, fmt.Errorf("reader: file column %q is a column of the table", f.Name)
 		}
 		s.outFields = append(s.outFields, f)
@@ -361,7 +361,7 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		}
 	}
 	if cfg.rowIndex {
-		if fieldFold(s.schema, RowIndexColumn) != nil {
+		if s.schema.FieldFold(RowIndexColumn) != nil {
 			return nil, fmt.Errorf("reader: the table has a column %q, which WithRowIndex would shadow", RowIndexColumn)
 		}
 		ri := arrow.Field{Name: RowIndexColumn, Type: arrow.PrimitiveTypes.Int64}
@@ -397,19 +397,6 @@ func arrowSchemaOf(fields []*actions.StructField) (*arrow.Schema, error) {
 		return nil, fmt.Errorf("reader: %w", err)
 	}
 	return sc, nil
-}
-
-// fieldFold finds a top-level field by exact name, else case-insensitively.
-func fieldFold(s *actions.StructType, name string) *actions.StructField {
-	if f := s.Field(name); f != nil {
-		return f
-	}
-	for _, f := range s.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return f
-		}
-	}
-	return nil
 }
 
 // checkReadSupported asks the snapshot whether it can be scanned.

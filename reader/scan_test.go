@@ -22,6 +22,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -30,16 +31,16 @@ import (
 func fourFiles(t *testing.T) (objstore.Store, *deltalog.Snapshot) {
 	t.Helper()
 	store := objstore.NewMem()
-	newTable(t, store, "id long, name string, p string", "p")
-	appendJSON(t, store, `[{"id": 1, "name": "a", "p": "x"}, {"id": 2, "name": "b", "p": "x"}, {"id": 3, "name": "c", "p": "x"}]`)
-	appendJSON(t, store, `[{"id": 4, "name": "d", "p": "y"}, {"id": 5, "name": null, "p": "y"}]`)
-	appendJSON(t, store, `[{"id": 6, "name": "f", "p": null}, {"id": 7, "name": "g", "p": null}]`)
-	snap := appendJSON(t, store, `[{"id": 8, "name": "h", "p": "z"}, {"id": 9, "name": "i", "p": "z"}, {"id": 10, "name": "j", "p": "z"}]`)
+	tabletest.Create(t, store, "id long, name string, p string", nil, "p")
+	tabletest.AppendTo(t, store, `[{"id": 1, "name": "a", "p": "x"}, {"id": 2, "name": "b", "p": "x"}, {"id": 3, "name": "c", "p": "x"}]`)
+	tabletest.AppendTo(t, store, `[{"id": 4, "name": "d", "p": "y"}, {"id": 5, "name": null, "p": "y"}]`)
+	tabletest.AppendTo(t, store, `[{"id": 6, "name": "f", "p": null}, {"id": 7, "name": "g", "p": null}]`)
+	snap := tabletest.AppendTo(t, store, `[{"id": 8, "name": "h", "p": "z"}, {"id": 9, "name": "i", "p": "z"}, {"id": 10, "name": "j", "p": "z"}]`)
 	return store, snap
 }
 
 func TestProjectionAndFilter(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	_, snap := fourFiles(t)
 	for _, par := range []int{1, 3} {
 		t.Run(fmt.Sprint("parallelism ", par), func(t *testing.T) {
@@ -53,18 +54,18 @@ func TestProjectionAndFilter(t *testing.T) {
 				t.Errorf("schema %s, want name,p in the table's spelling", got)
 			}
 			// p <> 'z' is NULL for the null partition, so id 6 is not returned.
-			equalLines(t, sorted(collect(t, sc)), sorted([]string{`{"name":"c","p":"x"}`, `{"name":"d","p":"y"}`, `{"name":null,"p":"y"}`}))
+			tabletest.DiffLines(t, "rows", tabletest.Sorted((collect(t, sc))...), tabletest.Sorted(`{"name":"c","p":"x"}`, `{"name":"d","p":"y"}`, `{"name":null,"p":"y"}`))
 		})
 	}
 }
 
 func TestOnlyPartitionColumns(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	_, snap := fourFiles(t)
 	sc := mustScan(t, snap, reader.WithColumns("p"), reader.WithAllocator(mem), reader.WithBatchSize(2))
 	got := collect(t, sc)
 	want := []string{`{"p":"x"}`, `{"p":"x"}`, `{"p":"x"}`, `{"p":"y"}`, `{"p":"y"}`, `{"p":null}`, `{"p":null}`, `{"p":"z"}`, `{"p":"z"}`, `{"p":"z"}`}
-	equalLines(t, sorted(got), sorted(want))
+	tabletest.DiffLines(t, "rows", tabletest.Sorted((got)...), tabletest.Sorted((want)...))
 	sc = mustScan(t, snap, reader.WithColumns(), reader.WithAllocator(mem))
 	var rows int64
 	for rec, err := range sc.Records(context.Background()) {
@@ -82,7 +83,7 @@ func TestOnlyPartitionColumns(t *testing.T) {
 }
 
 func TestLimit(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	_, snap := fourFiles(t)
 	for _, par := range []int{1, 4} {
 		for _, tc := range []struct{ limit, want int64 }{{0, 0}, {1, 1}, {4, 4}, {10, 10}, {100, 10}} {
@@ -102,17 +103,17 @@ func TestLimit(t *testing.T) {
 // TestParallelOrder checks that the parallel reader yields exactly the
 // serial reader's sequence: files in path order, rows in file order.
 func TestParallelOrder(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	newTable(t, store, "id long, g int", "g")
+	tabletest.Create(t, store, "id long, g int", nil, "g")
 	var rows []string
 	for i := range 200 {
 		rows = append(rows, fmt.Sprintf(`{"id": %d, "g": %d}`, i, i%13))
 	}
 	for range 3 {
-		appendJSON(t, store, "["+strings.Join(rows, ",")+"]")
+		tabletest.AppendTo(t, store, "["+strings.Join(rows, ",")+"]")
 	}
-	snap := open(t, store)
+	snap := tabletest.Open(t, store)
 	serial := collect(t, mustScan(t, snap, reader.WithParallelism(1), reader.WithAllocator(mem), reader.WithBatchSize(7)))
 	parallel := collect(t, mustScan(t, snap, reader.WithParallelism(4), reader.WithAllocator(mem), reader.WithBatchSize(7)))
 	if len(serial) != 600 || !slices.Equal(serial, parallel) {
@@ -133,15 +134,15 @@ func TestParallelOrder(t *testing.T) {
 // TestEarlyStop breaks out of a parallel scan: the workers stop and every
 // batch they decoded is released (the checked allocator ends at zero).
 func TestEarlyStop(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	newTable(t, store, "id long, g int", "g")
+	tabletest.Create(t, store, "id long, g int", nil, "g")
 	var rows []string
 	for i := range 2000 {
 		rows = append(rows, fmt.Sprintf(`{"id": %d, "g": %d}`, i, i%20))
 	}
-	appendJSON(t, store, "["+strings.Join(rows, ",")+"]")
-	snap := open(t, store)
+	tabletest.AppendTo(t, store, "["+strings.Join(rows, ",")+"]")
+	snap := tabletest.Open(t, store)
 	before := runtime.NumGoroutine()
 	for range 20 {
 		sc := mustScan(t, snap, reader.WithParallelism(4), reader.WithAllocator(mem), reader.WithBatchSize(10))
@@ -169,15 +170,15 @@ func TestEarlyStop(t *testing.T) {
 // checks that decoded batches do not pile up: the live Arrow memory stays
 // within a few batches per worker.
 func TestParallelMemoryBounded(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	newTable(t, store, "id long, s string, g int", "g")
+	tabletest.Create(t, store, "id long, s string, g int", nil, "g")
 	var rows []string
 	for i := range 4000 {
 		rows = append(rows, fmt.Sprintf(`{"id": %d, "s": "%s", "g": %d}`, i, strings.Repeat("v", 50), i%40))
 	}
-	appendJSON(t, store, "["+strings.Join(rows, ",")+"]")
-	snap := open(t, store)
+	tabletest.AppendTo(t, store, "["+strings.Join(rows, ",")+"]")
+	snap := tabletest.Open(t, store)
 	const batch, workers = 20, 4
 	ctx := context.Background()
 	// What the whole table takes when every batch is kept.
@@ -250,13 +251,13 @@ func TestScanErrors(t *testing.T) {
 // TestSchemaEvolutionNulls reads files written before columns and struct
 // fields were added: they come back as nulls.
 func TestSchemaEvolutionNulls(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	newTable(t, store, "id long, s struct<a: int>")
-	appendJSON(t, store, `[{"id": 1, "s": {"a": 1}}]`)
+	tabletest.Create(t, store, "id long, s struct<a: int>", nil)
+	tabletest.AppendTo(t, store, `[{"id": 1, "s": {"a": 1}}]`)
 	// Widen the schema by a metadata-only commit, as ALTER TABLE ADD
 	// COLUMNS does.
-	snap := open(t, store)
+	snap := tabletest.Open(t, store)
 	schema, err := actions.ParseDDL("id long, s struct<a: int, b: string>, added double")
 	if err != nil {
 		t.Fatal(err)
@@ -269,13 +270,13 @@ func TestSchemaEvolutionNulls(t *testing.T) {
 	if _, err := tx.Commit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	snap = appendJSON(t, store, `[{"id": 2, "s": {"a": 2, "b": "x"}, "added": 2.5}]`)
-	got := sorted(collect(t, mustScan(t, snap, reader.WithAllocator(mem))))
-	equalLines(t, got, []string{`{"id":1,"s":{"a":1,"b":null},"added":null}`, `{"id":2,"s":{"a":2,"b":"x"},"added":2.5}`})
+	snap = tabletest.AppendTo(t, store, `[{"id": 2, "s": {"a": 2, "b": "x"}, "added": 2.5}]`)
+	got := tabletest.Sorted((collect(t, mustScan(t, snap, reader.WithAllocator(mem))))...)
+	tabletest.DiffLines(t, "rows", got, []string{`{"id":1,"s":{"a":1,"b":null},"added":null}`, `{"id":2,"s":{"a":2,"b":"x"},"added":2.5}`})
 }
 
 func TestReadFile(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	_, snap := fourFiles(t)
 	sc := mustScan(t, snap, reader.WithAllocator(mem), reader.WithFilter(mustParse(t, "id % 2 = 0")))
 	ctx := context.Background()
@@ -303,7 +304,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestCount(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store, snap := fourFiles(t)
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -316,7 +317,7 @@ func TestCount(t *testing.T) {
 		{[]reader.Option{reader.WithFilter(mustParse(t, "name IS NULL")), reader.WithColumns("p")}, 1},
 	} {
 		counting := objstore.Counting(store)
-		sc := mustScan(t, open(t, counting), append(tc.opts, reader.WithAllocator(mem))...)
+		sc := mustScan(t, tabletest.Open(t, counting), append(tc.opts, reader.WithAllocator(mem))...)
 		counting.Reset()
 		n, err := sc.Count(ctx)
 		if err != nil {
@@ -343,7 +344,7 @@ func TestNarrow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	equalLines(t, sorted(collect(t, sub)), []string{`{"id":4}`, `{"id":5}`})
+	tabletest.DiffLines(t, "rows", tabletest.Sorted((collect(t, sub))...), []string{`{"id":4}`, `{"id":5}`})
 	if m := sub.Metrics(); m.FilesPrunedByPartition != 3 {
 		t.Errorf("narrowed scan pruned %d files by partition, want 3", m.FilesPrunedByPartition)
 	}
@@ -399,7 +400,7 @@ func TestDeletionVectorOnWrittenTable(t *testing.T) {
 			if _, err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			snap = open(t, store)
+			snap = tabletest.Open(t, store)
 			sc := mustScan(t, snap)
 			files := 0
 			for _, err := range sc.Files(ctx) {
@@ -418,8 +419,8 @@ func TestDeletionVectorOnWrittenTable(t *testing.T) {
 			if n != 8 { // 10 rows, 2 of them deleted
 				t.Errorf("count: %d, want 8", n)
 			}
-			ids := sorted(collect(t, mustScan(t, snap, reader.WithColumns("id"))))
-			equalLines(t, ids, sorted([]string{`{"id":1}`, `{"id":2}`, `{"id":3}`, `{"id":4}`, `{"id":5}`, `{"id":6}`, `{"id":7}`, `{"id":9}`}))
+			ids := tabletest.Sorted((collect(t, mustScan(t, snap, reader.WithColumns("id"))))...)
+			tabletest.DiffLines(t, "rows", ids, tabletest.Sorted(`{"id":1}`, `{"id":2}`, `{"id":3}`, `{"id":4}`, `{"id":5}`, `{"id":6}`, `{"id":7}`, `{"id":9}`))
 		})
 	}
 }
@@ -466,9 +467,9 @@ func TestRecordReads(t *testing.T) {
 // the data file, before the filter drops any, with and without a
 // projection, across batch boundaries and page-index skipping.
 func TestRowIndex(t *testing.T) {
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	newTable(t, store, "id long, s string")
+	tabletest.Create(t, store, "id long, s string", nil)
 	var b strings.Builder
 	b.WriteString("[")
 	for i := range 1000 {
@@ -478,7 +479,7 @@ func TestRowIndex(t *testing.T) {
 		fmt.Fprintf(&b, `{"id":%d,"s":"v%d"}`, i*3, i)
 	}
 	b.WriteString("]")
-	snap := appendJSON(t, store, b.String(), writer.WithParquetProperties(parquet.WithMaxRowGroupLength(100), parquet.WithDataPageSize(256)))
+	snap := tabletest.AppendTo(t, store, b.String(), writer.WithParquetProperties(parquet.WithMaxRowGroupLength(100), parquet.WithDataPageSize(256)))
 	for _, opts := range [][]reader.Option{
 		{},
 		{reader.WithFilter(mustParse(t, "id < 300 OR s = 'v999'"))},

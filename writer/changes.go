@@ -51,7 +51,7 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 	}
 	md := *snap.Metadata()
 	md.SchemaString = text
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), &md, batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), &md, snap.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}

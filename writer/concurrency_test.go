@@ -10,6 +10,7 @@ import (
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -27,22 +28,22 @@ func TestReplaceWhereVersusConcurrentAppend(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			mem := checkedMem(t)
+			mem := tabletest.CheckedMem(t)
 			st := objstore.NewMem()
-			snap := createTable(t, st, "id long, p string", map[string]string{"delta.isolationLevel": "Serializable"}, "p")
-			if _, err := writer.Append(ctx, snap, batches(t, tableBatch(t, mem, snap, `[{"id":1,"p":"a"},{"id":2,"p":"b"}]`)), writer.WithAllocator(mem)); err != nil {
+			snap := tabletest.Create(t, st, "id long, p string", map[string]string{"delta.isolationLevel": "Serializable"}, "p")
+			if _, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.Batch(t, mem, snap, `[{"id":1,"p":"a"},{"id":2,"p":"b"}]`)), writer.WithAllocator(mem)); err != nil {
 				t.Fatal(err)
 			}
-			read := openTable(t, st)
+			read := tabletest.Open(t, st)
 			// The winner appends while the replaceWhere is in flight.
-			if _, err := writer.Append(ctx, read, batches(t, tableBatch(t, mem, read, `[{"id":3,"p":"`+c.appendTo+`"}]`)), writer.WithAllocator(mem)); err != nil {
+			if _, err := writer.Append(ctx, read, tabletest.Batches(t, tabletest.Batch(t, mem, read, `[{"id":3,"p":"`+c.appendTo+`"}]`)), writer.WithAllocator(mem)); err != nil {
 				t.Fatal(err)
 			}
 			pred, err := expr.Parse("p = 'a'")
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = dml.ReplaceWhere(ctx, read, pred, batches(t, tableBatch(t, mem, read, `[{"id":10,"p":"a"}]`)), writer.WithAllocator(mem), writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable)))
+			_, err = dml.ReplaceWhere(ctx, read, pred, tabletest.Batches(t, tabletest.Batch(t, mem, read, `[{"id":10,"p":"a"}]`)), writer.WithAllocator(mem), writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable)))
 			if c.wantAbort {
 				if !errors.Is(err, conflict.ErrConcurrentAppend) {
 					t.Fatalf("want ConcurrentAppend, got %v", err)
@@ -52,8 +53,8 @@ func TestReplaceWhereVersusConcurrentAppend(t *testing.T) {
 			if err != nil {
 				t.Fatalf("want rebase, got %v", err)
 			}
-			got := scanLines(t, openTable(t, st))
-			diffLines(t, got, sortedLines(`{"id":10,"p":"a"}`, `{"id":2,"p":"b"}`, `{"id":3,"p":"b"}`))
+			got := tabletest.ScanLines(t, tabletest.Open(t, st))
+			tabletest.DiffLines(t, "rows", got, tabletest.Sorted(`{"id":10,"p":"a"}`, `{"id":2,"p":"b"}`, `{"id":3,"p":"b"}`))
 		})
 	}
 }

@@ -99,7 +99,7 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 		byTable[i] = -1
 	}
 	for j, f := range in.Fields() {
-		i := fieldIndexFold(c.schema, f.Name)
+		i := c.schema.IndexFold(f.Name)
 		if i < 0 {
 			return nil, &SchemaError{Column: f.Name, Reason: "is not in the table schema (columns: " + strings.Join(c.schema.Names(), ", ") + "); merge-schema adds new columns"}
 		}
@@ -141,20 +141,6 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 	}
 	out := array.NewRecordBatch(c.arrow, cols, n)
 	return out, nil
-}
-
-func fieldIndexFold(s *actions.StructType, name string) int {
-	for i, f := range s.Fields {
-		if f.Name == name {
-			return i
-		}
-	}
-	for i, f := range s.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return i
-		}
-	}
-	return -1
 }
 
 // compatible checks that values of the Arrow type in can be stored in a
@@ -243,7 +229,7 @@ func compatible(in arrow.DataType, t actions.DataType, path string) error {
 		}
 		seen := make([]bool, len(t.Fields))
 		for _, f := range st.Fields() {
-			i := fieldIndexFold(t, f.Name)
+			i := t.IndexFold(f.Name)
 			if i < 0 {
 				return &SchemaError{Column: path + "." + f.Name, Reason: "is not in the table schema; merge-schema adds new fields"}
 			}

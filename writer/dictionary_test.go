@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -20,9 +21,9 @@ import (
 // and every value reads back.
 func TestDictionaryChoice(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, v double, code string, name string, day int", nil)
+	snap := tabletest.Create(t, store, "id long, v double, code string, name string, day int", nil)
 	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 	b := array.NewRecordBuilder(mem, sc)
 	const n = 20_000
@@ -35,10 +36,10 @@ func TestDictionaryChoice(t *testing.T) {
 	}
 	rec := b.NewRecordBatch()
 	b.Release()
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	want := map[string]bool{"id": false, "v": false, "code": true, "name": false, "day": true}
 	for f := range snap.Files() {
 		data, err := store.Get(ctx, "tbl/"+f.Path)
@@ -68,7 +69,7 @@ func TestDictionaryChoice(t *testing.T) {
 		}
 		pf.Close()
 	}
-	lines := scanLines(t, snap)
+	lines := tabletest.ScanLines(t, snap)
 	if len(lines) != n {
 		t.Fatalf("read %d rows, want %d", len(lines), n)
 	}

@@ -1,14 +1,13 @@
 // Package writer writes data into Delta tables: Parquet data files with
-// Delta statistics, committed by append, overwrite or replaceWhere
-// transactions. Later operations (DELETE, UPDATE, MERGE, OPTIMIZE) reuse
-// WriteFiles.
+// Delta statistics, committed by append and overwrite transactions. The
+// operations that rewrite rows (dml's ReplaceWhere, DELETE, UPDATE and
+// MERGE, maintenance's OPTIMIZE) write their files with WriteFiles.
 //
 // # Transactions
 //
-// Append, Overwrite and ReplaceWhere take the snapshot they build on and
-// the input as an iter.Seq2 of Arrow record batches, write the data files,
-// then commit once through deltalog. CreateTable does the same for a new
-// table. Each returns the deltalog.CommitResult. They are all-or-nothing:
+// Append and Overwrite take the snapshot they build on and the input as
+// an iter.Seq2 of Arrow record batches, write the data files, then commit
+// once through deltalog. CreateTable does the same for a new table. Each returns the deltalog.CommitResult. They are all-or-nothing:
 // if the input is bad, a file cannot be written, or the commit loses to a
 // conflicting one, nothing is committed. Data files written before the
 // failure stay in the store as orphans that no snapshot references;

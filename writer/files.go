@@ -62,15 +62,16 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
+	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 }
 
 // rowCheck validates a conformed batch (replaceWhere's constraint).
 type rowCheck func(rec arrow.RecordBatch, rowBase int64) error
 
 // writeFiles is WriteFiles on a store and table root ("" or ending in
-// '/') with the table's metadata.
-func writeFiles(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], cfg *config) (*WriteResult, error) {
+// '/') with the table's metadata and its properties (parsed once by the
+// caller).
+func writeFiles(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, props *actions.TableProperties, batches iter.Seq2[arrow.RecordBatch, error], cfg *config) (*WriteResult, error) {
 	check := cfg.rowCheck
 	schema, err := md.Schema()
 	if err != nil {
@@ -80,7 +81,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	if err != nil {
 		return nil, err
 	}
-	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
+	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
 		uploadSlots: make(chan struct{}, uploadsInFlight)}
 	if err := fs.setSchema(schema); err != nil {
 		return nil, err
@@ -204,6 +205,7 @@ type fileSet struct {
 	store objstore.Store
 	root  string
 	md    *actions.Metadata
+	props *actions.TableProperties // md's
 
 	schema     *actions.StructType // the full table schema being written
 	partCols   []*actions.StructField
@@ -253,20 +255,20 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 		data.Fields = append(data.Fields, f)
 	}
 	for _, c := range fs.md.PartitionColumns {
-		i := fieldIndexFold(s, c)
+		i := s.IndexFold(c)
 		if i < 0 {
 			return fmt.Errorf("writer: partition column %q is not in the schema", c)
 		}
 		fs.partIdx = append(fs.partIdx, i)
 		fs.partCols = append(fs.partCols, s.Fields[i])
 	}
-	mode := actions.ColumnMappingMode(fs.md)
+	mode := fs.props.ColumnMappingMode
 	sc, err := actions.ToArrowSchema(data, true, mode)
 	if err != nil {
 		return fmt.Errorf("writer: %w", err)
 	}
 	fs.dataSchema = sc
-	leaves, err := statsColumns(fs.md, data)
+	leaves, err := statsColumns(fs.props, data)
 	if err != nil {
 		return err
 	}

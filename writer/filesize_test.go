@@ -10,6 +10,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -18,10 +19,10 @@ import (
 // target, rather than after the batch that crosses it.
 func TestFileSizeNearTarget(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	const rowsPerBatch, numBatches = 4000, 12
 	batch := func(store objstore.Store, k int) arrow.RecordBatch {
-		snap := openTable(t, store)
+		snap := tabletest.Open(t, store)
 		sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 		b := array.NewRecordBuilder(mem, sc)
 		defer b.Release()
@@ -34,26 +35,26 @@ func TestFileSizeNearTarget(t *testing.T) {
 
 	// The encoded size of one batch, written alone.
 	probe := objstore.NewMem()
-	createTable(t, probe, "id long, s string", nil)
-	if _, err := writer.Append(ctx, openTable(t, probe), batches(t, batch(probe, 0)), writer.WithAllocator(mem)); err != nil {
+	tabletest.Create(t, probe, "id long, s string", nil)
+	if _, err := writer.Append(ctx, tabletest.Open(t, probe), tabletest.Batches(t, batch(probe, 0)), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
 	var batchBytes int64
-	for f := range openTable(t, probe).Files() {
+	for f := range tabletest.Open(t, probe).Files() {
 		batchBytes += f.Size
 	}
 
 	store := objstore.NewMem()
-	createTable(t, store, "id long, s string", nil)
+	tabletest.Create(t, store, "id long, s string", nil)
 	var recs []arrow.RecordBatch
 	for k := range numBatches {
 		recs = append(recs, batch(store, k))
 	}
 	target := batchBytes * 5 / 4 // a file holds 1.25 batches
-	if _, err := writer.Append(ctx, openTable(t, store), batches(t, recs...), writer.WithAllocator(mem), writer.WithTargetFileSize(target)); err != nil {
+	if _, err := writer.Append(ctx, tabletest.Open(t, store), tabletest.Batches(t, recs...), writer.WithAllocator(mem), writer.WithTargetFileSize(target)); err != nil {
 		t.Fatal(err)
 	}
-	snap := openTable(t, store)
+	snap := tabletest.Open(t, store)
 	if snap.NumFiles() < 3 {
 		t.Fatalf("%d files, want several", snap.NumFiles())
 	}

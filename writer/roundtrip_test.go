@@ -9,6 +9,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -44,20 +45,20 @@ func TestRoundTripAllTypes(t *testing.T) {
 	for _, codec := range []string{"snappy", "zstd"} {
 		t.Run(codec, func(t *testing.T) {
 			ctx := context.Background()
-			mem := checkedMem(t)
+			mem := tabletest.CheckedMem(t)
 			store := objstore.NewMem()
-			snap := createTable(t, store, allTypesDDL, nil)
-			rec := tableBatch(t, mem, snap, allTypesInput)
-			res, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithCompression(codec))
+			snap := tabletest.Create(t, store, allTypesDDL, nil)
+			rec := tabletest.Batch(t, mem, snap, allTypesInput)
+			res, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem), writer.WithCompression(codec))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.Version != 1 {
 				t.Fatalf("version %d, want 1", res.Version)
 			}
-			snap = openTable(t, store)
-			got := scanLines(t, snap, reader.WithAllocator(mem))
-			diffLines(t, got, sortedLines(allTypesCanonical...))
+			snap = tabletest.Open(t, store)
+			got := tabletest.ScanLines(t, snap, reader.WithAllocator(mem))
+			tabletest.DiffLines(t, "rows", got, tabletest.Sorted(allTypesCanonical...))
 			for f := range snap.Files() {
 				if !strings.HasSuffix(f.Path, "."+codec+".parquet") || !strings.HasPrefix(f.Path, "part-00000-") {
 					t.Errorf("file name %q, want part-00000-<uuid>-c000.%s.parquet", f.Path, codec)
@@ -69,22 +70,22 @@ func TestRoundTripAllTypes(t *testing.T) {
 
 func TestRoundTripPartitioned(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, p string, d date, v double", nil, "p", "d")
-	rec := tableBatch(t, mem, snap, `[
+	snap := tabletest.Create(t, store, "id long, p string, d date, v double", nil, "p", "d")
+	rec := tabletest.Batch(t, mem, snap, `[
 		{"id": 1, "p": "a", "d": "2024-01-01", "v": 1.5},
 		{"id": 2, "p": "b/c d%", "d": "2024-01-02", "v": null},
 		{"id": 3, "p": null, "d": null, "v": 3},
 		{"id": 4, "p": "a", "d": "2024-01-01", "v": 4},
 		{"id": 5, "p": "", "d": "2024-01-01", "v": 5}
 	]`)
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
-	got := scanLines(t, snap, reader.WithAllocator(mem))
-	diffLines(t, got, sortedLines(
+	snap = tabletest.Open(t, store)
+	got := tabletest.ScanLines(t, snap, reader.WithAllocator(mem))
+	tabletest.DiffLines(t, "rows", got, tabletest.Sorted(
 		`{"id":1,"p":"a","d":"2024-01-01","v":1.5}`,
 		`{"id":2,"p":"b/c d%","d":"2024-01-02","v":null}`,
 		`{"id":3,"p":null,"d":null,"v":3}`,
@@ -147,7 +148,7 @@ func keys[V any](m map[string]V) []string {
 // can be so; this one is made by writing its first commit directly.
 func TestAllColumnsPartitioned(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
 	if _, err := deltalog.Create(store, "tbl", &actions.Metadata{SchemaString: `{"type":"struct","fields":[{"name":"p","type":"string","nullable":true,"metadata":{}}]}`, PartitionColumns: []string{"p"}}); err == nil {
 		t.Fatal("Create of a table whose every column is a partition column: no error")
@@ -158,25 +159,25 @@ func TestAllColumnsPartitioned(t *testing.T) {
 	if err := store.Put(ctx, "tbl/_delta_log/00000000000000000000.json", strings.NewReader(first), objstore.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	snap := openTable(t, store)
-	rec := tableBatch(t, mem, snap, `[{"p": "a", "q": 1}, {"p": "a", "q": 1}, {"p": "b", "q": null}]`)
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	snap := tabletest.Open(t, store)
+	rec := tabletest.Batch(t, mem, snap, `[{"p": "a", "q": 1}, {"p": "a", "q": 1}, {"p": "b", "q": null}]`)
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
-	got := scanLines(t, openTable(t, store))
-	diffLines(t, got, sortedLines(`{"p":"a","q":1}`, `{"p":"a","q":1}`, `{"p":"b","q":null}`))
+	got := tabletest.ScanLines(t, tabletest.Open(t, store))
+	tabletest.DiffLines(t, "rows", got, tabletest.Sorted(`{"p":"a","q":1}`, `{"p":"a","q":1}`, `{"p":"b","q":null}`))
 }
 
 // TestPartitionValueTypes partitions by a column of every partitionable
 // type and reads the values back from partitionValues.
 func TestPartitionValueTypes(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
 	parts := []string{"b", "i8", "i16", "i32", "i64", "f32", "f64", "d", "s", "bin", "day", "ts", "ntz"}
-	snap := createTable(t, store, "v int, b boolean, i8 byte, i16 short, i32 int, i64 long, f32 float, f64 double, "+
+	snap := tabletest.Create(t, store, "v int, b boolean, i8 byte, i16 short, i32 int, i64 long, f32 float, f64 double, "+
 		"d decimal(7,3), s string, bin binary, day date, ts timestamp, ntz timestamp_ntz", nil, parts...)
-	rec := tableBatch(t, mem, snap, `[
+	rec := tabletest.Batch(t, mem, snap, `[
 		{"v": 1, "b": true, "i8": -1, "i16": 300, "i32": -70000, "i64": 9007199254740993, "f32": 1.25, "f64": -0.1,
 		 "d": "-1.500", "s": "a=b/c", "bin": "aGk=", "day": "2024-02-29", "ts": "2021-10-01T08:09:20.123456Z", "ntz": "2021-10-01T08:09:20.5"},
 		{"v": 2, "b": null, "i8": null, "i16": null, "i32": null, "i64": null, "f32": null, "f64": null,
@@ -184,15 +185,15 @@ func TestPartitionValueTypes(t *testing.T) {
 		{"v": 3, "b": false, "i8": 0, "i16": 0, "i32": 0, "i64": 0, "f32": "NaN", "f64": "-Inf",
 		 "d": "0.000", "s": " ", "bin": "", "day": "1970-01-01", "ts": "1969-12-31T23:59:59.999999Z", "ntz": "1970-01-01T00:00:00"}
 	]`)
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if snap.NumFiles() != 3 {
 		t.Errorf("%d files, want 3", snap.NumFiles())
 	}
-	got := scanLines(t, snap, reader.WithAllocator(mem))
-	diffLines(t, got, sortedLines(
+	got := tabletest.ScanLines(t, snap, reader.WithAllocator(mem))
+	tabletest.DiffLines(t, "rows", got, tabletest.Sorted(
 		`{"v":1,"b":true,"i8":-1,"i16":300,"i32":-70000,"i64":9007199254740993,"f32":1.25,"f64":-0.1,"d":"-1.500","s":"a=b/c","bin":"aGk=","day":"2024-02-29","ts":"2021-10-01T08:09:20.123456Z","ntz":"2021-10-01T08:09:20.500000"}`,
 		`{"v":2,"b":null,"i8":null,"i16":null,"i32":null,"i64":null,"f32":null,"f64":null,"d":null,"s":null,"bin":null,"day":null,"ts":null,"ntz":null}`,
 		// The empty binary is stored as null, as Spark stores empty

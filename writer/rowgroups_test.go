@@ -13,6 +13,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -32,12 +33,12 @@ func TestNoEmptyRowGroups(t *testing.T) {
 		if round%2 == 1 {
 			parts = []string{"p"}
 		}
-		snap := createTable(t, store, "id long, p string, s string", nil, parts...)
+		snap := tabletest.Create(t, store, "id long, p string, s string", nil, parts...)
 		sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 		var recs []arrow.RecordBatch
 		total, next := 0, 0
 		for range 1 + rng.IntN(12) {
-			b := array.NewRecordBuilder(checkedMem(t), sc)
+			b := array.NewRecordBuilder(tabletest.CheckedMem(t), sc)
 			n := 1 + rng.IntN(5000)
 			for range n {
 				b.Field(0).(*array.Int64Builder).Append(int64(next))
@@ -53,11 +54,11 @@ func TestNoEmptyRowGroups(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			opts = append(opts, writer.WithBufferSize(int64(1<<10+rng.IntN(32<<10))))
 		}
-		if _, err := writer.Append(ctx, snap, batches(t, recs...), opts...); err != nil {
+		if _, err := writer.Append(ctx, snap, tabletest.Batches(t, recs...), opts...); err != nil {
 			t.Fatal(err)
 		}
 		rows := int64(0)
-		for f := range openTable(t, store).Files() {
+		for f := range tabletest.Open(t, store).Files() {
 			rel, err := actions.UnescapePath(f.Path)
 			if err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -124,15 +125,15 @@ func TestSchemaEnforcement(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			mem := checkedMem(t)
+			mem := tabletest.CheckedMem(t)
 			store := objstore.NewMem()
-			snap := createTable(t, store, ddl, nil)
+			snap := tabletest.Create(t, store, ddl, nil)
 			sc := arrow.NewSchema(tc.fields, nil)
 			var recs []arrow.RecordBatch
 			for _, r := range tc.rows {
-				recs = append(recs, recordJSON(t, mem, sc, r))
+				recs = append(recs, tabletest.RecordJSON(t, mem, sc, r))
 			}
-			_, err := writer.Append(ctx, snap, batches(t, recs...), writer.WithAllocator(mem))
+			_, err := writer.Append(ctx, snap, tabletest.Batches(t, recs...), writer.WithAllocator(mem))
 			if err == nil {
 				t.Fatal("append succeeded, want a schema error")
 			}
@@ -146,7 +147,7 @@ func TestSchemaEnforcement(t *testing.T) {
 			if !strings.Contains(err.Error(), `"`+tc.column+`"`) {
 				t.Errorf("message %q does not name the column", err)
 			}
-			if v := openTable(t, store).Version(); v != 0 {
+			if v := tabletest.Open(t, store).Version(); v != 0 {
 				t.Errorf("table at version %d after a failed append, want 0", v)
 			}
 			// Files still open when the write failed are discarded, not
@@ -168,9 +169,9 @@ func TestSchemaEnforcement(t *testing.T) {
 // nullable columns, and names that differ in case.
 func TestInputConversion(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, f double, d decimal(10,2), s string, l string, ts timestamp, ntz timestamp_ntz, extra int", nil)
+	snap := tabletest.Create(t, store, "id long, f double, d decimal(10,2), s string, l string, ts timestamp, ntz timestamp_ntz, extra int", nil)
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "ID", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 		{Name: "f", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
@@ -198,11 +199,11 @@ func TestInputConversion(t *testing.T) {
 	b.Field(5).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1_000, -1}, nil)
 	b.Field(6).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1_999, 1_000_000_000}, nil)
 	rec := b.NewRecordBatch()
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
-	got := scanLines(t, openTable(t, store), reader.WithAllocator(mem))
-	diffLines(t, got, sortedLines(
+	got := tabletest.ScanLines(t, tabletest.Open(t, store), reader.WithAllocator(mem))
+	tabletest.DiffLines(t, "rows", got, tabletest.Sorted(
 		`{"id":1,"f":0.5,"d":"1234.50","s":"x","l":"large","ts":"1970-01-01T00:00:01.000000Z","ntz":"1970-01-01T00:00:00.000001","extra":null}`,
 		`{"id":2,"f":-2,"d":null,"s":"x","l":null,"ts":"1969-12-31T23:59:59.999000Z","ntz":"1970-01-01T00:00:01.000000","extra":null}`,
 	))
@@ -213,10 +214,10 @@ func TestInputConversion(t *testing.T) {
 func TestFailedWriteCommitsNothing(t *testing.T) {
 	ctx := context.Background()
 	t.Run("input error", func(t *testing.T) {
-		mem := checkedMem(t)
+		mem := tabletest.CheckedMem(t)
 		store := objstore.NewMem()
-		snap := createTable(t, store, "id long", nil)
-		rec := tableBatch(t, mem, snap, `[{"id": 1}]`)
+		snap := tabletest.Create(t, store, "id long", nil)
+		rec := tabletest.Batch(t, mem, snap, `[{"id": 1}]`)
 		defer rec.Release()
 		boom := errors.New("boom")
 		in := func(yield func(arrow.RecordBatch, error) bool) {
@@ -229,22 +230,22 @@ func TestFailedWriteCommitsNothing(t *testing.T) {
 		if !errors.Is(err, boom) {
 			t.Fatalf("error %v, want the input's", err)
 		}
-		if v := openTable(t, store).Version(); v != 0 {
+		if v := tabletest.Open(t, store).Version(); v != 0 {
 			t.Errorf("version %d, want 0", v)
 		}
 	})
 	t.Run("store error", func(t *testing.T) {
-		mem := checkedMem(t)
+		mem := tabletest.CheckedMem(t)
 		inner := objstore.NewMem()
-		createTable(t, inner, "id long, p int", nil, "p")
+		tabletest.Create(t, inner, "id long, p int", nil, "p")
 		faulty := objstore.Faulty(inner, objstore.FailMatching(objstore.OpPut, "tbl/p=2/*", nil))
-		snap := openTable(t, faulty)
-		rec := tableBatch(t, mem, snap, `[{"id": 1, "p": 1}, {"id": 2, "p": 2}, {"id": 3, "p": 3}]`)
-		_, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem))
+		snap := tabletest.Open(t, faulty)
+		rec := tabletest.Batch(t, mem, snap, `[{"id": 1, "p": 1}, {"id": 2, "p": 2}, {"id": 3, "p": 3}]`)
+		_, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem))
 		if !errors.Is(err, objstore.ErrInjected) {
 			t.Fatalf("error %v, want the injected store error", err)
 		}
-		if v := openTable(t, inner).Version(); v != 0 {
+		if v := tabletest.Open(t, inner).Version(); v != 0 {
 			t.Errorf("version %d, want 0", v)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -64,13 +65,13 @@ func TestSettingsWithLeavesTheOriginal(t *testing.T) {
 
 func TestWithSettingsThenOptions(t *testing.T) {
 	store := objstore.NewMem()
-	createTable(t, store, "id long, v string", nil)
+	tabletest.Create(t, store, "id long, v string", nil)
 	s, err := writer.Resolve(writer.WithCompression("zstd"), writer.WithOperationParameters(map[string]any{"from": "settings"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Options after WithSettings apply on top of it.
-	appendRows(t, store, `[{"id":1,"v":"a"}]`, writer.WithSettings(s), writer.WithOperationParameters(map[string]any{"also": "option"}))
+	tabletest.AppendTo(t, store, `[{"id":1,"v":"a"}]`, writer.WithSettings(s), writer.WithOperationParameters(map[string]any{"also": "option"}))
 	ci, as := lastCommit(t, store)
 	if ci.OperationParameters["from"] != "settings" || ci.OperationParameters["also"] != "option" {
 		t.Errorf("operationParameters = %v, want from=settings and also=option", ci.OperationParameters)
@@ -85,11 +86,11 @@ func TestWithSettingsThenOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	appendRows(t, store, `[{"id":2,"v":"b"}]`, writer.WithSettings(s2))
-	if _, done := s2.AlreadyApplied(openTable(t, store)); !done {
+	tabletest.AppendTo(t, store, `[{"id":2,"v":"b"}]`, writer.WithSettings(s2))
+	if _, done := s2.AlreadyApplied(tabletest.Open(t, store)); !done {
 		t.Error("AlreadyApplied: the committed app transaction is not seen")
 	}
-	if _, err := writer.Append(context.Background(), openTable(t, store), batches(t), writer.WithSettings(s2)); err != nil {
+	if _, err := writer.Append(context.Background(), tabletest.Open(t, store), tabletest.Batches(t), writer.WithSettings(s2)); err != nil {
 		t.Errorf("an applied app transaction should commit nothing and succeed: %v", err)
 	}
 }

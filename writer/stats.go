@@ -79,14 +79,11 @@ type statsCollector struct {
 // statsColumns picks the leaf columns of the data schema (the table
 // schema without partition columns) that get statistics, per the table's
 // properties.
-func statsColumns(md *actions.Metadata, data *actions.StructType) ([]*statsLeaf, error) {
-	if spec, ok := md.Prop("delta.dataSkippingStatsColumns"); ok {
-		return namedStatsColumns(data, spec)
+func statsColumns(props *actions.TableProperties, data *actions.StructType) ([]*statsLeaf, error) {
+	if props.DataSkippingStatsColumns != nil {
+		return namedStatsColumns(data, props.DataSkippingStatsColumns)
 	}
-	n, err := actions.PropInt(md, "delta.dataSkippingNumIndexedCols", 32)
-	if err != nil {
-		return nil, fmt.Errorf("writer: %w", err)
-	}
+	n := props.DataSkippingNumIndexedCols
 	var out []*statsLeaf
 	remaining := int(n)
 	var walk func(st *actions.StructType, path []int, names []string)
@@ -109,28 +106,19 @@ func statsColumns(md *actions.Metadata, data *actions.StructType) ([]*statsLeaf,
 	return out, nil
 }
 
-// namedStatsColumns resolves delta.dataSkippingStatsColumns: a comma
-// separated list of column paths ("a", "b.c", "`odd.name`").
-func namedStatsColumns(data *actions.StructType, spec string) ([]*statsLeaf, error) {
+// namedStatsColumns resolves delta.dataSkippingStatsColumns, column
+// paths matched case-insensitively.
+func namedStatsColumns(data *actions.StructType, paths [][]string) ([]*statsLeaf, error) {
 	var out []*statsLeaf
 	seen := map[string]bool{}
-	for _, item := range splitStatsColumns(spec) {
-		parts := splitColumnPath(item)
-		if len(parts) == 0 {
-			continue
-		}
+	for _, parts := range paths {
+		item := strings.Join(parts, ".")
 		st := data
 		var path []int
 		var names []string
 		var field *actions.StructField
 		for k, part := range parts {
-			idx := -1
-			for i, f := range st.Fields {
-				if strings.EqualFold(f.Name, part) {
-					idx = i
-					break
-				}
-			}
+			idx := st.IndexFold(part)
 			if idx < 0 {
 				return nil, fmt.Errorf("writer: delta.dataSkippingStatsColumns names %q, which is not a data column", item)
 			}
@@ -163,53 +151,6 @@ func namedStatsColumns(data *actions.StructType, spec string) ([]*statsLeaf, err
 		add(path, names, field.Type)
 	}
 	return out, nil
-}
-
-func splitStatsColumns(spec string) []string {
-	var out []string
-	var cur strings.Builder
-	inQuote := false
-	for _, r := range spec {
-		switch {
-		case r == '`':
-			inQuote = !inQuote
-			cur.WriteRune(r)
-		case r == ',' && !inQuote:
-			out = append(out, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	if s := strings.TrimSpace(cur.String()); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-// splitColumnPath splits a.b.`c.d` into its parts.
-func splitColumnPath(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inQuote := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '`':
-			if inQuote && i+1 < len(s) && s[i+1] == '`' {
-				cur.WriteByte('`')
-				i++
-				continue
-			}
-			inQuote = !inQuote
-		case c == '.' && !inQuote:
-			out = append(out, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	return append(out, strings.TrimSpace(cur.String()))
 }
 
 func newStatsLeaf(path []int, names []string, t actions.DataType) *statsLeaf {

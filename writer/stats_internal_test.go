@@ -54,20 +54,3 @@ func FuzzTruncateMax(f *testing.F) {
 		}
 	})
 }
-
-func TestSplitColumnPath(t *testing.T) {
-	for in, want := range map[string][]string{
-		"a":           {"a"},
-		"a.b":         {"a", "b"},
-		"`a.b`.c":     {"a.b", "c"},
-		" a . `x``y`": {"a", "x`y"},
-	} {
-		got := splitColumnPath(in)
-		if strings.Join(got, "|") != strings.Join(want, "|") {
-			t.Errorf("splitColumnPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := splitStatsColumns("a, `b,c`.d ,e"); strings.Join(got, "|") != "a|`b,c`.d|e" {
-		t.Errorf("splitStatsColumns = %q", got)
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -13,14 +14,14 @@ import (
 func statsOf(t *testing.T, ddl string, props map[string]string, rows string, parts ...string) string {
 	t.Helper()
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, ddl, props, parts...)
-	rec := tableBatch(t, mem, snap, rows)
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	snap := tabletest.Create(t, store, ddl, props, parts...)
+	rec := tabletest.Batch(t, mem, snap, rows)
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if snap.NumFiles() != 1 {
 		t.Fatalf("%d files, want 1", snap.NumFiles())
 	}

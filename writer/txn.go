@@ -40,7 +40,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +88,11 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 // Commit commits files written by WriteFiles on tx: the adds, the removal
 // of removed (Transaction.RemoveFile), the schema change the write made,
 // opts' app transaction and operation parameters, and commitInfo with
-// Spark's metrics for op plus extraMetrics. It is how operations built on
-// WriteFiles (replaceWhere, DELETE, UPDATE, MERGE) commit.
+// Spark's metrics for op plus extraMetrics. It is how an operation built
+// on WriteFiles that only adds and removes whole files commits
+// (dml.ReplaceWhere); DELETE, UPDATE and MERGE, which also commit
+// deletion vectors and change data files, commit on the transaction
+// themselves (dml's rewrite).
 func Commit(ctx context.Context, tx *deltalog.Transaction, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any, opts ...Option) (*deltalog.CommitResult, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -163,7 +166,7 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if r != "" {
 		r += "/"
 	}
-	wr, err := writeFiles(ctx, store, r, md, batches, cfg)
+	wr, err := writeFiles(ctx, store, r, md, md.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}

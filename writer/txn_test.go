@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"os"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/golden"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -25,7 +27,7 @@ import (
 func lastCommit(t *testing.T, store objstore.Store) (*actions.CommitInfo, []actions.Action) {
 	t.Helper()
 	ctx := context.Background()
-	snap := openTable(t, store)
+	snap := tabletest.Open(t, store)
 	b, err := store.Get(ctx, "tbl/_delta_log/"+deltalog.CommitName(snap.Version()))
 	if err != nil {
 		t.Fatal(err)
@@ -43,22 +45,10 @@ func lastCommit(t *testing.T, store objstore.Store) (*actions.CommitInfo, []acti
 	return nil, nil
 }
 
-func appendRows(t *testing.T, store objstore.Store, rows string, opts ...writer.Option) *deltalog.CommitResult {
-	t.Helper()
-	mem := checkedMem(t)
-	snap := openTable(t, store)
-	rec := tableBatch(t, mem, snap, rows)
-	res, err := writer.Append(context.Background(), snap, batches(t, rec), append(opts, writer.WithAllocator(mem))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 func TestAppendCommitInfo(t *testing.T) {
 	store := objstore.NewMem()
-	createTable(t, store, "id long, p string", nil, "p")
-	appendRows(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "a"}]`,
+	tabletest.Create(t, store, "id long, p string", nil, "p")
+	tabletest.AppendTo(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "a"}]`,
 		writer.WithOperationParameters(map[string]any{"userKey": "v"}))
 	info, as := lastCommit(t, store)
 	var adds int
@@ -92,22 +82,22 @@ func TestAppendCommitInfo(t *testing.T) {
 
 func TestOverwrite(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	createTable(t, store, "id long", nil)
-	appendRows(t, store, `[{"id": 1}, {"id": 2}]`)
-	appendRows(t, store, `[{"id": 3}]`)
-	snap := openTable(t, store)
-	rec := tableBatch(t, mem, snap, `[{"id": 10}]`)
-	res, err := writer.Overwrite(ctx, snap, batches(t, rec), writer.WithAllocator(mem))
+	tabletest.Create(t, store, "id long", nil)
+	tabletest.AppendTo(t, store, `[{"id": 1}, {"id": 2}]`)
+	tabletest.AppendTo(t, store, `[{"id": 3}]`)
+	snap := tabletest.Open(t, store)
+	rec := tabletest.Batch(t, mem, snap, `[{"id": 10}]`)
+	res, err := writer.Overwrite(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Version != 3 {
 		t.Errorf("version %d, want 3", res.Version)
 	}
-	diffLines(t, scanLines(t, openTable(t, store)), []string{`{"id":10}`})
-	diffLines(t, scanLines(t, openTable(t, store, deltalog.AtVersion(2))), sortedLines(`{"id":1}`, `{"id":2}`, `{"id":3}`))
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), []string{`{"id":10}`})
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store, deltalog.AtVersion(2))), tabletest.Sorted(`{"id":1}`, `{"id":2}`, `{"id":3}`))
 	info, as := lastCommit(t, store)
 	if info.OperationParameters["mode"] != "Overwrite" || info.OperationMetrics["numRemovedFiles"] != "2" {
 		t.Errorf("commitInfo %v %v", info.OperationParameters, info.OperationMetrics)
@@ -132,31 +122,31 @@ func TestOverwrite(t *testing.T) {
 func TestReplaceWherePartitions(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	createTable(t, store, "id long, p string", nil, "p")
-	appendRows(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "c"}, {"id": 4, "p": "b"}]`)
+	tabletest.Create(t, store, "id long, p string", nil, "p")
+	tabletest.AppendTo(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "c"}, {"id": 4, "p": "b"}]`)
 	pred := mustParse(t, "p = 'b'")
 
 	t.Run("rows outside the predicate are refused", func(t *testing.T) {
-		mem := checkedMem(t)
-		snap := openTable(t, store)
-		rec := tableBatch(t, mem, snap, `[{"id": 20, "p": "b"}, {"id": 30, "p": "c"}]`)
-		_, err := dml.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem))
+		mem := tabletest.CheckedMem(t)
+		snap := tabletest.Open(t, store)
+		rec := tabletest.Batch(t, mem, snap, `[{"id": 20, "p": "b"}, {"id": 30, "p": "c"}]`)
+		_, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), writer.WithAllocator(mem))
 		var se *writer.SchemaError
 		if !errors.As(err, &se) || se.Row != 2 || !strings.Contains(se.Reason, "replaceWhere") {
 			t.Fatalf("error %v, want a *SchemaError for input row 2", err)
 		}
-		if v := openTable(t, store).Version(); v != 1 {
+		if v := tabletest.Open(t, store).Version(); v != 1 {
 			t.Errorf("version %d after a refused replaceWhere, want 1", v)
 		}
 	})
 	t.Run("matching partitions are replaced", func(t *testing.T) {
-		mem := checkedMem(t)
-		snap := openTable(t, store)
-		rec := tableBatch(t, mem, snap, `[{"id": 20, "p": "b"}]`)
-		if _, err := dml.ReplaceWhere(ctx, snap, pred, batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		mem := tabletest.CheckedMem(t)
+		snap := tabletest.Open(t, store)
+		rec := tabletest.Batch(t, mem, snap, `[{"id": 20, "p": "b"}]`)
+		if _, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 			t.Fatal(err)
 		}
-		diffLines(t, scanLines(t, openTable(t, store)), sortedLines(`{"id":1,"p":"a"}`, `{"id":3,"p":"c"}`, `{"id":20,"p":"b"}`))
+		tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), tabletest.Sorted(`{"id":1,"p":"a"}`, `{"id":3,"p":"c"}`, `{"id":20,"p":"b"}`))
 		info, as := lastCommit(t, store)
 		if info.OperationParameters["predicate"] != `["p = 'b'"]` || info.OperationMetrics["numRemovedFiles"] != "1" {
 			t.Errorf("commitInfo %v %v", info.OperationParameters, info.OperationMetrics)
@@ -171,19 +161,19 @@ func TestReplaceWherePartitions(t *testing.T) {
 
 func TestReplaceWhereDataColumns(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	createTable(t, store, "id long, v string", nil)
-	appendRows(t, store, `[{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]`)
-	appendRows(t, store, `[{"id": 5, "v": "e"}, {"id": 6, "v": "f"}, {"id": null, "v": "n"}]`)
-	snap := openTable(t, store)
-	rec := tableBatch(t, mem, snap, `[{"id": 7, "v": "new"}]`)
-	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	tabletest.Create(t, store, "id long, v string", nil)
+	tabletest.AppendTo(t, store, `[{"id": 1, "v": "a"}, {"id": 2, "v": "b"}]`)
+	tabletest.AppendTo(t, store, `[{"id": 5, "v": "e"}, {"id": 6, "v": "f"}, {"id": null, "v": "n"}]`)
+	snap := tabletest.Open(t, store)
+	rec := tabletest.Batch(t, mem, snap, `[{"id": 7, "v": "new"}]`)
+	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
 	// id 6 is deleted; the rows of its file for which the predicate is
 	// FALSE or NULL are kept; the first file (max id 2) is not touched.
-	diffLines(t, scanLines(t, openTable(t, store)), sortedLines(
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), tabletest.Sorted(
 		`{"id":1,"v":"a"}`, `{"id":2,"v":"b"}`, `{"id":5,"v":"e"}`, `{"id":null,"v":"n"}`, `{"id":7,"v":"new"}`))
 	info, _ := lastCommit(t, store)
 	if info.OperationMetrics["numRemovedFiles"] != "1" || info.OperationMetrics["numCopiedRows"] != "2" {
@@ -193,18 +183,27 @@ func TestReplaceWhereDataColumns(t *testing.T) {
 
 func TestAppTransaction(t *testing.T) {
 	store := objstore.NewMem()
-	createTable(t, store, "id long", nil)
-	r1 := appendRows(t, store, `[{"id": 1}]`, writer.WithAppTransaction("ingest", 7))
-	r2 := appendRows(t, store, `[{"id": 1}]`, writer.WithAppTransaction("ingest", 7))
+	tabletest.Create(t, store, "id long", nil)
+	appendTxn := func(rows string, version int64) *deltalog.CommitResult {
+		t.Helper()
+		snap := tabletest.Open(t, store)
+		res, err := writer.Append(context.Background(), snap, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, rows)), writer.WithAppTransaction("ingest", version))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	r1 := appendTxn(`[{"id": 1}]`, 7)
+	r2 := appendTxn(`[{"id": 1}]`, 7)
 	if r1.AlreadyApplied || !r2.AlreadyApplied || r2.Version != r1.Version {
 		t.Errorf("results %+v then %+v: want the second already applied at the same version", r1, r2)
 	}
-	snap := openTable(t, store)
+	snap := tabletest.Open(t, store)
 	if v, ok := snap.TxnVersion("ingest"); !ok || v != 7 {
 		t.Errorf("txn version %d %v, want 7", v, ok)
 	}
-	diffLines(t, scanLines(t, snap), []string{`{"id":1}`})
-	if r := appendRows(t, store, `[{"id": 2}]`, writer.WithAppTransaction("ingest", 8)); r.AlreadyApplied {
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, snap), []string{`{"id":1}`})
+	if r := appendTxn(`[{"id": 2}]`, 8); r.AlreadyApplied {
 		t.Error("version 8 reported as already applied")
 	}
 }
@@ -215,30 +214,30 @@ func TestAppTransaction(t *testing.T) {
 func TestAppendOfNoRows(t *testing.T) {
 	ctx := context.Background()
 	store := objstore.NewMem()
-	createTable(t, store, "id long", nil)
-	snap := openTable(t, store)
-	_, err := writer.Append(ctx, snap, batches(t))
+	tabletest.Create(t, store, "id long", nil)
+	snap := tabletest.Open(t, store)
+	_, err := writer.Append(ctx, snap, tabletest.Batches(t))
 	if !errors.Is(err, writer.ErrEmptyInput) {
 		t.Fatalf("append of no rows: %v, want ErrEmptyInput", err)
 	}
-	if v := openTable(t, store).Version(); v != snap.Version() {
+	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("append of no rows committed version %d", v)
 	}
-	res, err := writer.Append(ctx, snap, batches(t), writer.WithAppTransaction("ingest", 3))
+	res, err := writer.Append(ctx, snap, tabletest.Batches(t), writer.WithAppTransaction("ingest", 3))
 	if err != nil {
 		t.Fatalf("append of no rows with an app transaction: %v", err)
 	}
-	if v, ok := openTable(t, store).TxnVersion("ingest"); !ok || v != 3 || res.Version != snap.Version()+1 {
+	if v, ok := tabletest.Open(t, store).TxnVersion("ingest"); !ok || v != 3 || res.Version != snap.Version()+1 {
 		t.Errorf("after an empty batch with txn (ingest, 3): version %d, txn %d %v", res.Version, v, ok)
 	}
 }
 
 func TestMergeSchema(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	createTable(t, store, "id long, s struct<a: int>", nil)
-	appendRows(t, store, `[{"id": 1, "s": {"a": 1}}]`)
+	tabletest.Create(t, store, "id long, s struct<a: int>", nil)
+	tabletest.AppendTo(t, store, `[{"id": 1, "s": {"a": 1}}]`)
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "s", Type: arrow.StructOf(
@@ -248,15 +247,15 @@ func TestMergeSchema(t *testing.T) {
 	}, nil)
 	rows := `[{"id": 2, "s": {"a": 2, "b": "x"}, "extra": [1, 2]}]`
 
-	snap := openTable(t, store)
-	_, err := writer.Append(ctx, snap, batches(t, recordJSON(t, mem, sc, rows)), writer.WithAllocator(mem))
+	snap := tabletest.Open(t, store)
+	_, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.RecordJSON(t, mem, sc, rows)), writer.WithAllocator(mem))
 	if !errors.Is(err, writer.ErrSchemaMismatch) {
 		t.Fatalf("append without merge: %v, want a schema mismatch", err)
 	}
-	if _, err := writer.Append(ctx, snap, batches(t, recordJSON(t, mem, sc, rows)), writer.WithAllocator(mem), writer.WithMergeSchema()); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.RecordJSON(t, mem, sc, rows)), writer.WithAllocator(mem), writer.WithMergeSchema()); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if got := actions.FormatDDL(snap.Schema()); !strings.Contains(got, "extra") || !strings.Contains(got, "b") {
 		t.Errorf("schema %s, want s.b and extra added", got)
 	}
@@ -265,7 +264,7 @@ func TestMergeSchema(t *testing.T) {
 			t.Errorf("new column %s: %+v, want nullable", f, fld)
 		}
 	}
-	diffLines(t, scanLines(t, snap), sortedLines(
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, snap), tabletest.Sorted(
 		`{"id":1,"s":{"a":1,"b":null},"extra":null}`,
 		`{"id":2,"s":{"a":2,"b":"x"},"extra":[1,2]}`))
 	_, as := lastCommit(t, store)
@@ -280,9 +279,9 @@ func TestMergeSchema(t *testing.T) {
 
 func TestFileRollover(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, s string", nil)
+	snap := tabletest.Create(t, store, "id long, s string", nil)
 	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 	b := array.NewRecordBuilder(mem, sc)
 	const n = 50_000
@@ -293,10 +292,10 @@ func TestFileRollover(t *testing.T) {
 	rec := b.NewRecordBatch()
 	b.Release()
 	const target = 128 << 10
-	if _, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithTargetFileSize(target)); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem), writer.WithTargetFileSize(target)); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
+	snap = tabletest.Open(t, store)
 	if snap.NumFiles() < 3 {
 		t.Fatalf("%d files, want the input rolled over into several", snap.NumFiles())
 	}
@@ -334,9 +333,9 @@ func TestFileRollover(t *testing.T) {
 // limit of two open files: every row arrives, in more files.
 func TestMaxOpenFiles(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, p int", nil, "p")
+	snap := tabletest.Create(t, store, "id long, p int", nil, "p")
 	var recs []arrow.RecordBatch
 	var want []string
 	for r := range 3 {
@@ -346,13 +345,13 @@ func TestMaxOpenFiles(t *testing.T) {
 			rows = append(rows, fmt.Sprintf(`{"id": %d, "p": %d}`, id, p))
 			want = append(want, fmt.Sprintf(`{"id":%d,"p":%d}`, id, p))
 		}
-		recs = append(recs, tableBatch(t, mem, snap, "["+strings.Join(rows, ",")+"]"))
+		recs = append(recs, tabletest.Batch(t, mem, snap, "["+strings.Join(rows, ",")+"]"))
 	}
-	if _, err := writer.Append(ctx, snap, batches(t, recs...), writer.WithAllocator(mem), writer.WithMaxOpenFiles(2)); err != nil {
+	if _, err := writer.Append(ctx, snap, tabletest.Batches(t, recs...), writer.WithAllocator(mem), writer.WithMaxOpenFiles(2)); err != nil {
 		t.Fatal(err)
 	}
-	snap = openTable(t, store)
-	diffLines(t, scanLines(t, snap), sortedLines(want...))
+	snap = tabletest.Open(t, store)
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, snap), tabletest.Sorted(want...))
 	if snap.NumFiles() <= 6 {
 		t.Errorf("%d files: want more than one per partition when files are closed early", snap.NumFiles())
 	}
@@ -360,7 +359,7 @@ func TestMaxOpenFiles(t *testing.T) {
 
 func TestCreateTable(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
 	schema, err := actions.ParseDDL("id long, p string")
 	if err != nil {
@@ -369,20 +368,20 @@ func TestCreateTable(t *testing.T) {
 	s, _ := actions.SchemaString(schema)
 	md := &actions.Metadata{SchemaString: s, PartitionColumns: []string{"p"}}
 	sc, _ := actions.ToArrowSchema(schema, false, "")
-	rec := recordJSON(t, mem, sc, `[{"id": 1, "p": "x"}]`)
-	res, err := writer.CreateTable(ctx, store, "tbl", md, batches(t, rec), writer.WithAllocator(mem))
+	rec := tabletest.RecordJSON(t, mem, sc, `[{"id": 1, "p": "x"}]`)
+	res, err := writer.CreateTable(ctx, store, "tbl", md, tabletest.Batches(t, rec), writer.WithAllocator(mem))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Version != 0 {
 		t.Errorf("version %d, want 0", res.Version)
 	}
-	diffLines(t, scanLines(t, openTable(t, store)), []string{`{"id":1,"p":"x"}`})
+	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), []string{`{"id":1,"p":"x"}`})
 	info, _ := lastCommit(t, store)
 	if info.Operation != "CREATE TABLE AS SELECT" {
 		t.Errorf("operation %q", info.Operation)
 	}
-	_, err = writer.CreateTable(ctx, store, "tbl", md, batches(t))
+	_, err = writer.CreateTable(ctx, store, "tbl", md, tabletest.Batches(t))
 	if !errors.Is(err, deltalog.ErrTableExists) {
 		t.Errorf("second create: %v, want ErrTableExists", err)
 	}
@@ -390,18 +389,18 @@ func TestCreateTable(t *testing.T) {
 
 func TestWriteFilesDataChange(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", nil)
-	rec := tableBatch(t, mem, snap, `[{"id": 1}]`)
-	res, err := writer.WriteFiles(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithDataChange(false))
+	snap := tabletest.Create(t, store, "id long", nil)
+	rec := tabletest.Batch(t, mem, snap, `[{"id": 1}]`)
+	res, err := writer.WriteFiles(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem), writer.WithDataChange(false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Adds) != 1 || res.Adds[0].DataChange || res.NumRows != 1 || res.NumBytes != res.Adds[0].Size {
 		t.Errorf("result %+v", res)
 	}
-	if openTable(t, store).Version() != 0 {
+	if tabletest.Open(t, store).Version() != 0 {
 		t.Error("WriteFiles committed")
 	}
 }
@@ -419,19 +418,19 @@ func mustParse(t *testing.T, s string) expr.Expr {
 // table whose protocol lacks the timestampNtz feature.
 func TestMergeSchemaNeedsFeature(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long", nil)
+	snap := tabletest.Create(t, store, "id long", nil)
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "at", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
 	}, nil)
-	rec := recordJSON(t, mem, sc, `[{"id": 1, "at": "2024-01-01T00:00:00"}]`)
-	_, err := writer.Append(ctx, snap, batches(t, rec), writer.WithAllocator(mem), writer.WithMergeSchema())
+	rec := tabletest.RecordJSON(t, mem, sc, `[{"id": 1, "at": "2024-01-01T00:00:00"}]`)
+	_, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithAllocator(mem), writer.WithMergeSchema())
 	if !errors.Is(err, writer.ErrSchemaMismatch) || !strings.Contains(err.Error(), "timestampNtz") {
 		t.Fatalf("error %v, want a refusal naming timestampNtz", err)
 	}
-	if v := openTable(t, store).Version(); v != 0 {
+	if v := tabletest.Open(t, store).Version(); v != 0 {
 		t.Errorf("version %d, want 0", v)
 	}
 }
@@ -444,9 +443,9 @@ func TestMergeSchemaNeedsFeature(t *testing.T) {
 // in.
 func TestParallelPartitions(t *testing.T) {
 	ctx := context.Background()
-	mem := checkedMem(t)
+	mem := tabletest.CheckedMem(t)
 	store := objstore.NewMem()
-	snap := createTable(t, store, "id long, p int, s string", nil, "p")
+	snap := tabletest.Create(t, store, "id long, p int, s string", nil, "p")
 	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 	const parts, perBatch, numBatches = 8, 2000, 12
 	var recs []arrow.RecordBatch
@@ -461,7 +460,7 @@ func TestParallelPartitions(t *testing.T) {
 		recs = append(recs, b.NewRecordBatch())
 		b.Release()
 	}
-	res, err := writer.WriteFiles(ctx, snap, batches(t, recs...), writer.WithAllocator(mem), writer.WithTargetFileSize(8<<10))
+	res, err := writer.WriteFiles(ctx, snap, tabletest.Batches(t, recs...), writer.WithAllocator(mem), writer.WithTargetFileSize(8<<10))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,7 +500,7 @@ func TestParallelPartitions(t *testing.T) {
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lines := scanLines(t, openTable(t, store), reader.WithAllocator(mem))
+	lines := tabletest.ScanLines(t, tabletest.Open(t, store), reader.WithAllocator(mem))
 	if len(lines) != perBatch*numBatches {
 		t.Errorf("scanned %d rows, want %d", len(lines), perBatch*numBatches)
 	}
@@ -570,8 +569,8 @@ func TestWritersAskBeforeUploading(t *testing.T) {
 	}
 
 	mem := objstore.NewMem()
-	createTable(t, mem, "id long", map[string]string{"delta.appendOnly": "true"})
-	if _, err := writer.Overwrite(ctx, openTable(t, mem), rows); !errors.Is(err, deltalog.ErrUnsupportedFeature) {
+	tabletest.Create(t, mem, "id long", map[string]string{"delta.appendOnly": "true"})
+	if _, err := writer.Overwrite(ctx, tabletest.Open(t, mem), rows); !errors.Is(err, deltalog.ErrUnsupportedFeature) {
 		t.Errorf("overwrite of an append-only table: %v", err)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lakelog/lakelog/actions"
-	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -57,7 +57,7 @@ func (s *slowPuts) Put(ctx context.Context, key string, body io.Reader, opts obj
 func manyFilesInput(t *testing.T, sc *arrow.Schema, batches, rows int) []arrow.RecordBatch {
 	var recs []arrow.RecordBatch
 	for k := range batches {
-		b := array.NewRecordBuilder(checkedMem(t), sc)
+		b := array.NewRecordBuilder(tabletest.CheckedMem(t), sc)
 		for i := range rows {
 			b.Field(0).(*array.Int64Builder).Append(int64(k*rows + i))
 			b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%016x", uint64(k*rows+i)*0x9e3779b97f4a7c15))
@@ -75,22 +75,22 @@ func TestUploadsOverlapEncoding(t *testing.T) {
 	ctx := context.Background()
 	mem := objstore.NewMem()
 	store := &slowPuts{Store: mem, delay: 30 * time.Millisecond}
-	createTable(t, mem, "id long, s string", nil)
-	snap := openTableOn(t, store)
+	tabletest.Create(t, mem, "id long, s string", nil)
+	snap := tabletest.Open(t, store)
 	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 	recs := manyFilesInput(t, sc, 12, 2000)
-	_, err := writer.Append(ctx, snap, batches(t, recs...), writer.WithTargetFileSize(16<<10))
+	_, err := writer.Append(ctx, snap, tabletest.Batches(t, recs...), writer.WithTargetFileSize(16<<10))
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := openTable(t, mem)
+	after := tabletest.Open(t, mem)
 	if after.NumFiles() < 6 {
 		t.Fatalf("%d files, want several", after.NumFiles())
 	}
 	if got := store.maxFlight.Load(); got < 2 {
 		t.Errorf("at most %d upload in flight; a finished file's upload should overlap the next file's encoding", got)
 	}
-	if got, want := int64(len(scanLines(t, after))), int64(12*2000); got != want {
+	if got, want := int64(len(tabletest.ScanLines(t, after))), int64(12*2000); got != want {
 		t.Errorf("read %d rows, wrote %d", got, want)
 	}
 }
@@ -101,24 +101,15 @@ func TestFailedBackgroundUploadCommitsNothing(t *testing.T) {
 	ctx := context.Background()
 	mem := objstore.NewMem()
 	store := &slowPuts{Store: mem, delay: time.Millisecond, fail: true}
-	createTable(t, mem, "id long, s string", nil)
-	snap := openTableOn(t, store)
+	tabletest.Create(t, mem, "id long, s string", nil)
+	snap := tabletest.Open(t, store)
 	sc, _ := actions.ToArrowSchema(snap.Schema(), false, "")
 	recs := manyFilesInput(t, sc, 6, 2000)
-	_, err := writer.Append(ctx, snap, batches(t, recs...), writer.WithTargetFileSize(16<<10))
+	_, err := writer.Append(ctx, snap, tabletest.Batches(t, recs...), writer.WithTargetFileSize(16<<10))
 	if err == nil || !strings.Contains(err.Error(), "injected upload failure") {
 		t.Fatalf("err = %v, want the upload's failure", err)
 	}
-	if v := openTable(t, mem).Version(); v != 0 {
+	if v := tabletest.Open(t, mem).Version(); v != 0 {
 		t.Errorf("table at version %d after a failed write, want 0", v)
 	}
-}
-
-func openTableOn(t *testing.T, store objstore.Store) *deltalog.Snapshot {
-	t.Helper()
-	snap, err := deltalog.Open(context.Background(), store, "tbl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
 }

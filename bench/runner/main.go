@@ -30,7 +30,7 @@ type config struct {
 	repo           string
 }
 
-var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "writers", "writers-s3",
+var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "follow", "follow-s3", "pipeline", "writers", "writers-s3",
 	"datapath-s3", "datapath-gcs", "datapath-azure"}
 
 func main() {
@@ -144,6 +144,12 @@ func runMain(args []string) int {
 			err = maintenanceSuite(ctx, cfg, rep)
 		case "cdf":
 			err = changeFeeds(ctx, cfg, rep)
+		case "follow":
+			err = followLocal(ctx, cfg, rep)
+		case "follow-s3":
+			err = followS3(ctx, cfg, rep)
+		case "pipeline":
+			err = pipelineLag(ctx, cfg, rep)
 		case "writers":
 			err = writersLocal(ctx, cfg, rep)
 		case "writers-s3":

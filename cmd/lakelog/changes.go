@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lakelog/lakelog/cdf"
 	"github.com/lakelog/lakelog/expr"
@@ -14,15 +19,16 @@ func init() {
 		args:    []arg{{name: "TABLE"}},
 		summary: "the change data feed: every row inserted, deleted or updated in a range of versions, with _change_type, _commit_version and _commit_timestamp last",
 		flags: []flagDef{
-			{name: "from", kind: versionFlag, arg: "V", help: "the first version of the range (0 or more)"},
+			{name: "from", kind: textFlag, arg: "V", help: "the first version of the range (0 or more); with --follow, latest starts after the latest version (the default)"},
 			{name: "to", kind: versionFlag, arg: "V", help: "the last version of the range (default: the latest)"},
 			{name: "from-timestamp", kind: timeFlag, help: "start at the first version committed at or after this time (lakelog help time)"},
 			{name: "to-timestamp", kind: timeFlag, help: "end at the last version committed at or before this time (default: the latest version)"},
 			{name: "where", kind: textFlag, arg: "PRED", help: "keep the change rows for which the predicate is true (table columns and _change_type, _commit_version, _commit_timestamp)"},
 			{name: "columns", kind: listFlag, help: "print these table columns, comma-separated, in this order (the three change columns always follow)"},
 			{name: "sorted", kind: boolFlag, help: "sort the output lines by their bytes (holds the output in memory)"},
+			{name: "follow", kind: boolFlag, help: "go on printing the changes of each new version as it is committed, until interrupted (each batch of versions printed and flushed as one block)"},
 		},
-		groups:  []flagGroup{{alts: [][]string{{"from", "to"}, {"from-timestamp", "to-timestamp"}}, required: true}},
+		groups:  []flagGroup{{alts: [][]string{{"from", "to"}, {"from-timestamp", "to-timestamp"}}}},
 		formats: allFormats,
 		run:     runChanges,
 	})
@@ -33,8 +39,21 @@ func init() {
 // _commit_version and _commit_timestamp. Rows come out as the files are
 // read, in version order.
 func runChanges(ctx context.Context, c *call) error {
+	if c.on("follow") {
+		return followChanges(ctx, c)
+	}
+	if !c.given("from") && !c.given("from-timestamp") {
+		return usagef("give --from V or --from-timestamp T")
+	}
 	var bounds cdf.Bounds
-	if from, ok := c.number("from"); ok {
+	if c.given("from") {
+		if strings.TrimSpace(c.raw("from")) == "latest" {
+			return usagef("--from latest needs --follow (a range starts at a version)")
+		}
+		from, err := fromVersion(c.raw("from"))
+		if err != nil {
+			return err
+		}
 		to, toSet := c.number("to")
 		if !toSet {
 			to = -1
@@ -50,16 +69,9 @@ func runChanges(ctx context.Context, c *call) error {
 		}
 		bounds = cdf.Timestamps(start, end)
 	}
-	var opts []cdf.Option
-	if where := c.text("where"); where != "" {
-		pred, err := expr.Parse(where)
-		if err != nil {
-			return fmt.Errorf("--where: %w", err)
-		}
-		opts = append(opts, cdf.WithFilter(pred))
-	}
-	if cols := c.list("columns"); cols != nil {
-		opts = append(opts, cdf.WithColumns(cols...))
+	opts, err := feedOptions(c)
+	if err != nil {
+		return err
 	}
 	st, err := c.openStore(ctx, c.table())
 	if err != nil {
@@ -70,4 +82,99 @@ func runChanges(ctx context.Context, c *call) error {
 		return err
 	}
 	return c.printRows(ctx, feed.Schema(), feed.Records(ctx))
+}
+
+// fromVersion reads --from's version.
+func fromVersion(s string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	switch {
+	case err != nil:
+		return 0, usagef("--from %q: a version is a whole number, 0 or more", s)
+	case n < 0:
+		return 0, usagef("--from %q: a version is 0 or more", s)
+	}
+	return n, nil
+}
+
+// feedOptions are --where and --columns as feed options.
+func feedOptions(c *call) ([]cdf.Option, error) {
+	var opts []cdf.Option
+	if where := c.text("where"); where != "" {
+		pred, err := expr.Parse(where)
+		if err != nil {
+			return nil, fmt.Errorf("--where: %w", err)
+		}
+		opts = append(opts, cdf.WithFilter(pred))
+	}
+	if cols := c.list("columns"); cols != nil {
+		opts = append(opts, cdf.WithColumns(cols...))
+	}
+	return opts, nil
+}
+
+// followChanges prints the changes of each new version as it is
+// committed (cdf.Follow), from --from (a version, or latest: the
+// default) or --from-timestamp, until interrupted. Each batch of versions
+// is printed as one block in the --format and flushed: a table of its
+// own, JSON Lines, a JSON array per batch, CSV with its header again only
+// when the columns changed.
+func followChanges(ctx context.Context, c *call) error {
+	switch {
+	case c.given("to") || c.given("to-timestamp"):
+		return usagef("--follow has no end: leave out --to and --to-timestamp")
+	case c.on("sorted"):
+		return usagef("--follow prints changes as they come: --sorted cannot sort them")
+	}
+	start := cdf.Latest()
+	if c.given("from") && strings.TrimSpace(c.raw("from")) != "latest" {
+		v, err := fromVersion(c.raw("from"))
+		if err != nil {
+			return err
+		}
+		start = cdf.StartingVersion(v)
+	} else if t, ok := c.when("from-timestamp"); ok {
+		start = cdf.StartingTimestamp(t)
+	}
+	opts, err := feedOptions(c)
+	if err != nil {
+		return err
+	}
+	st, err := c.openStore(ctx, c.table())
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(c.stdout, 1<<16)
+	var header *arrow.Schema // the CSV header printed last
+	for b, err := range cdf.Follow(ctx, st, "", start, opts...) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return w.Flush() // interrupted: the end of the output
+			}
+			return err
+		}
+		out := newRowWriter(c.format)
+		if cw, ok := out.(*csvWriter); ok && header != nil && header.Equal(b.Schema()) {
+			cw.noHeader = true
+		}
+		out.start(w, b.Schema(), false)
+		header = b.Schema()
+		for rec, err := range b.Records(ctx) {
+			if err != nil {
+				if ctx.Err() != nil {
+					return w.Flush()
+				}
+				return err
+			}
+			if err := out.write(rec); err != nil {
+				return err
+			}
+		}
+		if err := out.finish(); err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

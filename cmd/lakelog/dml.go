@@ -172,11 +172,13 @@ func runMerge(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	schema, err := input.SourceSchema(ctx, snap.Schema(), file)
+	// The source is opened once: its columns and types, then its rows.
+	source, _, err := input.OpenSource(ctx, snap.Schema(), file)
 	if err != nil {
 		return err
 	}
-	res, err := dml.Merge(ctx, snap, input.ReadFile(ctx, file, schema), onExpr, clauses, dmlOptions(c)...)
+	defer source.Close()
+	res, err := dml.Merge(ctx, snap, source.Records(ctx), onExpr, clauses, dmlOptions(c)...)
 	if errors.Is(err, dml.ErrDuplicateMatch) {
 		return fmt.Errorf("%s: %w", file, err) // its source rows are the file's rows, in order
 	}

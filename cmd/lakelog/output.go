@@ -185,15 +185,18 @@ func (j *jsonlWriter) finish() error {
 // timestamps in RFC 3339, binary in base64, nested values as canonical
 // JSON), null as an empty field.
 type csvWriter struct {
-	w      *bufio.Writer
-	cw     *csv.Writer
-	sorted bool
-	ncols  int
-	lines  sortedLines
-	rec    bytes.Buffer
-	rcw    *csv.Writer
-	row    []byte
-	fields []string
+	// noHeader leaves out the header line (a followed feed prints it
+	// once per change of columns).
+	noHeader bool
+	w        *bufio.Writer
+	cw       *csv.Writer
+	sorted   bool
+	ncols    int
+	lines    sortedLines
+	rec      bytes.Buffer
+	rcw      *csv.Writer
+	row      []byte
+	fields   []string
 }
 
 func (c *csvWriter) start(w *bufio.Writer, schema *arrow.Schema, sorted bool) {
@@ -204,7 +207,9 @@ func (c *csvWriter) start(w *bufio.Writer, schema *arrow.Schema, sorted bool) {
 	for i, f := range schema.Fields() {
 		header[i] = f.Name
 	}
-	c.cw.Write(header)
+	if !c.noHeader {
+		c.cw.Write(header)
+	}
 	c.fields = make([]string, c.ncols)
 }
 

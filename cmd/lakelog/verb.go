@@ -658,7 +658,7 @@ func parseRetention(s string) (time.Duration, error) {
 		}
 		return d, nil
 	}
-	if d, err := actions.ParseInterval(t); err == nil {
+	if d, err := actions.ParseDuration(t); err == nil {
 		return d, nil
 	}
 	return 0, fmt.Errorf("not a duration (168 hours as 168 or 168h, or '7 days')")

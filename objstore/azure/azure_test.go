@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,56 +86,22 @@ func isConditionalPut(r *http.Request) bool {
 	return r.Method == http.MethodPut && r.Header.Get("If-None-Match") == "*"
 }
 
-// TestLostResponse shows what Put with IfAbsent does when Azure creates
-// the blob but the client does not learn it: the connection breaks before
-// the response, or a gateway answers 503 instead. Put sends the request
-// once and returns that error, which is neither nil nor ErrExists. A retry
-// by the caller then sees ErrExists for what was its own write, which is
-// why the commit loop reads a taken version back to compare txnIds.
+// TestLostResponse: a conditional Put Blob whose response is lost
+// (cloudtest.CheckLostResponse).
 func TestLostResponse(t *testing.T) {
 	upstream := connectionEndpoint(t)
 	name := newContainer(t)
-	for _, tc := range []struct {
-		name string
-		lose cloudtest.Interceptor
-	}{
-		{"ConnectionDropped", cloudtest.LoseResponse},
-		{"GatewayError", cloudtest.FailAfter(http.StatusServiceUnavailable)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var puts atomic.Int32
-			proxy := cloudtest.NewProxy(t, upstream, func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
-				if isConditionalPut(r) && puts.Add(1) == 1 {
-					tc.lose(w, r, forward)
-					return
-				}
-				cloudtest.Relay(w, r, forward)
-			})
-			t.Setenv("AZURE_STORAGE_CONNECTION_STRING", fmt.Sprintf(
-				"DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s/%s;",
-				emulatorAccount, emulatorKey, proxy.URL, emulatorAccount))
-			s, err := New(t.Context(), name, cloudtest.Name("lost-"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := t.Context()
-			key := "_delta_log/00000000000000000000.json"
-			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
-			if err == nil || errors.Is(err, objstore.ErrExists) {
-				t.Fatalf("IfAbsent Put whose response was lost = %v, want an error that is not ErrExists", err)
-			}
-			if n := puts.Load(); n != 1 {
-				t.Fatalf("the conditional PUT was sent %d times, want once (no automatic retries)", n)
-			}
-			if got, err := s.Get(ctx, key); err != nil || string(got) != "ours" {
-				t.Fatalf("after the lost response Get = %q, %v; want the blob the lost request created", got, err)
-			}
-			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
-			if !errors.Is(err, objstore.ErrExists) {
-				t.Fatalf("retried IfAbsent Put = %v, want ErrExists (the caller must read the blob back)", err)
-			}
-		})
-	}
+	cloudtest.CheckLostResponse(t, isConditionalPut, func(t *testing.T, intercept cloudtest.Interceptor) objstore.Store {
+		proxy := cloudtest.NewProxy(t, upstream, intercept)
+		t.Setenv("AZURE_STORAGE_CONNECTION_STRING", fmt.Sprintf(
+			"DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s/%s;",
+			emulatorAccount, emulatorKey, proxy.URL, emulatorAccount))
+		s, err := New(t.Context(), name, cloudtest.Name("lost-"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
 
 // TestStagedUpload puts bodies over the block size, of known and unknown

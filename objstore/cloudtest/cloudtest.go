@@ -3,6 +3,7 @@ package cloudtest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/lakelog/lakelog/objstore"
@@ -185,5 +187,52 @@ func CheckListOrder(t *testing.T, s objstore.Store) {
 				t.Errorf("List(%q, %q):\n got %q\nwant %q", prefix, after, got, want)
 			}
 		}
+	}
+}
+
+// CheckLostResponse is the lost-response test every cloud store runs. It
+// shows what Put with IfAbsent does when the store creates the object but
+// the client does not learn it: the connection breaks before the
+// response, or a gateway answers 503 instead. Put must send the request
+// once (isConditional picks the store's conditional create among the
+// requests) and return an error that is neither nil nor ErrExists; the
+// object is there; a retry by the caller then sees ErrExists for what was
+// its own write, which is why the commit loop reads a taken version back
+// to compare txnIds. open returns a store on a fresh prefix whose
+// requests go through a proxy calling intercept (NewProxy).
+func CheckLostResponse(t *testing.T, isConditional func(*http.Request) bool, open func(t *testing.T, intercept Interceptor) objstore.Store) {
+	for _, tc := range []struct {
+		name string
+		lose Interceptor
+	}{
+		{"ConnectionDropped", LoseResponse},
+		{"GatewayError", FailAfter(http.StatusServiceUnavailable)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent atomic.Int32
+			s := open(t, func(w http.ResponseWriter, r *http.Request, forward Forward) {
+				if isConditional(r) && sent.Add(1) == 1 {
+					tc.lose(w, r, forward)
+					return
+				}
+				Relay(w, r, forward)
+			})
+			ctx := t.Context()
+			key := "_delta_log/00000000000000000000.json"
+			err := s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
+			if err == nil || errors.Is(err, objstore.ErrExists) {
+				t.Fatalf("IfAbsent Put whose response was lost = %v, want an error that is not ErrExists", err)
+			}
+			if n := sent.Load(); n != 1 {
+				t.Fatalf("the conditional create was sent %d times, want once (no automatic retries)", n)
+			}
+			if got, err := s.Get(ctx, key); err != nil || string(got) != "ours" {
+				t.Fatalf("after the lost response Get = %q, %v; want the object the lost request created", got, err)
+			}
+			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
+			if !errors.Is(err, objstore.ErrExists) {
+				t.Fatalf("retried IfAbsent Put = %v, want ErrExists (the caller must read the object back)", err)
+			}
+		})
 	}
 }

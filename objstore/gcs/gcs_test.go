@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/lakelog/lakelog/objstore"
@@ -60,53 +59,19 @@ func isConditionalUpload(r *http.Request) bool {
 		r.URL.Query().Get("ifGenerationMatch") == "0"
 }
 
-// TestLostResponse shows what Put with IfAbsent does when GCS creates the
-// object but the client does not learn it: the connection breaks before
-// the response, or a gateway answers 503 instead. Put sends the upload
-// once and returns that error, which is neither nil nor ErrExists. A retry
-// by the caller then sees ErrExists for what was its own write, which is
-// why the commit loop reads a taken version back to compare txnIds.
+// TestLostResponse: a conditional upload whose response is lost
+// (cloudtest.CheckLostResponse).
 func TestLostResponse(t *testing.T) {
 	bucket := newBucket(t)
 	upstream := cloudtest.Require(t, "STORAGE_EMULATOR_HOST", "fake-gcs-server")
-	for _, tc := range []struct {
-		name string
-		lose cloudtest.Interceptor
-	}{
-		{"ConnectionDropped", cloudtest.LoseResponse},
-		{"GatewayError", cloudtest.FailAfter(http.StatusServiceUnavailable)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var uploads atomic.Int32
-			proxy := cloudtest.NewProxy(t, "http://"+upstream,
-				func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
-					r.Host = upstream // fake-gcs-server takes another host for a bucket name
-					if isConditionalUpload(r) && uploads.Add(1) == 1 {
-						tc.lose(w, r, forward)
-						return
-					}
-					cloudtest.Relay(w, r, forward)
-				})
-			t.Setenv("STORAGE_EMULATOR_HOST", proxy.Host)
-			s := newStore(t, bucket, cloudtest.Name("lost-"))
-			ctx := t.Context()
-			key := "_delta_log/00000000000000000000.json"
-			err := s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
-			if err == nil || errors.Is(err, objstore.ErrExists) {
-				t.Fatalf("IfAbsent Put whose response was lost = %v, want an error that is not ErrExists", err)
-			}
-			if n := uploads.Load(); n != 1 {
-				t.Fatalf("the conditional upload was sent %d times, want once (no automatic retries)", n)
-			}
-			if got, err := s.Get(ctx, key); err != nil || string(got) != "ours" {
-				t.Fatalf("after the lost response Get = %q, %v; want the object the lost request created", got, err)
-			}
-			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
-			if !errors.Is(err, objstore.ErrExists) {
-				t.Fatalf("retried IfAbsent Put = %v, want ErrExists (the caller must read the object back)", err)
-			}
+	cloudtest.CheckLostResponse(t, isConditionalUpload, func(t *testing.T, intercept cloudtest.Interceptor) objstore.Store {
+		proxy := cloudtest.NewProxy(t, "http://"+upstream, func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
+			r.Host = upstream // fake-gcs-server takes another host for a bucket name
+			intercept(w, r, forward)
 		})
-	}
+		t.Setenv("STORAGE_EMULATOR_HOST", proxy.Host)
+		return newStore(t, bucket, cloudtest.Name("lost-"))
+	})
 }
 
 // TestLargePut puts bodies over the one-request limit, of known and

@@ -66,52 +66,18 @@ func isConditionalPut(r *http.Request) bool {
 	return r.Method == http.MethodPut && r.Header.Get("If-None-Match") == "*"
 }
 
-// TestLostResponse shows what Put with IfAbsent does when S3 creates the
-// object but the client does not learn it: the connection breaks before
-// the response, or a gateway answers 503 instead. Put sends the request
-// once and returns that error, which is neither nil nor ErrExists. A retry
-// by the caller then sees ErrExists for what was its own write, which is
-// why the commit loop reads a taken version back to compare txnIds.
+// TestLostResponse: a conditional PUT whose response is lost
+// (cloudtest.CheckLostResponse).
 func TestLostResponse(t *testing.T) {
 	bucket := newBucket(t)
-	for _, tc := range []struct {
-		name string
-		lose cloudtest.Interceptor
-	}{
-		{"ConnectionDropped", cloudtest.LoseResponse},
-		{"GatewayError", cloudtest.FailAfter(http.StatusServiceUnavailable)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var puts atomic.Int32
-			proxy := cloudtest.NewProxy(t, os.Getenv("AWS_ENDPOINT_URL"), func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {
-				if isConditionalPut(r) && puts.Add(1) == 1 {
-					tc.lose(w, r, forward)
-					return
-				}
-				cloudtest.Relay(w, r, forward)
-			})
-			s, err := New(t.Context(), bucket, cloudtest.Name("lost-"), WithEndpoint(proxy.URL))
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx := t.Context()
-			key := "_delta_log/00000000000000000000.json"
-			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
-			if err == nil || errors.Is(err, objstore.ErrExists) {
-				t.Fatalf("IfAbsent Put whose response was lost = %v, want an error that is not ErrExists", err)
-			}
-			if n := puts.Load(); n != 1 {
-				t.Fatalf("the conditional PUT was sent %d times, want once (no automatic retries)", n)
-			}
-			if got, err := s.Get(ctx, key); err != nil || string(got) != "ours" {
-				t.Fatalf("after the lost response Get = %q, %v; want the object the lost request created", got, err)
-			}
-			err = s.Put(ctx, key, strings.NewReader("ours"), objstore.PutOptions{IfAbsent: true})
-			if !errors.Is(err, objstore.ErrExists) {
-				t.Fatalf("retried IfAbsent Put = %v, want ErrExists (the caller must read the object back)", err)
-			}
-		})
-	}
+	cloudtest.CheckLostResponse(t, isConditionalPut, func(t *testing.T, intercept cloudtest.Interceptor) objstore.Store {
+		proxy := cloudtest.NewProxy(t, os.Getenv("AWS_ENDPOINT_URL"), intercept)
+		s, err := New(t.Context(), bucket, cloudtest.Name("lost-"), WithEndpoint(proxy.URL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
 
 // conflictBody is S3's answer to a conditional write that raced another.

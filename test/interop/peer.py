@@ -28,6 +28,12 @@ Requests ("op"):
          entries become writer options). Response: {"version"}.
   sql    {"statements": [...]} (Spark only) Run each statement; the rows of
          the last one come back as "result" (a list of lists of strings).
+  properties {"pairs": [[key, value], ...]} (Spark only) Parse each table
+         property value as Delta's DeltaConfigs does (its fromString and
+         validation, the stats-columns list with DeltaSqlParserUtils).
+         "result" holds one [status, value] per pair: status "ok" with the
+         typed value as text, "invalid" with the error, or "unknown" when
+         Spark has no such property.
   version {"path", "storage_options"?} The table's latest version.
   changes {"path", "version", "end_version"?, "starting_timestamp"?,
           "ending_timestamp"?, "out"} The change data feed (delta-rs
@@ -298,6 +304,68 @@ class Spark:
     def version(self, req):
         return {"version": self._version(req["path"])}
 
+    def properties(self, req):
+        """Each value as DeltaConfigs types it: booleans and integers as
+        their text, intervals as "months days micros", enums by name,
+        lists comma-joined, the stats-columns list as JSON."""
+        jvm = self.spark._jvm
+        configs = getattr(jvm.org.apache.spark.sql.delta, "DeltaConfigs$").__getattr__("MODULE$")
+        if not hasattr(self, "_configs"):
+            self._configs = {}
+            for m in configs.getClass().getMethods():
+                if m.getParameterCount() == 0 and m.getReturnType().getName() == "org.apache.spark.sql.delta.DeltaConfig":
+                    c = m.invoke(configs, None)
+                    self._configs[c.key()] = c
+        from py4j.java_gateway import get_field
+
+        parse_columns = getattr(jvm.org.apache.spark.sql.delta.util, "DeltaSqlParserUtils$").__getattr__("MODULE$").parseMultipartColumnList
+
+        def render(v):
+            cls = v.getClass().getName() if hasattr(v, "getClass") else ""
+            if cls.endswith("CalendarInterval"):
+                return "%d %d %d" % (get_field(v, "months"), get_field(v, "days"), get_field(v, "microseconds"))
+            if cls.startswith("scala.Some"):
+                return render(v.get())
+            if cls.startswith("scala.collection"):
+                return ",".join(str(v.apply(i)) for i in range(v.size()))
+            for name in ("name",):
+                if hasattr(v, name) and cls and not cls.startswith("java.lang"):
+                    try:
+                        return str(getattr(v, name)())
+                    except Exception:
+                        pass
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            return str(v)
+
+        result = []
+        for key, value in req["pairs"]:
+            c = self._configs.get(key)
+            if c is None:
+                result.append(["unknown", ""])
+                continue
+            try:
+                typed = c.fromString().apply(value)
+                # Validated inside the JVM: py4j would hand a small Long
+                # back as an Integer.
+                if not c.fromString().andThen(c.validationFunction()).apply(value):
+                    result.append(["invalid", c.helpMessage()])
+                    continue
+            except Exception as e:
+                result.append(["invalid", str(e).splitlines()[0]])
+                continue
+            if key == "delta.dataSkippingStatsColumns":
+                cols = parse_columns(value)
+                if not cols.isDefined():
+                    result.append(["invalid", "does not parse"])
+                    continue
+                cols = cols.get()
+                names = [[cols.apply(i).nameParts().apply(j) for j in range(cols.apply(i).nameParts().size())] for i in range(cols.size())]
+                result.append(["ok", json.dumps(names, ensure_ascii=False)])
+                continue
+            result.append(["ok", render(typed)])
+        return {"result": result}
+
     def _version(self, path):
         from delta.tables import DeltaTable
 
@@ -340,7 +408,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes", "delete", "update") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "version", "changes", "delete", "update", "properties") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)

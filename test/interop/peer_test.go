@@ -83,6 +83,7 @@ type request struct {
 	Configuration  map[string]string `json:"configuration,omitempty"`
 	StorageOptions map[string]string `json:"storage_options,omitempty"`
 	Statements     []string          `json:"statements,omitempty"`
+	Pairs          [][2]string       `json:"pairs,omitempty"`
 }
 
 // response is a peer.py response.

@@ -2,7 +2,7 @@ package input
 
 import (
 	"context"
-	"slices"
+	"io"
 
 	"github.com/lakelog/lakelog/actions"
 )
@@ -15,7 +15,7 @@ import (
 // decode exactly the columns the file has: a table column the file lacks
 // must not read as null there.
 func Columns(ctx context.Context, path string, opts ...Option) ([]string, error) {
-	m := &merger{table: &actions.StructType{}, byName: map[string]*newColumn{}, namesOnly: true}
+	m := &merger{table: &actions.StructType{}, byName: map[string]*newColumn{}, allNames: true}
 	if err := m.file(ctx, path, opts); err != nil {
 		return nil, err
 	}
@@ -36,30 +36,65 @@ func Columns(ctx context.Context, path string, opts ...Option) ([]string, error)
 // file) has no rows either; it is decoded as the table's columns, so an
 // empty source is an empty MERGE, not an error.
 func SourceSchema(ctx context.Context, table *actions.StructType, path string, opts ...Option) (*actions.StructType, error) {
-	names, err := Columns(ctx, path, opts...)
+	d, schema, err := OpenSource(ctx, table, path, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if len(names) == 0 {
-		names = table.Names()
+	return schema, d.Close()
+}
+
+// OpenSource opens a MERGE source file, once: it finds the file's
+// columns and their types (SourceSchema) in one pass over a JSONL file
+// (a CSV file's header, a Parquet file's footer), then returns the
+// Decoder of the file from its start with that schema. Close the Decoder
+// when done.
+func OpenSource(ctx context.Context, table *actions.StructType, path string, opts ...Option) (*Decoder, *actions.StructType, error) {
+	f, size, cfg, err := openFile(path, opts)
+	if err != nil {
+		return nil, nil, err
 	}
-	wide := table
-	if slices.ContainsFunc(names, func(n string) bool { return table.FieldFold(n) == nil }) {
-		// Columns the table lacks: infer their types (another pass over
-		// a JSONL file).
-		if wide, err = MergeSchema(ctx, table, []string{path}, opts...); err != nil {
-			return nil, err
+	fail := func(err error) (*Decoder, *actions.StructType, error) {
+		f.Close()
+		return nil, nil, err
+	}
+	first, err := newDecoder(f, path, size, table, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	m := &merger{table: table, byName: map[string]*newColumn{}, allNames: true, typeNew: true}
+	err = m.decoder(ctx, first)
+	first.Close() // its Parquet reader; the file stays open
+	if err != nil {
+		return fail(err)
+	}
+	schema := &actions.StructType{}
+	for _, c := range m.cols {
+		var col actions.StructField
+		switch f := table.FieldFold(c.name); {
+		case f != nil:
+			col = *f
+		case c.typ != nil:
+			col = actions.StructField{Name: c.name, Type: c.typ, Metadata: map[string]any{}}
+		default: // only nulls: string, as MergeSchema infers
+			col = actions.StructField{Name: c.name, Type: actions.TypeString, Metadata: map[string]any{}}
+		}
+		col.Nullable = true
+		schema.Fields = append(schema.Fields, &col)
+	}
+	if len(schema.Fields) == 0 {
+		for _, f := range table.Fields {
+			col := *f
+			col.Nullable = true
+			schema.Fields = append(schema.Fields, &col)
 		}
 	}
-	out := &actions.StructType{}
-	for _, n := range names {
-		f := wide.FieldFold(n)
-		if f == nil { // cannot happen: MergeSchema adds every column
-			return nil, &Error{File: path, Column: n, Msg: "no type for the column"}
-		}
-		c := *f
-		c.Nullable = true
-		out.Fields = append(out.Fields, &c)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fail(&Error{File: path, Msg: errMsg(err), Err: err})
 	}
-	return out, nil
+	d, err := newDecoder(f, path, size, schema, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	d.closer = f
+	return d, schema, nil
 }

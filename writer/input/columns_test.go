@@ -82,3 +82,50 @@ func TestSourceSchema(t *testing.T) {
 		}
 	}
 }
+
+// OpenSource reads a MERGE source file through one open: its schema, then
+// its rows, even once the file's name is gone.
+func TestOpenSourceOpensOnce(t *testing.T) {
+	dir := t.TempDir()
+	table, err := actions.ParseDDL("id long not null, name string")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := int64Record(t, "id", 1, 2)
+	defer rec.Release()
+	for name, data := range map[string]string{
+		"a.jsonl":   "{\"id\": 1, \"op\": \"u\"}\n{\"id\": 2, \"op\": null, \"n\": 2.5}\n",
+		"b.csv":     "op,id\nu,1\nd,2\n",
+		"c.parquet": "",
+	} {
+		p := filepath.Join(dir, name)
+		if data == "" {
+			writeParquet(t, dir, name, rec)
+		} else if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, schema, err := input.OpenSource(t.Context(), table, p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		var rows int64
+		for rec, err := range d.Records(t.Context()) {
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if rec.NumCols() != int64(len(schema.Fields)) {
+				t.Fatalf("%s: %d columns, schema %v", name, rec.NumCols(), schema.Names())
+			}
+			rows += rec.NumRows()
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 2 || schema.Field("id") == nil || name != "c.parquet" && (schema.Field("op") == nil || schema.Field("op").Type != actions.TypeString) {
+			t.Fatalf("%s: %d rows, schema %v", name, rows, schema)
+		}
+	}
+}

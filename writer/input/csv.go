@@ -30,7 +30,7 @@ func csvHeader(name string, cr *csv.Reader, table *actions.StructType) (fields [
 		seen[i] = -1
 	}
 	for j, h := range header {
-		i := fieldIndexFold(table, h)
+		i := table.IndexFold(h)
 		if i < 0 {
 			return nil, nil, &Error{File: name, Line: 1, Column: h, Msg: "is not in the table schema (columns: " + strings.Join(table.Names(), ", ") + ")", Err: ErrUnknownColumn}
 		}
@@ -69,20 +69,6 @@ func readCSVHeader(name string, cr *csv.Reader) ([]string, error) {
 		}
 	}
 	return header, nil
-}
-
-func fieldIndexFold(s *actions.StructType, name string) int {
-	for i, f := range s.Fields {
-		if f.Name == name {
-			return i
-		}
-	}
-	for i, f := range s.Fields {
-		if strings.EqualFold(f.Name, name) {
-			return i
-		}
-	}
-	return -1
 }
 
 // csvErr turns an encoding/csv error into an *Error. fields is the

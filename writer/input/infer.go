@@ -34,7 +34,7 @@ import (
 // are an *Error naming both places. Only the file name's extension (or
 // WithFormat) selects the format.
 func MergeSchema(ctx context.Context, schema *actions.StructType, paths []string, opts ...Option) (*actions.StructType, error) {
-	m := &merger{table: schema, byName: map[string]*newColumn{}}
+	m := &merger{table: schema, byName: map[string]*newColumn{}, typeNew: true}
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -68,9 +68,13 @@ type merger struct {
 	table  *actions.StructType
 	cols   []*newColumn
 	byName map[string]*newColumn // by lower-case name
-	// namesOnly collects every top-level name (the table's too) without
-	// typing the values: Columns.
-	namesOnly bool
+	// allNames collects every top-level name, the table's too (Columns,
+	// OpenSource); otherwise only those the table lacks (MergeSchema).
+	allNames bool
+	// typeNew infers the types of the columns the table lacks
+	// (MergeSchema, OpenSource); otherwise values are only checked for
+	// JSON syntax (Columns).
+	typeNew bool
 }
 
 func (m *merger) column(name string) *newColumn {
@@ -130,6 +134,13 @@ func (m *merger) file(ctx context.Context, path string, opts []Option) error {
 		return err
 	}
 	defer d.Close()
+	return m.decoder(ctx, d)
+}
+
+// decoder reads the columns (and, with typeNew, the types) of the input
+// of d, which it reads from its start.
+func (m *merger) decoder(ctx context.Context, d *Decoder) error {
+	path := d.name
 	switch d.Format() {
 	case Parquet:
 		s, err := d.pq.deltaSchema()
@@ -137,11 +148,14 @@ func (m *merger) file(ctx context.Context, path string, opts []Option) error {
 			return err
 		}
 		for _, f := range s.Fields {
-			if m.table.FieldFold(f.Name) != nil {
-				continue
-			}
-			if err := m.observe(m.column(f.Name), f.Type, path, 0, path); err != nil {
-				return err
+			inTable := m.table.FieldFold(f.Name) != nil
+			if m.allNames || !inTable {
+				c := m.column(f.Name)
+				if !inTable {
+					if err := m.observe(c, f.Type, path, 0, path); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	case CSV:
@@ -155,7 +169,7 @@ func (m *merger) file(ctx context.Context, path string, opts []Option) error {
 			return err
 		}
 		for _, h := range header {
-			if m.table.FieldFold(h) == nil {
+			if m.allNames || m.table.FieldFold(h) == nil {
 				m.column(h)
 			}
 		}
@@ -223,10 +237,11 @@ func (m *merger) object(sc *scanner, file string, line int64) error {
 		if err := sc.expect(':', "after an object key"); err != nil {
 			return err
 		}
-		if m.namesOnly {
+		inTable := m.table.FieldFold(name) != nil
+		if m.allNames {
 			m.column(name)
 		}
-		if m.namesOnly || m.table.FieldFold(name) != nil {
+		if !m.typeNew || inTable {
 			if err := sc.skip(1); err != nil {
 				return err
 			}

@@ -214,21 +214,9 @@ type Decoder struct {
 // WithFormat is given. A Parquet file's footer is read here, so that a
 // file that is not Parquet fails at once. Close the Decoder when done.
 func Open(path string, schema *actions.StructType, opts ...Option) (*Decoder, error) {
-	cfg := newConfig(opts)
-	if cfg.format == 0 {
-		f, err := FormatOf(path)
-		if err != nil {
-			return nil, err
-		}
-		cfg.format = f
-	}
-	f, err := os.Open(path)
+	f, size, cfg, err := openFile(path, opts)
 	if err != nil {
-		return nil, &Error{File: path, Msg: errMsg(err), Err: err}
-	}
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
+		return nil, err
 	}
 	d, err := newDecoder(f, path, size, schema, cfg)
 	if err != nil {
@@ -237,6 +225,28 @@ func Open(path string, schema *actions.StructType, opts ...Option) (*Decoder, er
 	}
 	d.closer = f
 	return d, nil
+}
+
+// openFile opens the file at path with its size (-1 when not a regular
+// file) and the options, the format set from the name when not given.
+func openFile(path string, opts []Option) (*os.File, int64, *config, error) {
+	cfg := newConfig(opts)
+	if cfg.format == 0 {
+		f, err := FormatOf(path)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		cfg.format = f
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, nil, &Error{File: path, Msg: errMsg(err), Err: err}
+	}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return f, size, cfg, nil
 }
 
 // errMsg is an OS error without the path it repeats.
@@ -290,7 +300,9 @@ func newDecoder(r io.Reader, name string, size int64, schema *actions.StructType
 		if !ok {
 			return nil, fmt.Errorf("input: %s: reading Parquet needs random access (io.ReaderAt and io.Seeker)", name)
 		}
-		pq, err := openParquet(ra, name, cfg)
+		// Hidden from the Parquet reader, which would close what it
+		// reads: the file is the caller's (or Close's) to close.
+		pq, err := openParquet(struct{ parquetReaderAt }{ra}, name, cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -40,11 +40,30 @@ type valueError struct {
 
 func (e *valueError) Error() string { return fmt.Sprintf("column %q: %s", e.Path, e.Msg) }
 
-// pos is what every node knows about its position.
+// pos is what every node knows about its position, and its builder.
 type pos struct {
 	path     string
 	typ      actions.DataType
 	nullable bool
+	bld      array.Builder
+}
+
+// null appends a null, or fails when the position is not nullable: the
+// null of every node.
+func (p *pos) null() error {
+	if !p.nullable {
+		return p.nullErr()
+	}
+	p.bld.AppendNull()
+	return nil
+}
+
+// nullJSON consumes the JSON null at the cursor and appends a null.
+func (p *pos) nullJSON(s *scanner) error {
+	if err := s.literal("null"); err != nil {
+		return err
+	}
+	return p.null()
 }
 
 func (p *pos) fail(format string, a ...any) error {
@@ -115,7 +134,7 @@ func showJSONString(s *scanner, start int) string {
 
 // compile builds the node for a position of type t whose Arrow builder is b.
 func compile(t actions.DataType, b array.Builder, path string, nullable bool) (node, error) {
-	p := pos{path: path, typ: t, nullable: nullable}
+	p := pos{path: path, typ: t, nullable: nullable, bld: b}
 	switch t := t.(type) {
 	case actions.PrimitiveType:
 		switch t {
@@ -185,27 +204,11 @@ func jsonText(n node, t string) error {
 	return s.end()
 }
 
-// jsonNull consumes a JSON null at the cursor when there is one.
-func jsonNull(s *scanner) (bool, error) {
-	if s.peek() != 'n' {
-		return false, nil
-	}
-	return true, s.literal("null")
-}
-
 // ---- strings and binaries ----
 
 type stringNode struct {
 	pos
 	b *array.StringBuilder
-}
-
-func (n *stringNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
 }
 
 func (n *stringNode) json(s *scanner) error {
@@ -218,10 +221,7 @@ func (n *stringNode) json(s *scanner) error {
 		n.b.BinaryBuilder.Append(v)
 		return nil
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
+		return n.nullJSON(s)
 	}
 	return n.wrongKind(s)
 }
@@ -240,20 +240,9 @@ type binaryNode struct {
 	buf []byte
 }
 
-func (n *binaryNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
 func (n *binaryNode) json(s *scanner) error {
-	if isNull, err := jsonNull(s); isNull || err != nil {
-		if err != nil {
-			return err
-		}
-		return n.null()
+	if s.peek() == 'n' {
+		return n.nullJSON(s)
 	}
 	if s.peek() != '"' {
 		return n.wrongKind(s)
@@ -302,24 +291,7 @@ type intNode struct {
 	b8   *array.Int8Builder
 }
 
-func (n *intNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	switch n.bits {
-	case 64:
-		n.b64.AppendNull()
-	case 32:
-		n.b32.AppendNull()
-	case 16:
-		n.b16.AppendNull()
-	default:
-		n.b8.AppendNull()
-	}
-	return nil
-}
-
-func (n *intNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.null, n.parse) }
+func (n *intNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.parse) }
 
 func (n *intNode) text(t string) error { return n.parse(strings.TrimSpace(t), showText(t)) }
 
@@ -365,19 +337,7 @@ type floatNode struct {
 	b32  *array.Float32Builder
 }
 
-func (n *floatNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	if n.bits == 64 {
-		n.b64.AppendNull()
-	} else {
-		n.b32.AppendNull()
-	}
-	return nil
-}
-
-func (n *floatNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.null, n.parse) }
+func (n *floatNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.parse) }
 
 func (n *floatNode) text(t string) error { return n.parse(strings.TrimSpace(t), showText(t)) }
 
@@ -461,15 +421,7 @@ type decimalNode struct {
 	b  *array.Decimal128Builder
 }
 
-func (n *decimalNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
-func (n *decimalNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.null, n.parse) }
+func (n *decimalNode) json(s *scanner) error { return numberOrString(&n.pos, s, n.parse) }
 
 func (n *decimalNode) text(t string) error { return n.parse(strings.TrimSpace(t), showText(t)) }
 
@@ -592,14 +544,6 @@ type boolNode struct {
 	b *array.BooleanBuilder
 }
 
-func (n *boolNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
 func (n *boolNode) json(s *scanner) error {
 	switch s.peek() {
 	case 't':
@@ -615,10 +559,7 @@ func (n *boolNode) json(s *scanner) error {
 		n.b.Append(false)
 		return nil
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
+		return n.nullJSON(s)
 	}
 	return n.wrongKind(s)
 }
@@ -641,7 +582,7 @@ func (n *boolNode) text(t string) error {
 // floating point rounds it), a string holding one (integers too large for
 // JSON doubles, NaN and the infinities), or null; other kinds are type
 // errors.
-func numberOrString(p *pos, s *scanner, null func() error, parse func(t string, shown string) error) error {
+func numberOrString(p *pos, s *scanner, parse func(t string, shown string) error) error {
 	if c := s.peek(); c == '-' || (c >= '0' && c <= '9') {
 		t, _, err := s.number()
 		if err != nil {
@@ -649,12 +590,12 @@ func numberOrString(p *pos, s *scanner, null func() error, parse func(t string, 
 		}
 		return parse(string(t), string(t))
 	}
-	return stringOnly(p, s, null, func(t, shown string) error { return parse(strings.TrimSpace(t), shown) })
+	return stringOnly(p, s, func(t, shown string) error { return parse(strings.TrimSpace(t), shown) })
 }
 
 // stringOnly decodes JSON strings (or null) with parse; other kinds are
 // type errors.
-func stringOnly(p *pos, s *scanner, null func() error, parse func(t string, shown string) error) error {
+func stringOnly(p *pos, s *scanner, parse func(t string, shown string) error) error {
 	switch s.peek() {
 	case '"':
 		start := s.i
@@ -664,10 +605,7 @@ func stringOnly(p *pos, s *scanner, null func() error, parse func(t string, show
 		}
 		return parse(string(t), showJSONString(s, start))
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return null()
+		return p.nullJSON(s)
 	}
 	return p.wrongKind(s)
 }
@@ -677,15 +615,7 @@ type dateNode struct {
 	b *array.Date32Builder
 }
 
-func (n *dateNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
-func (n *dateNode) json(s *scanner) error { return stringOnly(&n.pos, s, n.null, n.parse) }
+func (n *dateNode) json(s *scanner) error { return stringOnly(&n.pos, s, n.parse) }
 
 func (n *dateNode) text(t string) error { return n.parse(t, showText(t)) }
 
@@ -704,15 +634,7 @@ type timestampNode struct {
 	b   *array.TimestampBuilder
 }
 
-func (n *timestampNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
-func (n *timestampNode) json(s *scanner) error { return stringOnly(&n.pos, s, n.null, n.parse) }
+func (n *timestampNode) json(s *scanner) error { return stringOnly(&n.pos, s, n.parse) }
 
 func (n *timestampNode) text(t string) error { return n.parse(t, showText(t)) }
 
@@ -745,6 +667,7 @@ func (n *timestampNode) parse(t string, shown string) error {
 type structNode struct {
 	pos
 	b      *array.StructBuilder
+	st     *actions.StructType
 	fields []*actions.StructField
 	nodes  []node
 	exact  map[string]int
@@ -752,7 +675,7 @@ type structNode struct {
 }
 
 func (n *structNode) init(t *actions.StructType, builder func(i int) array.Builder) error {
-	n.fields = t.Fields
+	n.st, n.fields = t, t.Fields
 	n.nodes = make([]node, len(t.Fields))
 	n.exact = make(map[string]int, len(t.Fields))
 	n.seen = make([]bool, len(t.Fields))
@@ -771,35 +694,20 @@ func (n *structNode) init(t *actions.StructType, builder func(i int) array.Build
 	return nil
 }
 
-// field finds the field named key: exactly, else ignoring case.
+// field finds the field named key: exactly (by a map, the common case),
+// else ignoring case.
 func (n *structNode) field(key []byte) int {
 	if i, ok := n.exact[string(key)]; ok {
 		return i
 	}
-	for i, f := range n.fields {
-		if strings.EqualFold(f.Name, string(key)) {
-			return i
-		}
-	}
-	return -1
-}
-
-func (n *structNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
+	return n.st.IndexFold(string(key))
 }
 
 func (n *structNode) json(s *scanner) error {
 	switch s.peek() {
 	case '{':
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
+		return n.nullJSON(s)
 	default:
 		return n.wrongKind(s)
 	}
@@ -896,22 +804,11 @@ type listNode struct {
 	elem node
 }
 
-func (n *listNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
 func (n *listNode) json(s *scanner) error {
 	switch s.peek() {
 	case '[':
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
+		return n.nullJSON(s)
 	default:
 		return n.wrongKind(s)
 	}
@@ -944,14 +841,6 @@ type mapNode struct {
 	seen     map[string]struct{}
 }
 
-func (n *mapNode) null() error {
-	if !n.nullable {
-		return n.nullErr()
-	}
-	n.b.AppendNull()
-	return nil
-}
-
 func (n *mapNode) json(s *scanner) error {
 	switch s.peek() {
 	case '{':
@@ -962,10 +851,7 @@ func (n *mapNode) json(s *scanner) error {
 	case '[':
 		return n.pairs(s)
 	case 'n':
-		if err := s.literal("null"); err != nil {
-			return err
-		}
-		return n.null()
+		return n.nullJSON(s)
 	}
 	return n.wrongKind(s)
 }

@@ -1,0 +1,69 @@
+// Package arrowbatch holds the operations on whole Arrow record batches
+// that the operations packages (dml, maintenance) share.
+package arrowbatch
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Concat joins batches of one schema into one batch, allocated from mem,
+// with the first batch's schema.
+// One batch is returned itself, retained. The result is the caller's to
+// release; the inputs stay the caller's.
+func Concat(batches []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
+	switch len(batches) {
+	case 0:
+		return nil, fmt.Errorf("arrowbatch: no batch to concatenate")
+	case 1:
+		batches[0].Retain()
+		return batches[0], nil
+	}
+	schema := batches[0].Schema()
+	cols := make([]arrow.Array, schema.NumFields())
+	defer Release(cols)
+	var n int64
+	for _, b := range batches {
+		if !sameColumns(schema, b.Schema()) {
+			return nil, fmt.Errorf("arrowbatch: batches of different columns: %s and %s", schema, b.Schema())
+		}
+		n += b.NumRows()
+	}
+	parts := make([]arrow.Array, len(batches))
+	for i := range cols {
+		for k, b := range batches {
+			parts[k] = b.Column(i)
+		}
+		var err error
+		if cols[i], err = array.Concatenate(parts, mem); err != nil {
+			return nil, err
+		}
+	}
+	return array.NewRecordBatch(schema, cols, n), nil
+}
+
+// sameColumns reports whether b has a's column types (names and metadata
+// aside), so that their columns concatenate.
+func sameColumns(a, b *arrow.Schema) bool {
+	if a.NumFields() != b.NumFields() {
+		return false
+	}
+	for i := range a.NumFields() {
+		if !arrow.TypeEqual(a.Field(i).Type, b.Field(i).Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// Release releases every non-nil array of as.
+func Release(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
