@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/internal/rangefetch"
 )
 
@@ -313,7 +314,7 @@ func (p *pass) head(u *unitJob) bool {
 // batches held exceed the budget (unless u is the consumer's unit); false
 // when the pass is over (rec is released).
 func (p *pass) put(u *unitJob, rec arrow.RecordBatch) bool {
-	size := recordBytes(rec)
+	size := arrowbatch.Bytes(rec)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for !p.mu.stopped && p.mu.buffered > 0 && p.mu.buffered+size > p.budget && !p.head(u) {
@@ -373,7 +374,7 @@ func (p *pass) consume(out func(arrow.RecordBatch) bool) error {
 			rec := u.batches[0]
 			u.batches[0] = nil
 			u.batches = u.batches[1:]
-			p.mu.buffered -= recordBytes(rec)
+			p.mu.buffered -= arrowbatch.Bytes(rec)
 			p.mu.cond.Broadcast()
 			p.mu.Unlock()
 			ok := out(rec)
@@ -393,30 +394,4 @@ func (p *pass) consume(out func(arrow.RecordBatch) bool) error {
 		j.consumed++
 		p.mu.cond.Broadcast()
 	}
-}
-
-// recordBytes is the size of rec's buffers (shared buffers counted once
-// per use: an estimate of the memory a held batch keeps).
-func recordBytes(rec arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	if d.DataType().ID() == arrow.DICTIONARY {
-		n += dataBytes(d.Dictionary())
-	}
-	return n
 }

@@ -71,32 +71,33 @@ func dataPath(ctx context.Context, cfg *config, rep *report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	spec = Spec{Op: "append", Rows: n, TargetFileSize: target}
-	spec.Table = tables["lakelog"]
-	if l, err = rep.measure(ctx, cfg.lakelog, spec, fresh(spec.Table)); err != nil {
+	appendRow := func(name string, spec Spec, tables map[string]string, note func(table string) string) error {
+		spec.Table = tables["lakelog"]
+		l, err := rep.measure(ctx, cfg.lakelog, spec, fresh(spec.Table))
+		if err != nil {
+			return err
+		}
+		spec.Table = tables["delta-rs"]
+		d, err := rep.measure(ctx, cfg.deltars, spec, fresh(spec.Table))
+		if err != nil {
+			return err
+		}
+		rep.add(&Row{Suite: suite, Name: name, Unit: "rows", Lakelog: l, DeltaRS: d,
+			LakelogNote: filesNote(l) + note(tables["lakelog"]), DeltaRSNote: filesNote(d) + note(tables["delta-rs"])})
+		return nil
+	}
+	none := func(string) string { return "" }
+	if err := appendRow(fmt.Sprintf("append %s rows (create table, one commit)", human(float64(n))),
+		Spec{Op: "append", Rows: n, TargetFileSize: target}, tables, none); err != nil {
 		return err
 	}
-	spec.Table = tables["delta-rs"]
-	if d, err = rep.measure(ctx, cfg.deltars, spec, fresh(spec.Table)); err != nil {
-		return err
-	}
-	rep.add(&Row{Suite: suite, Name: fmt.Sprintf("append %s rows (create table, one commit)", human(float64(n))), Unit: "rows",
-		Lakelog: l, DeltaRS: d, LakelogNote: filesNote(l), DeltaRSNote: filesNote(d)})
-
 	// The second shape: few large files (largeFiles).
 	large := map[string]string{"lakelog": filepath.Join(dir, "large-by-lakelog"), "delta-rs": filepath.Join(dir, "large-by-delta-rs")}
 	spec = largeFiles(n)
-	spec.Table = large["lakelog"]
-	if l, err = rep.measure(ctx, cfg.lakelog, spec, fresh(spec.Table)); err != nil {
+	if err := appendRow(fmt.Sprintf("append %s rows as few large files (%d commits of one file)", human(float64(n)), spec.Commits),
+		spec, large, func(table string) string { return "; " + sizesNote(table) }); err != nil {
 		return err
 	}
-	spec.Table = large["delta-rs"]
-	if d, err = rep.measure(ctx, cfg.deltars, spec, fresh(spec.Table)); err != nil {
-		return err
-	}
-	rep.add(&Row{Suite: suite, Name: fmt.Sprintf("append %s rows as few large files (%d commits of one file)", human(float64(n)), spec.Commits),
-		Unit: "rows", Lakelog: l, DeltaRS: d, LakelogNote: filesNote(l) + "; " + sizesNote(large["lakelog"]),
-		DeltaRSNote: filesNote(d) + "; " + sizesNote(large["delta-rs"])})
 	if cfg.deltars == nil {
 		delete(tables, "delta-rs")
 		delete(large, "delta-rs")

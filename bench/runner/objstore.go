@@ -315,42 +315,18 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 
 	// Append: each engine creates its table in one commit; each run a
 	// fresh table, the last one is scanned.
-	tables := map[string]string{}
-	row := &Row{Suite: t.title, Name: fmt.Sprintf("append %s rows (create table, one commit)", human(float64(n))), Unit: "rows"}
-	for _, by := range engines {
-		o, tr, err := c.run(ctx, by, func() Spec {
-			tables[by] = t.uri(by + "-" + randomID())
-			return Spec{Op: "append", Table: tables[by], Rows: n, TargetFileSize: target}
-		})
-		if err != nil {
-			return err
-		}
-		note := filesNote(o) + "; " + tr.String()
-		if by == "lakelog" {
-			row.Lakelog, row.LakelogNote = o, note
-		} else {
-			row.DeltaRS, row.DeltaRSNote = o, "write_deltalake; "+note
-		}
-	}
-	add(row)
-	// The second shape, on MinIO (the 10M-row suite): few large files.
-	shapes := []struct {
-		what   string
-		tables map[string]string
-	}{{"", tables}}
-	if t.suite == "datapath-s3" {
-		large := map[string]string{}
-		spec := largeFiles(n)
-		row := &Row{Suite: t.title, Name: fmt.Sprintf("append %s rows as few large files (%d commits of one file)", human(float64(n)), spec.Commits), Unit: "rows"}
+	appendRow := func(name, prefix string, spec Spec) (map[string]string, error) {
+		tables := map[string]string{}
+		row := &Row{Suite: t.title, Name: name, Unit: "rows"}
 		for _, by := range engines {
 			o, tr, err := c.run(ctx, by, func() Spec {
-				large[by] = t.uri("large-" + by + "-" + randomID())
+				tables[by] = t.uri(prefix + by + "-" + randomID())
 				s := spec
-				s.Table = large[by]
+				s.Table = tables[by]
 				return s
 			})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			note := filesNote(o) + "; " + tr.String()
 			if by == "lakelog" {
@@ -360,6 +336,24 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 			}
 		}
 		add(row)
+		return tables, nil
+	}
+	tables, err := appendRow(fmt.Sprintf("append %s rows (create table, one commit)", human(float64(n))), "",
+		Spec{Op: "append", Rows: n, TargetFileSize: target})
+	if err != nil {
+		return err
+	}
+	shapes := []struct {
+		what   string
+		tables map[string]string
+	}{{"", tables}}
+	if t.suite == "datapath-s3" {
+		// The second shape, on MinIO (the 10M-row suite): few large files.
+		spec := largeFiles(n)
+		large, err := appendRow(fmt.Sprintf("append %s rows as few large files (%d commits of one file)", human(float64(n)), spec.Commits), "large-", spec)
+		if err != nil {
+			return err
+		}
 		shapes = append(shapes, struct {
 			what   string
 			tables map[string]string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/objstoretest"
 )
 
 func TestMain(m *testing.M) {
@@ -21,57 +22,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// remote makes a memory store look like an object store: every read is
-// a GetRange (it does not implement RangeReader either, so the fallback
-// of objstore.GetRangeInto is used), with a random latency; it records
-// the bytes and requests in flight at most.
-type remote struct {
-	objstore.Store
-	latency time.Duration
-
-	mu                    sync.Mutex
-	rng                   *rand.Rand
-	inFlight, maxInFlight int64
-	requests, maxRequests int
-	calls                 int
-	failFrom              int64 // GetRanges ending past it fail, when > 0
-}
-
-func newRemote(inner objstore.Store, latency time.Duration, seed uint64) *remote {
-	return &remote{Store: inner, latency: latency, rng: rand.New(rand.NewPCG(seed, 1))}
-}
-
 var errInjected = errors.New("injected")
-
-func (r *remote) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	r.mu.Lock()
-	r.calls++
-	r.inFlight += n
-	r.maxInFlight = max(r.maxInFlight, r.inFlight)
-	r.requests++
-	r.maxRequests = max(r.maxRequests, r.requests)
-	var d time.Duration
-	if r.latency > 0 {
-		d = time.Duration(r.rng.Int64N(int64(r.latency)))
-	}
-	fail := r.failFrom > 0 && off+n > r.failFrom
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.inFlight -= n
-		r.requests--
-		r.mu.Unlock()
-	}()
-	select {
-	case <-time.After(d):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if fail {
-		return nil, errInjected
-	}
-	return r.Store.GetRange(ctx, key, off, n)
-}
 
 func object(t *testing.T, s objstore.Store, key string, n int, seed uint64) []byte {
 	t.Helper()
@@ -124,7 +75,7 @@ func TestRandomReads(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
 	mem := objstore.NewMem()
-	rs := newRemote(mem, 2*time.Millisecond, seed)
+	rs := objstoretest.NewRemote(mem, 2*time.Millisecond, seed)
 	const files = 6
 	objs := make([][]byte, files)
 	for i := range objs {
@@ -209,8 +160,9 @@ func TestRandomReads(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	_, requests := rs.MaxInFlight()
 	t.Logf("%d requests, %d bytes, %d uncovered, peak %d of budget %d, at most %d in flight", stats.Requests.Load(), stats.Bytes.Load(),
-		stats.Uncovered.Load(), stats.Peak.Load(), budget, rs.maxRequests)
+		stats.Uncovered.Load(), stats.Peak.Load(), budget, requests)
 	if stats.Uncovered.Load() > files {
 		t.Errorf("%d uncovered reads: only the %d unplanned reads may be", stats.Uncovered.Load(), files)
 	}
@@ -223,7 +175,7 @@ func TestRandomReads(t *testing.T) {
 func TestBudgetAndFree(t *testing.T) {
 	mem := objstore.NewMem()
 	obj := object(t, mem, "big", 1<<20, 1)
-	rs := newRemote(mem, time.Millisecond, 1)
+	rs := objstoretest.NewRemote(mem, time.Millisecond, 1)
 	stats := new(Stats)
 	const budget, piece = 64 << 10, 16 << 10
 	fe := New(context.Background(), rs, Options{Budget: budget, Requests: 8, PieceSize: piece, TailMin: 4096, TailMax: 4096, Stats: stats})
@@ -271,7 +223,7 @@ func TestBudgetAndFree(t *testing.T) {
 func TestForget(t *testing.T) {
 	mem := objstore.NewMem()
 	object(t, mem, "o", 200_000, 2)
-	fe := New(context.Background(), newRemote(mem, 0, 2), Options{PieceSize: 10_000, TailMin: 1000, TailMax: 1000})
+	fe := New(context.Background(), objstoretest.NewRemote(mem, 0, 2), Options{PieceSize: 10_000, TailMin: 1000, TailMax: 1000})
 	defer fe.Close()
 	h := fe.Add("o", 200_000, func(h *File) error {
 		h.Queue([][2]int64{{0, 50_000}, {100_000, 150_000}})
@@ -301,8 +253,8 @@ func TestForget(t *testing.T) {
 func TestErrorsAndCancel(t *testing.T) {
 	mem := objstore.NewMem()
 	object(t, mem, "o", 100_000, 3)
-	rs := newRemote(mem, 0, 3)
-	rs.failFrom = 60_000
+	rs := objstoretest.NewRemote(mem, 0, 3)
+	rs.FailFrom("o", 60_000, errInjected)
 	fe := New(context.Background(), rs, Options{PieceSize: 10_000, TailMin: 1000, TailMax: 1000})
 	h := fe.Add("o", 100_000, func(h *File) error {
 		h.Queue([][2]int64{{0, 99_000}})
@@ -316,9 +268,8 @@ func TestErrorsAndCancel(t *testing.T) {
 	}
 	fe.Close()
 
-	rs.failFrom = 0
-	rs.latency = time.Second
-	fe = New(context.Background(), rs, Options{PieceSize: 10_000, TailMin: 1000, TailMax: 1000})
+	slow := objstoretest.NewRemote(mem, time.Second, 3)
+	fe = New(context.Background(), slow, Options{PieceSize: 10_000, TailMin: 1000, TailMax: 1000})
 	h = fe.Add("o", 100_000, nil)
 	done := make(chan error)
 	go func() {
@@ -331,15 +282,11 @@ func TestErrorsAndCancel(t *testing.T) {
 		t.Errorf("read during Close: %v, want context.Canceled", err)
 	}
 	// The tail fetched, a later piece failing: reads of it fail.
-	rs.latency = 0
-	rs.failFrom = 50_000
+	rs = objstoretest.NewRemote(mem, 0, 3)
 	fe = New(context.Background(), rs, Options{PieceSize: 10_000, TailMin: 1000, TailMax: 1000})
 	defer fe.Close()
-	rs.failFrom = 0
 	h = fe.Add("o", 100_000, func(h *File) error {
-		rs.mu.Lock()
-		rs.failFrom = 50_000
-		rs.mu.Unlock()
+		rs.FailFrom("o", 50_000, errInjected)
 		h.Queue([][2]int64{{0, 99_000}})
 		return nil
 	})
