@@ -43,8 +43,9 @@ func newLatencyStore(inner objstore.Store, d time.Duration) *latencyStore {
 // sidecars from a store with 20 ms of latency per read and one decoding
 // worker: the actions must be those of a plain read, the row groups'
 // bytes must be fetched with several requests in flight (at most
-// fetchRequests), and the requests must stay one per row group plus a
-// tail read per file.
+// fetchRequests, and the footers read ahead), and the requests must stay
+// one per piece of coalesced chunks (16 KiB here) plus a tail read per
+// file.
 func TestReadFetchesConcurrently(t *testing.T) {
 	ctx := context.Background()
 	for _, form := range []string{"multi-part", "v2-sidecars"} {
@@ -84,7 +85,8 @@ func TestReadFetchesConcurrently(t *testing.T) {
 			slow := newLatencyStore(mem, 20*time.Millisecond)
 			cs := objstore.Counting(slow)
 			start := time.Now()
-			got := readAll(t, cs, parts, WithConcurrency(1), withWholeFileLimit(0))
+			const piece = 16 << 10
+			got := readAll(t, cs, parts, WithConcurrency(1), withWholeFileLimit(0), withFetchPieceSize(piece))
 			elapsed := time.Since(start)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("%d actions through the slow store, %d directly, or they differ", len(got), len(want))
@@ -95,11 +97,20 @@ func TestReadFetchesConcurrently(t *testing.T) {
 			if most < 8 || most > fetchRequests+openAhead {
 				t.Errorf("at most %d reads in flight, want 8..%d", most, fetchRequests+openAhead)
 			}
-			// 6002 rows in groups of 250: 25 to 28 row groups over the
-			// files, one range get each, plus a tail read per file (and,
-			// for a sidecar, whose size is a hint, a Head).
-			if n := cs.Count(objstore.OpGetRange); n > 28+files {
-				t.Errorf("%d range gets for %d files of about 25 row groups", n, files)
+			// The chunks of each file, coalesced, in pieces of 16 KiB,
+			// plus a tail read per file (and, for a sidecar, whose size
+			// is a hint, a Head).
+			var bytes int64
+			for info, err := range mem.List(ctx, "_delta_log/", "") {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasSuffix(info.Key, ".parquet") {
+					bytes += info.Size
+				}
+			}
+			if n := cs.Count(objstore.OpGetRange); n > int(bytes/piece)+2*files {
+				t.Errorf("%d range gets for %d files of %d bytes in pieces of %d", n, files, bytes, piece)
 			}
 			if n := cs.Count(objstore.OpGet); n != 0 {
 				t.Errorf("%d whole-object gets, want none", n)

@@ -72,6 +72,9 @@ type readConfig struct {
 	// wholeFileLimit is the size up to which a file from a store without
 	// random access is fetched with one Get; tests lower it.
 	wholeFileLimit int64
+	// fetchPieceSize is the largest ranged read of a file from a store
+	// without random access; 0 is rangefetch's default (tests shrink it).
+	fetchPieceSize int64
 }
 
 func newReadConfig(opts []ReadOption) (readConfig, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/internal/rangefetch"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -39,9 +40,6 @@ func corrupt(key string, err error) error {
 const (
 	// defaultWholeFileLimit: smaller files are fetched with one Get.
 	defaultWholeFileLimit = 8 << 20
-	// rowGroupPrefetchLimit: a row group's projected byte span up to this
-	// size is fetched with one GetRange before decoding.
-	rowGroupPrefetchLimit = 32 << 20
 	// pageBufferSize is the read buffer of each column chunk.
 	pageBufferSize = 1 << 20
 )
@@ -210,7 +208,7 @@ type reader struct {
 	onFiles      func(*FileColumns) error // receives the batches of adds read as columns
 	cache        *openCache               // files opened by an earlier pass; nil: none kept
 	randomAccess bool
-	fetch        *fetcher // row groups' bytes ahead of decoding; nil with random access
+	fetch        *rangefetch.Fetcher // row groups' bytes ahead of decoding; nil with random access
 }
 
 // batch is a run of decoded actions of one unit, or the unit's error.
@@ -266,8 +264,8 @@ func (r *reader) run(ctx context.Context, srcs []source, kinds kindSet, emit fun
 
 	var wg sync.WaitGroup
 	if !r.randomAccess {
-		r.fetch = newFetcher(ctx, r.store)
-		defer func() { r.fetch.stop(); r.fetch = nil }() // after cancel, below
+		r.fetch = r.newFetcher(ctx)
+		defer func() { r.fetch.Close(); r.fetch = nil }() // after cancel, below
 	}
 	pending := make(chan *unit, r.cfg.concurrency)
 	sem := make(chan struct{}, r.cfg.concurrency)
@@ -356,7 +354,7 @@ consume:
 			}
 		}
 	}
-	cancel() // also ends the fetcher, which the deferred stop waits for
+	cancel() // also ends the fetcher, which the deferred Close waits for
 	// Let every producer and worker see the cancellation and finish.
 	go func() {
 		for u := range pending {
@@ -411,14 +409,16 @@ func (r *reader) plan(ctx context.Context, src source, o opened, kinds kindSet, 
 	if len(leaves) == 0 {
 		return true
 	}
-	// Every row group's fetch is queued before the first unit starts, so
-	// that the fetcher runs ahead of decoding, in the order of decoding.
+	// Every row group's chunks are queued before the first unit starts,
+	// so that the fetcher runs ahead of decoding, in the order of
+	// decoding.
 	type planned struct {
 		rg   int
 		live []int
-		fe   *fetch
+		span [2]int64 // where its chunks lie, on a fetched file
 	}
 	var rgs []planned
+	var needs [][2]int64
 	for rg := 0; rg < md.NumRowGroups(); rg++ {
 		if md.RowGroup(rg).NumRows() == 0 {
 			continue
@@ -428,23 +428,33 @@ func (r *reader) plan(ctx context.Context, src source, o opened, kinds kindSet, 
 			continue
 		}
 		p := planned{rg: rg, live: live}
-		if r.fetch != nil && f.data == nil {
-			if lo, hi, ok := rowGroupSpan(f, rg, live); ok {
-				p.fe = r.fetch.get(src.key, lo, hi-lo)
+		if f.h != nil {
+			// Chunks open checks against the file; the decoder reports
+			// any other error.
+			if rs, err := rangefetch.RowGroupRanges(md, rg, live, f.size); err == nil {
+				needs = append(needs, rs...)
+				p.span = spanOf(rs)
 			}
 		}
 		rgs = append(rgs, p)
 	}
-	for i, p := range rgs {
+	var left *rowGroupsLeft
+	if f.h != nil {
+		if len(rgs) == 0 {
+			f.h.Release()
+		}
+		f.h.Queue(needs)
+		left = &rowGroupsLeft{h: f.h}
+		left.left.Store(int64(len(rgs)))
+	}
+	for _, p := range rgs {
 		if !start(src, func(ctx context.Context, out chan<- batch) error {
-			return r.readRowGroup(ctx, f, p.rg, p.live, kinds, p.fe, out)
-		}) {
-			for _, q := range rgs[i:] {
-				if q.fe != nil {
-					go q.fe.release() // ends with the context
-				}
+			if left != nil {
+				defer left.done(p.span)
 			}
-			return false
+			return r.readRowGroup(ctx, f, p.rg, p.live, kinds, out)
+		}) {
+			return false // the fetcher's Close releases the rest
 		}
 	}
 	return true
@@ -519,7 +529,10 @@ type openFile struct {
 	src  source
 	size int64
 	data []byte // the whole file, when it was small enough to fetch at once
-	md   *metadata.FileMetaData
+	// h is the file in the run's fetcher, from a store without random
+	// access when it was not fetched whole.
+	h  *rangefetch.File
+	md *metadata.FileMetaData
 }
 
 // open reads src's footer (and, from a remote store, the whole file when
@@ -537,14 +550,20 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 			size = info.Size
 		}
 		var ra io.ReaderAt
-		if !r.randomAccess && size <= r.cfg.wholeFileLimit {
+		switch {
+		case !r.randomAccess && size <= r.cfg.wholeFileLimit:
 			b, err := r.store.Get(ctx, src.key)
 			if err != nil {
 				return err
 			}
 			f.data, size = b, int64(len(b))
 			ra = bytes.NewReader(b)
-		} else {
+		case !r.randomAccess:
+			// One speculative read of the tail serves the footer's length
+			// and the footer, which are otherwise two round trips.
+			f.h = r.fetch.Add(src.key, size, nil)
+			ra = f.h
+		default:
 			obj, err := objstore.OpenObject(ctx, r.store, src.key, max(size, -1))
 			if err != nil {
 				return err
@@ -552,20 +571,6 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 			defer obj.Close()
 			size = obj.Size()
 			ra = obj
-			if !r.randomAccess && size > 0 {
-				// One speculative read of the tail serves the footer's
-				// length and the footer, which are otherwise two round
-				// trips (a larger footer is read from obj).
-				n := min(size, tailReadSize)
-				tail, err := r.store.GetRange(ctx, src.key, size-n, n)
-				if err != nil {
-					return err
-				}
-				if int64(len(tail)) != n {
-					return &formatError{errShortRange(src.key, size-n, n, len(tail))}
-				}
-				ra = &overlayReader{base: obj, off: size - n, data: tail}
-			}
 		}
 		f.size = size
 		t := &trackedReader{ra: ra, size: size}
@@ -588,6 +593,9 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 		return pf.Close()
 	})
 	if err != nil {
+		if f.h != nil {
+			f.h.Release()
+		}
 		return nil, err
 	}
 	return f, nil
@@ -608,13 +616,11 @@ func checkChunks(md *metadata.FileMetaData, size int64) error {
 			if err != nil {
 				return fmt.Errorf("row group %d column %d: %w", rg, c, err)
 			}
-			start := cc.DataPageOffset()
-			if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && start > cc.DictionaryPageOffset() {
-				start = cc.DictionaryPageOffset()
+			if _, _, err := rangefetch.ChunkSpan(cc, size, false); err != nil {
+				return fmt.Errorf("row group %d column %d: %w", rg, c, err)
 			}
-			n := cc.TotalCompressedSize()
-			if start < 4 || n < 0 || start > size || n > size-start || cc.NumValues() < 0 {
-				return fmt.Errorf("row group %d column %d: chunk at %d of %d bytes is outside the file of %d bytes", rg, c, start, n, size)
+			if cc.NumValues() < 0 {
+				return fmt.Errorf("row group %d column %d: %d values", rg, c, cc.NumValues())
 			}
 		}
 	}
@@ -663,12 +669,8 @@ func (r *reader) leaves(md *metadata.FileMetaData, kinds kindSet) []int {
 }
 
 // readRowGroup decodes row group rg of f and sends its actions to out.
-// fe, when not nil, is the fetch of the row group's bytes.
-func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves []int, kinds kindSet, fe *fetch, out chan<- batch) error {
-	if fe != nil {
-		defer fe.release()
-	}
-	ra, closeFn, err := r.rowGroupReader(ctx, f, fe)
+func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves []int, kinds kindSet, out chan<- batch) error {
+	ra, closeFn, err := r.rowGroupReader(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -747,70 +749,21 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 }
 
 // rowGroupReader returns what to read a row group from: the file's bytes
-// when it was fetched whole; for a remote store, the row group's projected
-// span fetched ahead (fe) when it is small enough; otherwise the object
-// opened for ranged reads.
-func (r *reader) rowGroupReader(ctx context.Context, f *openFile, fe *fetch) (io.ReaderAt, func(), error) {
+// when it was fetched whole; from a store without random access, the
+// file in the run's fetcher, which serves the chunks it fetched ahead;
+// otherwise the object opened for reads at offsets.
+func (r *reader) rowGroupReader(ctx context.Context, f *openFile) (io.ReaderAt, func(), error) {
 	if f.data != nil {
 		return bytes.NewReader(f.data), func() {}, nil
+	}
+	if f.h != nil {
+		return f.h, func() {}, nil
 	}
 	obj, err := objstore.OpenObject(ctx, r.store, f.src.key, f.size)
 	if err != nil {
 		return nil, nil, err
 	}
-	closeFn := func() { obj.Close() }
-	if fe == nil {
-		return obj, closeFn, nil
-	}
-	b, err := fe.wait(ctx)
-	if err != nil {
-		closeFn()
-		return nil, nil, err
-	}
-	return &overlayReader{base: obj, off: fe.off, data: b}, closeFn, nil
-}
-
-// rowGroupSpan is the byte span of row group rg's chunks of leaves, when
-// it is valid and small enough (rowGroupPrefetchLimit) to fetch at once.
-func rowGroupSpan(f *openFile, rg int, leaves []int) (lo, hi int64, ok bool) {
-	lo, hi = -1, -1
-	rgmd := f.md.RowGroup(rg)
-	for _, leaf := range leaves {
-		cc, err := rgmd.ColumnChunk(leaf)
-		if err != nil {
-			return 0, 0, false // the decoder reports it
-		}
-		start := cc.DataPageOffset()
-		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
-			start = cc.DictionaryPageOffset()
-		}
-		end := start + cc.TotalCompressedSize()
-		if lo < 0 || start < lo {
-			lo = start
-		}
-		if end > hi {
-			hi = end
-		}
-	}
-	if lo < 0 || hi <= lo || hi-lo > rowGroupPrefetchLimit || hi > f.size {
-		return 0, 0, false
-	}
-	return lo, hi, true
-}
-
-// overlayReader serves reads inside [off, off+len(data)) from data and the
-// rest from base.
-type overlayReader struct {
-	base io.ReaderAt
-	off  int64
-	data []byte
-}
-
-func (o *overlayReader) ReadAt(p []byte, off int64) (int, error) {
-	if off >= o.off && off+int64(len(p)) <= o.off+int64(len(o.data)) {
-		return copy(p, o.data[off-o.off:]), nil
-	}
-	return o.base.ReadAt(p, off)
+	return obj, func() { obj.Close() }, nil
 }
 
 // trackedReader adapts an io.ReaderAt to the Parquet reader and remembers
@@ -975,10 +928,4 @@ func decodeRecord(rec arrow.RecordBatch, kinds kindSet, raw map[string]strCol) (
 		}
 	}
 	return acts, nil
-}
-
-// errShortRange is a ranged read that returned fewer bytes than the
-// object's stated size promised: the object is shorter than listed.
-func errShortRange(key string, off, n int64, got int) error {
-	return fmt.Errorf("%s: read of %d bytes at %d returned %d: %w", key, n, off, got, io.ErrUnexpectedEOF)
 }

@@ -223,7 +223,9 @@ func TestReadStoreErrorsAreNotCorruption(t *testing.T) {
 	if _, err := Write(context.Background(), big, "_delta_log", 3, synthState(20000), WithRowGroupSize(2000)); err != nil {
 		t.Fatal(err)
 	}
-	s := objstore.Faulty(big, objstore.FailNth(objstore.OpGetRange, 4, nil))
+	// The second ranged read is the first piece of row groups after the
+	// tail.
+	s := objstore.Faulty(big, objstore.FailNth(objstore.OpGetRange, 2, nil))
 	_, err := readErr(s, []Part{{Key: "_delta_log/" + ClassicName(3)}}, withWholeFileLimit(1000))
 	if !errors.Is(err, objstore.ErrInjected) || errors.Is(err, ErrCorrupt) {
 		t.Errorf("GetRange fails: err %v, want the store's error and not ErrCorrupt", err)
@@ -420,6 +422,12 @@ func TestSidecarKey(t *testing.T) {
 // ranged path.
 func withWholeFileLimit(n int64) ReadOption {
 	return readOptionFunc(func(c *readConfig) { c.wholeFileLimit = n })
+}
+
+// withFetchPieceSize sets the largest ranged read of the fetcher, so
+// that small test files are fetched in many pieces.
+func withFetchPieceSize(n int64) ReadOption {
+	return readOptionFunc(func(c *readConfig) { c.fetchPieceSize = n })
 }
 
 // FuzzRead feeds arbitrary bytes as a checkpoint file: Read must yield

@@ -24,7 +24,10 @@ type CountingStore struct {
 	}
 }
 
-var _ Store = (*CountingStore)(nil)
+var (
+	_ Store       = (*CountingStore)(nil)
+	_ RangeReader = (*CountingStore)(nil)
+)
 
 // Counting wraps inner.
 func Counting(inner Store) *CountingStore {
@@ -75,6 +78,12 @@ func (c *CountingStore) Get(ctx context.Context, key string) ([]byte, error) {
 func (c *CountingStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
 	c.record(OpGetRange, key)
 	return c.inner.GetRange(ctx, key, off, n)
+}
+
+// GetRangeInto implements [RangeReader]; it counts as a GetRange.
+func (c *CountingStore) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	c.record(OpGetRange, key)
+	return GetRangeInto(ctx, c.inner, key, off, p)
 }
 
 // Head implements [Store].

@@ -83,7 +83,10 @@ type FaultyStore struct {
 	}
 }
 
-var _ Store = (*FaultyStore)(nil)
+var (
+	_ Store       = (*FaultyStore)(nil)
+	_ RangeReader = (*FaultyStore)(nil)
+)
 
 // Faulty wraps inner with the given injectors.
 func Faulty(inner Store, injectors ...Injector) *FaultyStore {
@@ -143,6 +146,19 @@ func (f *FaultyStore) GetRange(ctx context.Context, key string, off, n int64) ([
 		return nil, after
 	}
 	return b, err
+}
+
+// GetRangeInto implements [RangeReader]; its faults are GetRange's.
+func (f *FaultyStore) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	before, after := f.decide(Call{OpGetRange, key})
+	if before != nil {
+		return 0, before
+	}
+	n, err := GetRangeInto(ctx, f.inner, key, off, p)
+	if after != nil {
+		return 0, after
+	}
+	return n, err
 }
 
 // Head implements [Store].

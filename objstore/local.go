@@ -73,6 +73,7 @@ type Local struct {
 var (
 	_ RandomAccess = (*Local)(nil)
 	_ BatchDeleter = (*Local)(nil)
+	_ RangeReader  = (*Local)(nil)
 )
 
 // Location implements [Locator]: the folder's path.
@@ -206,6 +207,27 @@ func (l *Local) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, fmt.Errorf("objstore: getrange %q: %w", key, err)
 	}
 	return b[:m], nil
+}
+
+// GetRangeInto implements [RangeReader]: one read of the file into p.
+func (l *Local) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("objstore: getrange %q: negative offset %d", key, off)
+	}
+	f, size, err := l.open(ctx, OpGetRange, key)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if off > size {
+		return 0, fmt.Errorf("objstore: getrange %q: offset %d beyond size %d: %w", key, off, size, io.ErrUnexpectedEOF)
+	}
+	want := p[:min(int64(len(p)), size-off)]
+	m, err := f.ReadAt(want, off)
+	if err != nil && !(err == io.EOF && m == len(want)) {
+		return 0, fmt.Errorf("objstore: getrange %q: %w", key, err)
+	}
+	return m, nil
 }
 
 // Head implements [Store].

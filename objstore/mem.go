@@ -36,6 +36,7 @@ type memObject struct {
 var (
 	_ RandomAccess = (*Mem)(nil)
 	_ BatchDeleter = (*Mem)(nil)
+	_ RangeReader  = (*Mem)(nil)
 )
 
 // Location implements [Locator].
@@ -88,6 +89,22 @@ func (m *Mem) GetRange(ctx context.Context, key string, off, n int64) ([]byte, e
 		return nil, fmt.Errorf("objstore: getrange %q: offset %d beyond size %d: %w", key, off, size, io.ErrUnexpectedEOF)
 	}
 	return bytes.Clone(o.data[off : off+min(n, size-off)]), nil
+}
+
+// GetRangeInto implements [RangeReader].
+func (m *Mem) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("objstore: getrange %q: negative offset %d", key, off)
+	}
+	o, err := m.lookup(ctx, OpGetRange, key)
+	if err != nil {
+		return 0, err
+	}
+	size := int64(len(o.data))
+	if off > size {
+		return 0, fmt.Errorf("objstore: getrange %q: offset %d beyond size %d: %w", key, off, size, io.ErrUnexpectedEOF)
+	}
+	return copy(p, o.data[off:]), nil
 }
 
 // Head implements [Store].

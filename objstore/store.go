@@ -57,6 +57,36 @@ type Store interface {
 	List(ctx context.Context, prefix, startAfter string) iter.Seq2[ObjectInfo, error]
 }
 
+// RangeReader is implemented by stores that read a range into a buffer
+// the caller owns, so that a reader that fetches many ranges (a scan on
+// an object store) can reuse its buffers rather than make garbage of one
+// new slice per read. Every store of this package implements it; use it
+// through [GetRangeInto], which falls back to GetRange for others.
+type RangeReader interface {
+	// GetRangeInto reads len(p) bytes starting at off into p and returns
+	// how many it read: fewer only when the object ends first (then err
+	// is nil); an off beyond the end yields io.ErrUnexpectedEOF. Bytes of
+	// p past the count returned are unspecified.
+	GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error)
+}
+
+// GetRangeInto reads len(p) bytes of key at off into p, as
+// [RangeReader.GetRangeInto]: with s's own GetRangeInto when s has one,
+// else with GetRange and a copy.
+func GetRangeInto(ctx context.Context, s Store, key string, off int64, p []byte) (int, error) {
+	if r, ok := s.(RangeReader); ok {
+		return r.GetRangeInto(ctx, key, off, p)
+	}
+	b, err := s.GetRange(ctx, key, off, int64(len(p)))
+	if err != nil {
+		return 0, err
+	}
+	if len(b) > len(p) {
+		return 0, fmt.Errorf("objstore: getrange %q: %d bytes returned for %d asked", key, len(b), len(p))
+	}
+	return copy(p, b), nil
+}
+
 // Locator is implemented by stores that can name where they are, as a
 // user would write it (a path, s3://bucket/prefix, ...), for messages.
 type Locator interface {
@@ -86,7 +116,8 @@ const (
 )
 
 // ReaderAt adapts one object to io.ReaderAt and io.Seeker, for Parquet
-// readers. It issues one GetRange per ReadAt.
+// readers. It issues one ranged read per ReadAt, into the caller's buffer
+// ([GetRangeInto]).
 type ReaderAt struct {
 	ctx   context.Context
 	store Store
@@ -109,15 +140,14 @@ func (r *ReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	if off >= r.size {
 		return 0, io.EOF
 	}
-	n := int64(len(p))
-	if off+n > r.size {
-		n = r.size - off
+	want := p
+	if off+int64(len(p)) > r.size {
+		want = p[:r.size-off]
 	}
-	b, err := r.store.GetRange(r.ctx, r.key, off, n)
+	c, err := GetRangeInto(r.ctx, r.store, r.key, off, want)
 	if err != nil {
 		return 0, err
 	}
-	c := copy(p, b)
 	if c < len(p) {
 		return c, io.EOF
 	}

@@ -234,9 +234,18 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 		par := 1 + g.r.IntN(4)
 		what := fmt.Sprintf("scan %d: --where %q --columns %v, batch %d, parallelism %d", k, filter.text, cols, batch, par)
 
+		// A parallel pass decodes units (runs of row groups) of a file on
+		// several goroutines; a small decode-ahead budget makes units wait
+		// for the consumer.
+		ahead := []int64{1, 64 << 10, 64 << 20}[g.r.IntN(3)]
+		views := g.r.IntN(2) == 0 // strings and binaries as views
+		what += fmt.Sprintf(", decode ahead %d, views %v", ahead, views)
 		pool := reader.NewCheckedPool()
 		opts := []reader.Option{reader.WithFilter(mustParse(t, filter.text)), reader.WithBatchSize(batch),
-			reader.WithParallelism(par), reader.WithAllocator(pool)}
+			reader.WithParallelism(par), reader.WithAllocator(pool), reader.DecodeAhead(ahead)}
+		if views {
+			opts = append(opts, reader.WithStringViews())
+		}
 		if cols != nil {
 			opts = append(opts, reader.WithColumns(cols...))
 		}
@@ -247,6 +256,23 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 			if err != nil {
 				scanErr = err
 				break
+			}
+			if !rec.Schema().Equal(s.Schema()) {
+				t.Fatalf("%s: a batch of schema %v, the scan's is %v", what, rec.Schema(), s.Schema())
+			}
+			if views {
+				for i, f := range rec.Schema().Fields() {
+					var err error
+					switch v := rec.Column(i).(type) {
+					case *array.StringView:
+						err = v.ValidateFull()
+					case *array.BinaryView:
+						err = v.ValidateFull()
+					}
+					if err != nil {
+						t.Fatalf("%s: column %s: %v", what, f.Name, err)
+					}
+				}
 			}
 			rows, err := reader.CanonicalRows(rec)
 			if err != nil {
@@ -263,7 +289,26 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		if remote {
-			compareRemote(t, what, snap, remoteSnap, counting, opts[:3], cols, got, g.r)
+			remoteOpts := slices.Clone(opts[:3])
+			if views {
+				remoteOpts = append(remoteOpts, reader.WithStringViews())
+			}
+			compareRemote(t, what, snap, remoteSnap, counting, remoteOpts, cols, got, g.r)
+		}
+		if par > 1 {
+			// In the order of a serial scan (files one after another, rows
+			// in file order), whatever ran in parallel.
+			serialOpts := append(slices.Clone(opts[:2]), reader.WithParallelism(1))
+			if views {
+				serialOpts = append(serialOpts, reader.WithStringViews())
+			}
+			if cols != nil {
+				serialOpts = append(serialOpts, reader.WithColumns(cols...))
+			}
+			serial := mustScan(t, snap, serialOpts...)
+			if ser := scanRows(t, serial); !slices.Equal(got, ser) {
+				t.Fatalf("%s: parallel and serial scans differ in rows or order: %s", what, diffRows(got, ser))
+			}
 		}
 		want := ref.matching(filter, cols)
 		if k%3 == 0 {

@@ -30,3 +30,7 @@ func FetchSizes(piece, gap, tailMin, tailMax int64) (restore func()) {
 	fetchPieceSize, fetchCoalesceGap, fetchTailMin, fetchTailMax = piece, gap, tailMin, tailMax
 	return func() { fetchPieceSize, fetchCoalesceGap, fetchTailMin, fetchTailMax = old[0], old[1], old[2], old[3] }
 }
+
+// DecodeAhead bounds the decoded batches a parallel pass holds ahead of
+// the consumer (default 32 MiB), for tests of the pipeline.
+func DecodeAhead(bytes int64) Option { return func(c *config) { c.decodeAhead = bytes } }

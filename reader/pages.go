@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -51,6 +52,16 @@ type pageColumn struct {
 	dictLen  int
 	dictData []byte
 	dictOffs []int32
+
+	// Decoding to views (view): the dictionary's values in a buffer of
+	// their own, which batches reference, and a view of each entry;
+	// dictLong says whether any is too long to be inlined, dictIdx the
+	// index of the buffer in the batch dictViews were made for.
+	view      bool
+	dictBuf   *memory.Buffer
+	dictViews []arrow.ViewHeader
+	dictLong  bool
+	dictIdx   int32
 
 	// The current data page.
 	left  int    // levels not yet read
@@ -112,7 +123,12 @@ func pageColumnFor(pf *file.Reader, col int, dt arrow.DataType, mem memory.Alloc
 			}
 		}
 	}
-	return &pageColumn{pf: pf, col: col, dtype: dt, width: width, maxDef: c.MaxDefinitionLevel(), mem: mem}
+	return &pageColumn{pf: pf, col: col, dtype: dt, width: width, maxDef: c.MaxDefinitionLevel(), mem: mem, view: isView(dt)}
+}
+
+// isView reports whether dt is a string or binary view type.
+func isView(dt arrow.DataType) bool {
+	return dt.ID() == arrow.STRING_VIEW || dt.ID() == arrow.BINARY_VIEW
 }
 
 // flatWidth says whether the Parquet column c holds the values of the
@@ -161,7 +177,9 @@ func flatWidth(c *schema.Column, dt arrow.DataType) (int, bool) {
 	case parquet.Types.Double:
 		return 8, dt.ID() == arrow.FLOAT64 && plainInt(0)
 	case parquet.Types.ByteArray:
-		if dt.ID() != arrow.STRING && dt.ID() != arrow.BINARY {
+		switch dt.ID() {
+		case arrow.STRING, arrow.BINARY, arrow.STRING_VIEW, arrow.BINARY_VIEW:
+		default:
 			return 0, false
 		}
 		switch lt.(type) {
@@ -183,10 +201,8 @@ func isLogical[T any](lt schema.LogicalType) bool {
 
 // next decodes the next n values.
 func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
-	if cap(c.defBuf) < n {
-		c.defBuf, c.idxBuf = make([]uint32, n), make([]uint32, n)
-	}
-	out := &columnOut{mem: mem, width: c.width, n: n}
+	c.scratch(n)
+	out := &columnOut{mem: mem, width: c.width, n: n, view: c.view}
 	defer out.free()
 	out.start(c.avg)
 	for row := 0; row < n; {
@@ -216,11 +232,54 @@ func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 	return out.array(c.dtype)
 }
 
+// scratchPool holds the level and index buffers of closed pageColumns:
+// a scan of many small files would otherwise make two of a batch's
+// length per column and file.
+var scratchPool sync.Pool // *[]uint32
+
+// scratch makes defBuf and idxBuf hold at least n values.
+func (c *pageColumn) scratch(n int) {
+	if cap(c.defBuf) >= n && cap(c.idxBuf) >= n {
+		return
+	}
+	c.freeScratch()
+	get := func() []uint32 {
+		if v, ok := scratchPool.Get().(*[]uint32); ok && cap(*v) >= n {
+			return (*v)[:n]
+		}
+		return make([]uint32, n)
+	}
+	c.defBuf, c.idxBuf = get(), get()
+}
+
+// freeScratch gives defBuf and idxBuf back to scratchPool.
+func (c *pageColumn) freeScratch() {
+	for _, b := range []*[]uint32{&c.defBuf, &c.idxBuf} {
+		if *b != nil {
+			v := *b
+			scratchPool.Put(&v)
+			*b = nil
+		}
+	}
+}
+
 // levels decodes the definition levels of the next k rows of the page
-// (all valid when the column has none) and counts the non-null ones.
+// (all valid when the column has none) and counts the non-null ones;
+// when all k are non-null, defs may be left undecoded.
 func (c *pageColumn) levels(k int) (defs []uint32, nonNull int, err error) {
 	defs = c.defBuf[:k]
 	if c.maxDef == 0 {
+		return defs, k, nil
+	}
+	// A run of k or more rows all present (how writers encode a page
+	// without nulls) needs no level decoded; defs are then not filled.
+	if c.defs.rle == 0 && c.defs.packed == 0 && c.defs.pos < len(c.defs.data) {
+		if err := c.defs.header(); err != nil {
+			return nil, 0, err
+		}
+	}
+	if c.defs.rle >= k && c.defs.rleVal == uint32(c.maxDef) {
+		c.defs.rle -= k
 		return defs, k, nil
 	}
 	if err := c.defs.decode(defs); err != nil {
@@ -241,11 +300,14 @@ func (c *pageColumn) readDense(out *columnOut, row, k int) error {
 		if err := c.idx.decode(idx); err != nil {
 			return err
 		}
-		switch c.width {
-		case 8:
+		switch {
+		case c.width == 8:
 			return gather(arrow.Uint64Traits.CastFromBytes(out.data)[row:row+k], arrow.Uint64Traits.CastFromBytes(c.dictData[:c.dictLen*8]), idx)
-		case 4:
+		case c.width == 4:
 			return gather(arrow.Uint32Traits.CastFromBytes(out.data)[row:row+k], arrow.Uint32Traits.CastFromBytes(c.dictData[:c.dictLen*4]), idx)
+		case c.view:
+			c.useDictionary(out)
+			return gather(out.views[row:row+k], c.dictViews, idx)
 		}
 		for i, j := range idx {
 			if err := c.putDict(out, row+i, j); err != nil {
@@ -268,7 +330,7 @@ func (c *pageColumn) readDense(out *columnOut, row, k int) error {
 		if err != nil {
 			return err
 		}
-		out.putBytes(row+i, v)
+		out.putValue(row+i, v)
 	}
 	return nil
 }
@@ -305,7 +367,7 @@ func (c *pageColumn) readSpaced(out *columnOut, row int, defs []uint32, nonNull 
 			if err != nil {
 				return err
 			}
-			out.putBytes(r, b)
+			out.putValue(r, b)
 		}
 		v++
 	}
@@ -313,7 +375,7 @@ func (c *pageColumn) readSpaced(out *columnOut, row int, defs []uint32, nonNull 
 }
 
 // gather sets out[i] to dict[idx[i]].
-func gather[T uint32 | uint64](out, dict []T, idx []uint32) error {
+func gather[T uint32 | uint64 | arrow.ViewHeader](out, dict []T, idx []uint32) error {
 	for i, j := range idx {
 		if int(j) >= len(dict) {
 			return fmt.Errorf("dictionary index %d out of range (%d entries)", j, len(dict))
@@ -328,12 +390,36 @@ func (c *pageColumn) putDict(out *columnOut, r int, j uint32) error {
 	if int(j) >= c.dictLen {
 		return fmt.Errorf("dictionary index %d out of range (%d entries)", j, c.dictLen)
 	}
-	if c.width > 0 {
+	switch {
+	case c.width > 0:
 		copy(out.data[r*c.width:(r+1)*c.width], c.dictData[int(j)*c.width:])
-		return nil
+	case c.view:
+		c.useDictionary(out)
+		out.views[r] = c.dictViews[j]
+	default:
+		out.putBytes(r, c.dictData[c.dictOffs[j]:c.dictOffs[j+1]])
 	}
-	out.putBytes(r, c.dictData[c.dictOffs[j]:c.dictOffs[j+1]])
 	return nil
+}
+
+// useDictionary makes the batch out hold the dictionary's buffer when
+// its views reference it, and the views reference it at its index in
+// out (re-made when a batch holds two dictionaries, at a row group's
+// start).
+func (c *pageColumn) useDictionary(out *columnOut) {
+	if !c.dictLong {
+		return
+	}
+	i := out.holdBuffer(c.dictBuf)
+	if i == c.dictIdx {
+		return
+	}
+	c.dictIdx = i
+	for k := range c.dictViews {
+		if v := &c.dictViews[k]; !v.IsInline() {
+			v.SetIndexOffset(i, c.dictOffs[k])
+		}
+	}
 }
 
 // plainBytes takes the next PLAIN byte array of the page.
@@ -494,9 +580,7 @@ func (c *pageColumn) seek(target int64) error {
 
 // discard decodes the next k rows of the current page and drops them.
 func (c *pageColumn) discard(k int) error {
-	if cap(c.defBuf) < k {
-		c.defBuf, c.idxBuf = make([]uint32, k), make([]uint32, k)
-	}
+	c.scratch(k)
 	_, nonNull, err := c.levels(k)
 	if err != nil {
 		return err
@@ -577,7 +661,7 @@ func (c *pageColumn) readDictionary(p *file.DictionaryPage) error {
 		if len(data) < n*c.width {
 			return errors.New("dictionary page holds fewer values than its header says")
 		}
-		c.dictData = c.dictBuf(&c.dictMem, n*c.width)
+		c.dictData = c.scratchBytes(&c.dictMem, n*c.width)
 		copy(c.dictData, data)
 		c.dictLen, c.hasDict = n, true
 		return nil
@@ -585,9 +669,18 @@ func (c *pageColumn) readDictionary(p *file.DictionaryPage) error {
 	if len(data) > math.MaxInt32 || n > len(data)/4 {
 		return errors.New("dictionary page holds fewer values than its header says")
 	}
-	c.dictOffs = arrow.Int32Traits.CastFromBytes(c.dictBuf(&c.offMem, (n+1)*arrow.Int32SizeBytes))
+	c.dictOffs = arrow.Int32Traits.CastFromBytes(c.scratchBytes(&c.offMem, (n+1)*arrow.Int32SizeBytes))
 	c.dictOffs[0] = 0
-	buf := c.dictBuf(&c.dictMem, len(data)) // the values without their lengths fit
+	var buf []byte
+	if c.view {
+		// A buffer of its own, which batches referencing its values keep.
+		c.releaseDictionary()
+		c.dictBuf = memory.NewResizableBuffer(c.mem)
+		c.dictBuf.Resize(len(data))
+		buf = c.dictBuf.Bytes()
+	} else {
+		buf = c.scratchBytes(&c.dictMem, len(data)) // the values without their lengths fit
+	}
 	pos := 0
 	for i := range n {
 		if len(data) < 4 {
@@ -603,13 +696,44 @@ func (c *pageColumn) readDictionary(p *file.DictionaryPage) error {
 	}
 	c.dictData = buf[:pos]
 	c.dictLen, c.hasDict = n, true
+	if c.view {
+		c.makeDictViews()
+	}
 	return nil
 }
 
-// dictBuf returns size bytes of *mem, which it first grows when needed:
-// the dictionaries of a file's chunks share one buffer from the scan's
-// pool, unzeroed (they are written before they are read).
-func (c *pageColumn) dictBuf(mem *[]byte, size int) []byte {
+// makeDictViews makes a view of each dictionary entry, inlined or at its
+// offset in dictBuf (as buffer 0 of a batch, until useDictionary says).
+func (c *pageColumn) makeDictViews() {
+	if cap(c.dictViews) < c.dictLen {
+		c.dictViews = make([]arrow.ViewHeader, c.dictLen)
+	}
+	c.dictViews = c.dictViews[:c.dictLen]
+	c.dictLong, c.dictIdx = false, 0
+	for k := range c.dictViews {
+		v := &c.dictViews[k]
+		*v = arrow.ViewHeader{}
+		v.SetBytes(c.dictData[c.dictOffs[k]:c.dictOffs[k+1]])
+		if !v.IsInline() {
+			v.SetIndexOffset(0, c.dictOffs[k])
+			c.dictLong = true
+		}
+	}
+}
+
+// releaseDictionary lets go of the views' dictionary buffer (batches
+// that reference it hold their own reference).
+func (c *pageColumn) releaseDictionary() {
+	if c.dictBuf != nil {
+		c.dictBuf.Release()
+		c.dictBuf = nil
+	}
+}
+
+// scratchBytes returns size bytes of *mem, which it first grows when
+// needed: the dictionaries of a file's chunks share one buffer from the
+// scan's pool, unzeroed (they are written before they are read).
+func (c *pageColumn) scratchBytes(mem *[]byte, size int) []byte {
 	if len(*mem) < size {
 		if *mem != nil {
 			c.mem.Free(*mem)
@@ -634,6 +758,8 @@ func (c *pageColumn) close() {
 		}
 	}
 	c.dictData, c.dictOffs, c.hasDict = nil, nil, false
+	c.releaseDictionary()
+	c.freeScratch()
 	c.releasePage()
 	if c.pages != nil {
 		c.pages.Close()
@@ -653,10 +779,29 @@ type columnOut struct {
 	valid *memory.Buffer
 	nulls int
 	done  bool
+
+	// Views (view): data holds the views; long values point into bufs
+	// (dictionaries the batch references, and copies of plain values,
+	// the last of which, copied, is being filled up to copyPos).
+	view    bool
+	views   []arrow.ViewHeader
+	bufs    []*memory.Buffer
+	copied  *memory.Buffer
+	copyIdx int32 // copied's index in bufs
+	copyPos int
 }
+
+// viewCopySize is the size of the buffers plain values too long to be
+// inlined in views are copied into.
+const viewCopySize = 256 << 10
 
 // start allocates the batch's buffers; avg estimates a byte array's size.
 func (o *columnOut) start(avg float64) {
+	if o.view {
+		o.data = allocUninit(o.mem, o.n*arrow.ViewHeaderSizeBytes)
+		o.views = arrow.ViewHeaderTraits.CastFromBytes(o.data)
+		return
+	}
 	if o.width > 0 {
 		o.data = allocUninit(o.mem, o.n*o.width)
 		return
@@ -682,6 +827,43 @@ func (o *columnOut) putBytes(r int, b []byte) {
 	o.offs[r+1] = int32(o.pos)
 }
 
+// putValue sets row r (rows are put in order) to the plain value b: a
+// copy of it for offsets and data, or a view with it inlined or copied.
+func (o *columnOut) putValue(r int, b []byte) {
+	if !o.view {
+		o.putBytes(r, b)
+		return
+	}
+	v := &o.views[r]
+	*v = arrow.ViewHeader{}
+	v.SetBytes(b)
+	if v.IsInline() {
+		return
+	}
+	if o.copied == nil || o.copyPos+len(b) > o.copied.Len() {
+		o.copied = memory.NewResizableBuffer(o.mem)
+		o.copied.Resize(max(viewCopySize, len(b)))
+		o.bufs = append(o.bufs, o.copied)
+		o.copyIdx, o.copyPos = int32(len(o.bufs)-1), 0
+	}
+	copy(o.copied.Bytes()[o.copyPos:], b)
+	v.SetIndexOffset(o.copyIdx, int32(o.copyPos))
+	o.copyPos += len(b)
+}
+
+// holdBuffer makes b one of the batch's data buffers, once, and returns
+// its index.
+func (o *columnOut) holdBuffer(b *memory.Buffer) int32 {
+	for i, have := range o.bufs {
+		if have == b {
+			return int32(i)
+		}
+	}
+	b.Retain()
+	o.bufs = append(o.bufs, b)
+	return int32(len(o.bufs) - 1)
+}
+
 // putNull sets row r (rows are put in order) to null.
 func (o *columnOut) putNull(r int) {
 	if o.valid == nil {
@@ -691,9 +873,12 @@ func (o *columnOut) putNull(r int) {
 	}
 	bitutil.ClearBit(o.valid.Bytes(), r)
 	o.nulls++
-	if o.width > 0 {
+	switch {
+	case o.view:
+		o.views[r] = arrow.ViewHeader{}
+	case o.width > 0:
 		clear(o.data[r*o.width : (r+1)*o.width])
-	} else {
+	default:
 		o.offs[r+1] = int32(o.pos)
 	}
 }
@@ -704,10 +889,17 @@ func (o *columnOut) array(dt arrow.DataType) (arrow.Array, error) {
 		return nil, errors.New("a batch holds over 2 GiB of values")
 	}
 	var bufs []*memory.Buffer
-	if o.width > 0 {
+	switch {
+	case o.view:
+		if o.copied != nil {
+			o.copied.ResizeNoShrink(o.copyPos)
+		}
+		views := memory.NewBufferWithAllocator(o.data, o.mem)
+		bufs = append([]*memory.Buffer{o.valid, views}, o.bufs...)
+	case o.width > 0:
 		data := memory.NewBufferWithAllocator(o.data, o.mem)
 		bufs = []*memory.Buffer{o.valid, data}
-	} else {
+	default:
 		offsets := memory.NewBufferWithAllocator(o.offB, o.mem)
 		data := memory.NewBufferWithAllocator(o.data, o.mem) // freed whole, as allocated
 		data.ResizeNoShrink(o.pos)
@@ -737,6 +929,9 @@ func (o *columnOut) free() {
 	}
 	if o.valid != nil {
 		o.valid.Release()
+	}
+	for _, b := range o.bufs {
+		b.Release()
 	}
 }
 

@@ -13,16 +13,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowconv"
+	"github.com/lakelog/lakelog/internal/rangefetch"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -50,6 +51,13 @@ func (s *Scan) ReadFile(ctx context.Context, f *ScanFile) iter.Seq2[arrow.Record
 	}
 }
 
+// sizedReaderAt is an opened data file: an object opened for reads at
+// offsets, or its entry in an object-store pass's fetcher.
+type sizedReaderAt interface {
+	io.ReaderAt
+	Size() int64
+}
+
 // columnSource says where one read column of a file comes from.
 type columnSource struct {
 	field    *actions.StructField
@@ -70,58 +78,185 @@ type columnSource struct {
 //
 // On an object store the file is read through h, its entry in the pass's
 // fetcher (fetch.go); with h nil, through a fetcher of its own.
-func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit func(arrow.RecordBatch) bool) error {
-	mem := s.cfg.mem
-	remote := remoteStore(s.snap.Store())
-	if remote && h == nil {
+func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, emit func(arrow.RecordBatch) bool) error {
+	if remoteStore(s.snap.Store()) && h == nil {
 		fe := s.newFetcher(ctx)
-		defer fe.close()
-		h = fe.add(f)
+		defer fe.Close()
+		h = s.addFile(fe, f)
 	}
+	o, err := s.openFile(ctx, f, h)
+	if err != nil {
+		return err
+	}
+	defer o.close()
+	for _, u := range o.units {
+		stopped := false
+		err := s.readUnit(ctx, o, u, func(rec arrow.RecordBatch) bool {
+			if !emit(rec) {
+				stopped = true
+			}
+			return !stopped
+		})
+		if err != nil || stopped {
+			return err
+		}
+	}
+	return nil
+}
+
+// openedFile is a data file opened for reading: its footer parsed once,
+// its rows cut into units of whole row groups that are decoded apart (on
+// several goroutines by Records), each by decoders of its own reading
+// through the same object.
+type openedFile struct {
+	f     *ScanFile
+	h     *rangefetch.File // on an object store; nil on local disk
+	obj   sizedReaderAt
+	close func() // releases obj (and h); call it once every unit is read
+	md    *metadata.FileMetaData
+	sel   *rowSelector // the deletion vector's rows, or nil
+	// pages are the rows the page index leaves (pageSelection), nil for
+	// every row.
+	pages []rowRange
+	units []fileUnit
+}
+
+// fileUnit is a run of whole row groups of a file, rgFrom..rgTo-1, whose
+// first row is the file's row base.
+type fileUnit struct {
+	rgFrom, rgTo int
+	base, rows   int64
+}
+
+// unitRows is the fewest rows a unit holds when the file has more: a
+// file's row groups are gathered into units of at least a batch, so that
+// files of many small row groups do not pay a unit's set-up per group.
+func unitRows(batch int) int64 { return int64(max(batch, 1)) }
+
+// openFile opens f: it loads its deletion vector, waits for its plan
+// (object store) or opens it (local disk), parses its footer, finds the
+// rows the page index leaves and cuts the row groups that hold any into
+// units.
+func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File) (_ *openedFile, err error) {
+	o := &openedFile{f: f, h: h, close: func() {}}
+	defer func() {
+		if err != nil {
+			o.close()
+		}
+	}()
+	if h != nil {
+		o.close = h.Release
+	}
+	if o.sel, err = s.rowSelection(ctx, f); err != nil {
+		return nil, err
+	}
+	if h != nil {
+		if err := h.Wait(ctx); err != nil {
+			return nil, s.fileError(f.Key, err)
+		}
+		if err := h.PlanErr(); errors.Is(err, objstore.ErrNotFound) {
+			return nil, s.fileError(f.Key, err) // its tail is not there
+		}
+		o.obj = h
+	} else {
+		obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+		if err != nil {
+			return nil, s.fileError(f.Key, err)
+		}
+		o.obj, o.close = obj, func() { obj.Close() }
+	}
+	s.m.filesRead.Add(1)
+	pf, err := file.NewParquetReader(io.NewSectionReader(o.obj, 0, o.obj.Size()), file.WithReadProps(s.readProps()))
+	if err != nil {
+		return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+	}
+	defer pf.Close()
+	o.md = pf.MetaData()
+	if o.sel != nil {
+		if err := o.sel.check(pf.NumRows()); err != nil {
+			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+	}
+	if s.pruner != nil {
+		// The page index may leave only some rows: which depends on the
+		// decoders the columns get, resolved here for the file.
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, s.cfg.mem)
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+		sources, err := s.columnSources(f)
+		if err != nil {
+			return nil, err
+		}
+		_, err = s.resolveSources(pf, fr, sources)
+		if err == nil {
+			o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
+		}
+		closeSources(sources)
+		if err != nil {
+			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+	}
+	o.units = cutUnits(o.md, o.pages, unitRows(s.cfg.batchSize))
+	return o, nil
+}
+
+// cutUnits gathers the row groups of md into units of at least minRows
+// rows (but one row group stays one unit), leaving out row groups of
+// which pages (nil: every row) selects no row.
+func cutUnits(md *metadata.FileMetaData, pages []rowRange, minRows int64) []fileUnit {
+	var out []fileUnit
+	var base int64
+	for rg := 0; rg < md.NumRowGroups(); rg++ {
+		rows := md.RowGroup(rg).NumRows()
+		from := base
+		base += rows
+		if rows == 0 || pages != nil && len(overlapping(pages, from, from+rows)) == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].rgTo == rg && out[n-1].rows < minRows {
+			out[n-1].rgTo, out[n-1].rows = rg+1, out[n-1].rows+rows
+			continue
+		}
+		out = append(out, fileUnit{rgFrom: rg, rgTo: rg + 1, base: from, rows: rows})
+	}
+	return out
+}
+
+// readProps are the Parquet reader properties of data files.
+func (s *Scan) readProps() *parquet.ReaderProperties {
+	props := parquet.NewReaderProperties(s.cfg.mem)
+	// Column chunks are read page by page through a small buffer, rather
+	// than whole: arrow-go reads a whole chunk into a new slice of its
+	// own (garbage as large as the bytes read), while pages read through
+	// the buffer land in the decoder's pooled page buffers. Pages the page
+	// index skips are then not read at all. (On an object store the
+	// fetcher has fetched the chunks, or only the pages the page index
+	// leaves, and serves these reads from memory.)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = pageBufferSize
+	return props
+}
+
+// readUnit decodes the rows of unit u of o and calls emit with each
+// non-empty batch, as readFile does. Units of one file may be read
+// concurrently: each has its own Parquet reader and decoders over o's
+// object and parsed footer.
+func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit func(arrow.RecordBatch) bool) error {
+	f := o.f
 	sources, err := s.columnSources(f)
 	if err != nil {
 		return err
 	}
-	sel, err := s.rowSelection(ctx, f)
-	if err != nil {
-		return err
-	}
-	var obj objstore.ReadAtCloser
-	if remote {
-		defer h.close()
-		if err := h.wait(ctx); err != nil {
-			return s.fileError(f.Key, err)
-		}
-		obj = h
-	} else {
-		obj, err = objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
-		if err != nil {
-			return s.fileError(f.Key, err)
-		}
-		defer obj.Close()
-	}
-	s.m.filesRead.Add(1)
-	props := parquet.NewReaderProperties(mem)
-	if s.filter != nil {
-		// Column chunks are read as their pages are needed, rather than
-		// whole, so that pages the page index skips are not read at all.
-		// (On an object store the fetcher has fetched only the pages the
-		// page index leaves, and serves these reads from memory.)
-		props.BufferedStreamEnabled = true
-		props.BufferSize = 64 << 10
-		if remote {
-			props.BufferSize = remoteBufferSize // read ahead less past a selected page
-		}
-	}
-	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(props))
+	pf, err := file.NewParquetReader(io.NewSectionReader(o.obj, 0, o.obj.Size()), file.WithReadProps(s.readProps()), file.WithMetadata(o.md))
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	defer pf.Close()
 	// pqarrow reserves a whole batch for every column up front, so a batch
-	// size above the file's rows only allocates memory that stays unused.
-	batchSize := max(1, min(int64(s.cfg.batchSize), pf.NumRows()))
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchSize, PreAllocBinaryData: true}, mem)
+	// size above the unit's rows only allocates memory that stays unused.
+	batchSize := max(1, min(int64(s.cfg.batchSize), u.rows))
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchSize, PreAllocBinaryData: true}, s.cfg.mem)
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
@@ -131,22 +266,17 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit fu
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	for _, src := range sources {
+		src.startAt(u.rgFrom, u.base)
 		if src.pages != nil {
 			pageColumnsUsed.Add(1)
 		}
 	}
-	fileRows := pf.NumRows()
-	if sel != nil {
-		if err := sel.check(fileRows); err != nil {
-			return fmt.Errorf("reader: %s: %w", f.Key, err)
-		}
-	}
 	if len(leaves) == 0 {
-		// Nothing for pqarrow to decode: cut the file's rows into
+		// Nothing for pqarrow to decode: cut the unit's rows into
 		// batches, only those the page index leaves when it is of use.
-		ranges := []rowRange{{0, fileRows}}
-		if r := s.pageSelection(pf, sources, f.Add.PartitionValues); r != nil {
-			ranges = r
+		ranges := []rowRange{{u.base, u.base + u.rows}}
+		if o.pages != nil {
+			ranges = overlapping(o.pages, u.base, u.base+u.rows)
 		}
 		for _, r := range ranges {
 			for i := range sources {
@@ -159,7 +289,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit fu
 			for start := r.start; start < r.end; start += int64(s.cfg.batchSize) {
 				n := min(int64(s.cfg.batchSize), r.end-start)
 				s.m.rowsRead.Add(n)
-				rec, err := s.assemble(ctx, f, sources, nil, start, n, sel)
+				rec, err := s.assemble(ctx, f, sources, nil, start, n, o.sel)
 				if err != nil {
 					return err
 				}
@@ -170,16 +300,20 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *remoteFile, emit fu
 		}
 		return nil
 	}
-	rr, err := fr.GetRecordReader(ctx, leaves, nil)
+	rgs := make([]int, 0, u.rgTo-u.rgFrom)
+	for rg := u.rgFrom; rg < u.rgTo; rg++ {
+		rgs = append(rgs, rg)
+	}
+	rr, err := fr.GetRecordReader(ctx, leaves, rgs)
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	defer rr.Release()
-	var start int64 // file row index of the batch's first row
+	start := u.base // file row index of the batch's first row
 	for rr.Next() {
 		batch := rr.RecordBatch()
 		s.m.rowsRead.Add(batch.NumRows())
-		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), sel)
+		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), o.sel)
 		start += batch.NumRows()
 		if err != nil {
 			return err
@@ -226,7 +360,7 @@ func (s *Scan) resolveSources(pf *file.Reader, fr *pqarrow.FileReader, sources [
 			}
 		}
 		if sf.IsLeaf() && directByteArray(pf, sf.ColIndex, src.arrow.Type) {
-			src.bytes = newByteArrayColumn(pf, sf.ColIndex, src.arrow.Type)
+			src.bytes = newByteArrayColumn(pf, sf.ColIndex, plainOf(src.arrow.Type))
 			continue
 		}
 		plainDictionary(sf)
@@ -245,6 +379,19 @@ func fileColumns(sources []columnSource) []int {
 		}
 	}
 	return out
+}
+
+// startAt makes the source's own decoder (if it has one) start at row
+// group rg, whose first row is the file's row base.
+func (src *columnSource) startAt(rg int, base int64) {
+	switch {
+	case src.int96 != nil:
+		src.int96.rg = rg
+	case src.bytes != nil:
+		src.bytes.rg = rg
+	case src.pages != nil:
+		src.pages.rg, src.pages.pos = rg, base
+	}
 }
 
 // closeSources releases what the decoders of sources hold.
@@ -434,7 +581,7 @@ func selectRows(ctx context.Context, rec arrow.RecordBatch, del []int, mem memor
 	mask := array.NewBooleanData(data)
 	data.Release()
 	defer mask.Release()
-	return compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+	return filterRecord(ctx, rec, mask, mem)
 }
 
 // assemble builds the scan's batch for n rows of f, starting at file row
@@ -460,7 +607,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		var err error
 		switch {
 		case src.part:
-			cols[i], err = constantArray(mem, src.arrow.Type, src.value, int(n))
+			cols[i], err = constantArray(mem, plainOf(src.arrow.Type), src.value, int(n))
 		case src.int96 != nil:
 			var ts arrow.Array
 			if ts, err = src.int96.next(mem, int(n)); err == nil {
@@ -483,6 +630,11 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		if err != nil {
 			return nil, fmt.Errorf("reader: %s: column %q: %w", f.Key, src.field.Name, err)
 		}
+		if dt := src.arrow.Type; isView(dt) && !isView(cols[i].DataType()) {
+			plain := cols[i]
+			cols[i] = toView(mem, plain, dt)
+			plain.Release()
+		}
 	}
 	if s.cfg.rowIndex {
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
@@ -504,7 +656,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 			rec.Release()
 			return nil, fmt.Errorf("reader: %s: filter: %w", f.Key, err)
 		}
-		filtered, err := compute.FilterRecordBatch(compute.WithAllocator(ctx, mem), rec, mask, compute.DefaultFilterOptions())
+		filtered, err := filterRecord(ctx, rec, mask, mem)
 		mask.Release()
 		rec.Release()
 		if err != nil {
@@ -516,10 +668,14 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		rec.Release()
 		return nil, nil
 	}
-	if len(s.readFields) != len(s.outFields) {
+	if len(s.readFields) != len(s.outFields) || s.viewsAfterFilter {
 		proj := make([]arrow.Array, len(s.outFields), len(s.outFields)+1)
 		for i := range proj {
 			proj[i] = rec.Column(i)
+			if dt := s.outSchema.Field(i).Type; isView(dt) && !isView(proj[i].DataType()) {
+				proj[i] = toView(mem, proj[i], dt) // read plain for the filter
+				defer proj[i].Release()
+			}
 		}
 		if s.cfg.rowIndex {
 			proj = append(proj, rec.Column(int(rec.NumCols())-1))
@@ -536,7 +692,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 // logical names (columnMapping.toLogical).
 func (s *Scan) conformFileColumn(ctx context.Context, src columnSource, col arrow.Array) (arrow.Array, error) {
 	if !s.mapping.on() || !nested(src.field.Type) {
-		return arrowconv.Conform(ctx, s.cfg.mem, col, src.arrow.Type)
+		return arrowconv.Conform(ctx, s.cfg.mem, col, plainOf(src.arrow.Type))
 	}
 	d, err := s.mapping.toLogical(col.Data(), src.fileField, src.field.Type)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,91 +18,17 @@ import (
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/objstoretest"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
 
-// remoteStore makes a store look like an object store to the reader: it
-// does not implement objstore.RandomAccess, so data files are read by
-// GetRange. It can delay each GetRange by a random latency, and records
-// the ranges asked for and the most bytes outstanding in GetRange calls
-// at once.
-type remoteStore struct {
-	objstore.Store
-	latency time.Duration // up to this much per GetRange, random
-
-	mu          sync.Mutex
-	rng         *rand.Rand
-	ranges      []getRange
-	inFlight    int64
-	maxInFlight int64
-	maxRequests int
-	requests    int
-}
-
-type getRange struct {
-	key    string
-	off, n int64
-}
-
-func newRemote(inner objstore.Store, latency time.Duration, seed uint64) *remoteStore {
-	return &remoteStore{Store: inner, latency: latency, rng: rand.New(rand.NewPCG(seed, seed))}
-}
-
-func (r *remoteStore) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	r.mu.Lock()
-	r.ranges = append(r.ranges, getRange{key, off, n})
-	r.inFlight += n
-	r.maxInFlight = max(r.maxInFlight, r.inFlight)
-	r.requests++
-	r.maxRequests = max(r.maxRequests, r.requests)
-	var d time.Duration
-	if r.latency > 0 {
-		d = time.Duration(r.rng.Int64N(int64(r.latency)))
-	}
-	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.inFlight -= n
-		r.requests--
-		r.mu.Unlock()
-	}()
-	if d > 0 {
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	return r.Store.GetRange(ctx, key, off, n)
-}
-
-// dataRanges returns the GetRanges of Parquet files since the last reset.
-func (r *remoteStore) dataRanges() []getRange {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []getRange
-	for _, g := range r.ranges {
-		if strings.HasSuffix(g.key, ".parquet") {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-func (r *remoteStore) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.ranges, r.maxInFlight, r.maxRequests = nil, 0, 0
-}
-
-func bytesOf(rs []getRange) int64 {
-	var n int64
-	for _, g := range rs {
-		n += g.n
-	}
-	return n
+// newRemote makes a store look like an object store to the reader
+// (objstoretest.Remote): data files are read by GetRange, each delayed by
+// a random latency up to latency.
+func newRemote(inner objstore.Store, latency time.Duration, seed uint64) *objstoretest.Remote {
+	return objstoretest.NewRemote(inner, latency, seed)
 }
 
 // wideTable writes a table of rows rows and cols long columns c0..c(n-1)
@@ -237,16 +162,16 @@ func TestRemoteProjectionFetchesLess(t *testing.T) {
 	wideTable(t, mem, 2, 20000, 8, 5000)
 	remote := newRemote(mem, 0, 1)
 	snap := tabletest.Open(t, remote)
-	remote.reset()
+	remote.Reset()
 	full := mustScan(t, snap)
 	scanRows(t, full)
-	fullBytes := bytesOf(remote.dataRanges())
-	remote.reset()
+	fullBytes := objstoretest.Bytes(remote.Ranges(".parquet"))
+	remote.Reset()
 	proj := mustScan(t, snap, reader.WithColumns("c3"))
 	if n := len(scanRows(t, proj)); n != 40000 {
 		t.Fatalf("%d rows, want 40000", n)
 	}
-	projBytes := bytesOf(remote.dataRanges())
+	projBytes := objstoretest.Bytes(remote.Ranges(".parquet"))
 	t.Logf("full scan: %d bytes in %d requests; one column: %d bytes in %d requests", fullBytes, full.Metrics().Requests, projBytes, proj.Metrics().Requests)
 	if projBytes*4 > fullBytes {
 		t.Errorf("one of 8 columns fetched %d bytes, the full scan %d", projBytes, fullBytes)
@@ -266,12 +191,12 @@ func TestRemoteRequestsPerRowGroup(t *testing.T) {
 	wideTable(t, mem, 1, k*5000, 8, 5000)
 	remote := newRemote(mem, 0, 1)
 	snap := tabletest.Open(t, remote)
-	remote.reset()
+	remote.Reset()
 	sc := mustScan(t, snap, reader.WithColumns("c2", "c3", "c4"))
 	if n := len(scanRows(t, sc)); n != k*5000 {
 		t.Fatalf("%d rows", n)
 	}
-	got := remote.dataRanges()
+	got := remote.Ranges(".parquet")
 	t.Logf("%d requests: %v", len(got), got)
 	if len(got) != k+1 {
 		t.Errorf("%d ranged GETs for %d row groups of 3 adjacent columns, want %d (the tail and one per row group)", len(got), k, k+1)
@@ -289,22 +214,23 @@ func TestRemoteLargeChunkSplit(t *testing.T) {
 	wideTable(t, mem, 1, 50000, 2, 50000) // a chunk of c1 is 400 KB
 	remote := newRemote(mem, 5*time.Millisecond, 1)
 	snap := tabletest.Open(t, remote)
-	remote.reset()
+	remote.Reset()
 	sc := mustScan(t, snap, reader.WithColumns("c1"), reader.WithParallelism(1))
 	if n := len(scanRows(t, sc)); n != 50000 {
 		t.Fatalf("%d rows", n)
 	}
-	got := remote.dataRanges()
+	got := remote.Ranges(".parquet")
 	var biggest int64
 	for _, g := range got {
-		biggest = max(biggest, g.n)
+		biggest = max(biggest, g.N)
 	}
-	t.Logf("%d requests, largest %d bytes, at most %d in flight", len(got), biggest, remote.maxRequests)
+	_, maxRequests := remote.MaxInFlight()
+	t.Logf("%d requests, largest %d bytes, at most %d in flight", len(got), biggest, maxRequests)
 	if len(got) < 10 || biggest > 32<<10 {
 		t.Errorf("%d ranged GETs, the largest %d bytes: want the 400 KB chunk in pieces of at most 32 KiB", len(got), biggest)
 	}
-	if remote.maxRequests < 4 {
-		t.Errorf("at most %d requests in flight with parallelism 1: want many", remote.maxRequests)
+	if maxRequests < 4 {
+		t.Errorf("at most %d requests in flight with parallelism 1: want many", maxRequests)
 	}
 }
 
@@ -318,23 +244,24 @@ func TestRemoteBudget(t *testing.T) {
 	remote := newRemote(mem, 3*time.Millisecond, 1)
 	want := scanRows(t, mustScan(t, tabletest.Open(t, mem)))
 	snap := tabletest.Open(t, remote)
-	remote.reset()
+	remote.Reset()
 	sc := mustScan(t, snap, reader.WithFetchBudget(budget), reader.WithParallelism(2))
 	got := scanRows(t, sc)
 	if !slices.Equal(got, want) {
 		t.Fatal(diffRows(got, want))
 	}
-	total := bytesOf(remote.dataRanges())
+	total := objstoretest.Bytes(remote.Ranges(".parquet"))
 	m := sc.Metrics()
-	t.Logf("%d bytes fetched, at most %d in flight, peak buffered %d, budget %d", total, remote.maxInFlight, m.PeakBuffered, budget)
+	maxInFlight, maxRequests := remote.MaxInFlight()
+	t.Logf("%d bytes fetched, at most %d in flight, peak buffered %d, budget %d", total, maxInFlight, m.PeakBuffered, budget)
 	if total < 3*budget {
 		t.Fatalf("the table (%d bytes) is not larger than the budget", total)
 	}
-	if remote.maxInFlight > budget || m.PeakBuffered > budget {
-		t.Errorf("%d bytes in flight, %d buffered at once: over the budget of %d", remote.maxInFlight, m.PeakBuffered, budget)
+	if maxInFlight > budget || m.PeakBuffered > budget {
+		t.Errorf("%d bytes in flight, %d buffered at once: over the budget of %d", maxInFlight, m.PeakBuffered, budget)
 	}
-	if remote.maxRequests < 2 {
-		t.Errorf("at most %d requests in flight", remote.maxRequests)
+	if maxRequests < 2 {
+		t.Errorf("at most %d requests in flight", maxRequests)
 	}
 }
 
@@ -346,15 +273,15 @@ func TestRemoteLimitStopsEarly(t *testing.T) {
 	wideTable(t, mem, 10, 5000, 4, 1000)
 	remote := newRemote(mem, time.Millisecond, 1)
 	snap := tabletest.Open(t, remote)
-	remote.reset()
+	remote.Reset()
 	scanRows(t, mustScan(t, snap))
-	full := bytesOf(remote.dataRanges())
+	full := objstoretest.Bytes(remote.Ranges(".parquet"))
 	for _, par := range []int{1, 2, 4} {
-		remote.reset()
+		remote.Reset()
 		if n := len(scanRows(t, mustScan(t, snap, reader.WithLimit(10), reader.WithParallelism(par)))); n != 10 {
 			t.Fatalf("%d rows", n)
 		}
-		got := bytesOf(remote.dataRanges())
+		got := objstoretest.Bytes(remote.Ranges(".parquet"))
 		t.Logf("parallelism %d: limit 10 fetched %d of %d bytes", par, got, full)
 		if got*10 > full*int64(par+2) { // the files the decoders had begun, and one more
 			t.Errorf("parallelism %d: limit 10 fetched %d bytes of the table's %d", par, got, full)
@@ -425,16 +352,16 @@ func TestRemotePageSkippingFetchesLess(t *testing.T) {
 	opts := []reader.Option{reader.WithFilter(mustParse(t, "c0 BETWEEN 20000 AND 20499")), reader.WithColumns("c1")}
 	want := scanRows(t, mustScan(t, tabletest.Open(t, mem), opts...))
 	fetched := func() int64 {
-		remote.reset()
+		remote.Reset()
 		sc := mustScan(t, snap, opts...)
 		got := scanRows(t, sc)
 		if !slices.Equal(got, want) || len(got) != 500 {
 			t.Fatalf("%d rows: %s", len(got), diffRows(got, want))
 		}
 		if m := sc.Metrics(); m.UncoveredReads > 0 {
-			t.Errorf("%d reads not covered by the plan: %v", m.UncoveredReads, remote.dataRanges())
+			t.Errorf("%d reads not covered by the plan: %v", m.UncoveredReads, remote.Ranges(".parquet"))
 		}
-		return bytesOf(remote.dataRanges())
+		return objstoretest.Bytes(remote.Ranges(".parquet"))
 	}
 	with := fetched()
 	restore := reader.PageIndex(false)

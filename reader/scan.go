@@ -17,6 +17,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/rangefetch"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -74,6 +75,10 @@ type config struct {
 	// stores (fetch.go).
 	fetchBudget      int64
 	fetchConcurrency int
+	// decodeAhead bounds the decoded batches a parallel pass holds for
+	// the consumer (records.go).
+	decodeAhead int64
+	views       bool // WithStringViews
 }
 
 // WithFilter keeps only the rows for which e is TRUE (not FALSE, not NULL).
@@ -105,6 +110,17 @@ func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem
 // WithParallelism sets how many data files Records reads at once (default
 // GOMAXPROCS; 1 reads one file after another).
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// WithStringViews returns the top-level string and binary columns as
+// Arrow's view types (Utf8View, BinaryView) instead of offsets and one
+// data buffer: values up to 12 bytes are held in the views themselves,
+// longer ones of a dictionary page are referenced where they lie rather
+// than copied into every batch. Columns nested in structs, lists and maps
+// stay plain. Batches are otherwise the same; a consumer must take the
+// view arrays (array.StringView, array.BinaryView). Without it, strings
+// and binaries come as array.String and array.Binary: what expr's
+// evaluation, arrow-go's compute kernels and lakelog's writers take.
+func WithStringViews() Option { return func(c *config) { c.views = true } }
 
 // RecordReads records on tx what the scan reads, as the conflict checker
 // needs it: when the scan is planned, its filter as a read predicate (the
@@ -172,17 +188,7 @@ type ScanMetrics struct {
 
 type metrics struct {
 	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
-	rangeRequests, bytesFetched, uncoveredReads, peakBuffered                    atomic.Int64
-}
-
-// noteBuffered raises the peak of bytes the fetcher held to n.
-func (m *metrics) noteBuffered(n int64) {
-	for {
-		old := m.peakBuffered.Load()
-		if n <= old || m.peakBuffered.CompareAndSwap(old, n) {
-			return
-		}
-	}
+	fetch                                                                        rangefetch.Stats // the object-store reads of every pass
 }
 
 // Scan is a planned read of one snapshot: which columns, which rows. It is
@@ -205,8 +211,11 @@ type Scan struct {
 	readFields []*actions.StructField // outFields plus the filter's columns
 	outSchema  *arrow.Schema
 	readSchema *arrow.Schema
-	m          metrics
-	recordMu   sync.Mutex // serializes RecordReads' calls on cfg.tx
+	// viewsAfterFilter: an output column is read plain (for the filter)
+	// and made a view after it (WithStringViews).
+	viewsAfterFilter bool
+	m                metrics
+	recordMu         sync.Mutex // serializes RecordReads' calls on cfg.tx
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
@@ -217,7 +226,7 @@ type Scan struct {
 // from its log; Records and ReadFile refuse it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
 	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0),
-		fetchBudget: DefaultFetchBudget, fetchConcurrency: DefaultFetchConcurrency}
+		fetchBudget: DefaultFetchBudget, fetchConcurrency: DefaultFetchConcurrency, decodeAhead: defaultDecodeAhead}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -342,6 +351,15 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	if s.readSchema, err = arrowSchemaOf(s.readFields); err != nil {
 		return nil, err
 	}
+	if cfg.views {
+		// Output columns become views; a column the filter reads is
+		// decoded plain, for the filter, and made a view after it.
+		s.outSchema = withViews(s.outSchema, nil)
+		s.readSchema = withViews(s.readSchema, s.filterColumns)
+		for i := range s.outFields {
+			s.viewsAfterFilter = s.viewsAfterFilter || !arrow.TypeEqual(s.outSchema.Field(i).Type, s.readSchema.Field(i).Type)
+		}
+	}
 	if cfg.rowIndex {
 		if s.schema.FieldFold(RowIndexColumn) != nil {
 			return nil, fmt.Errorf("reader: the table has a column %q, which WithRowIndex would shadow", RowIndexColumn)
@@ -351,6 +369,25 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		s.readSchema = arrow.NewSchema(append(slices.Clone(s.readSchema.Fields()), ri), nil)
 	}
 	return s, nil
+}
+
+// withViews is sc with its top-level string and binary fields as view
+// types, except those named in plain.
+func withViews(sc *arrow.Schema, plain []string) *arrow.Schema {
+	fields := slices.Clone(sc.Fields())
+	for i, f := range fields {
+		if slices.Contains(plain, f.Name) {
+			continue
+		}
+		switch f.Type.ID() {
+		case arrow.STRING:
+			fields[i].Type = arrow.BinaryTypes.StringView
+		case arrow.BINARY:
+			fields[i].Type = arrow.BinaryTypes.BinaryView
+		}
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md)
 }
 
 // arrowSchemaOf is the logical Arrow schema of some of a table's fields.
@@ -424,10 +461,10 @@ func (s *Scan) Metrics() ScanMetrics {
 		FilesRead:              s.m.filesRead.Load(),
 		RowsRead:               s.m.rowsRead.Load(),
 		RowsReturned:           s.m.rowsReturned.Load(),
-		Requests:               s.m.rangeRequests.Load(),
-		BytesFetched:           s.m.bytesFetched.Load(),
-		UncoveredReads:         s.m.uncoveredReads.Load(),
-		PeakBuffered:           s.m.peakBuffered.Load(),
+		Requests:               s.m.fetch.Requests.Load(),
+		BytesFetched:           s.m.fetch.Bytes.Load(),
+		UncoveredReads:         s.m.fetch.Uncovered.Load(),
+		PeakBuffered:           s.m.fetch.Peak.Load(),
 	}
 }
 

@@ -27,6 +27,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -626,7 +627,7 @@ func (fs *fileSet) writePart(folder string, values map[string]*string, full arro
 	// than the rows estimated to fill the file to its target.
 	const slice = 16 * 1024
 	n := data.NumRows()
-	dataBytes := recordBytes(data)
+	dataBytes := arrowbatch.Bytes(data)
 	for off := int64(0); off < n; {
 		rows := min(slice, n-off)
 		if left := fs.cfg.targetFileSize - f.size(); left > 0 && dataBytes > 0 {
@@ -1128,27 +1129,6 @@ func (f *openFile) abort() {
 	f.upload.Abort()
 }
 
-// recordBytes is the size of the buffers rec references.
-func recordBytes(rec arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range rec.Columns() {
-		n += dataBytes(c.Data())
-	}
-	return n
-}
-
-func dataBytes(d arrow.ArrayData) int64 {
-	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
-		}
-	}
-	for _, c := range d.Children() {
-		n += dataBytes(c)
-	}
-	return n
-}
 
 // randomPrefix is a folder name of n random letters and digits, as
 // Spark's DeltaUtils.getRandomPrefix makes them.

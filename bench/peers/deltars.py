@@ -131,16 +131,23 @@ def op_gen(spec):
 
 def op_append(spec):
     """Create the table and write the generated rows in one commit
-    (write_deltalake of a streaming RecordBatchReader), generation included."""
+    (write_deltalake of a streaming RecordBatchReader), generation included;
+    partitioned by p unless "unpartitioned"; with "commits" above 1, the rows
+    in that many commits of equal id ranges, the first creating the table."""
+    n = spec["rows"]
+    commits = max(1, spec.get("commits", 1))
     start = time.perf_counter()
-    reader = pa.RecordBatchReader.from_batches(SCHEMA, batches(spec["rows"]))
-    write_deltalake(
-        spec["table"],
-        reader,
-        partition_by=["p"],
-        target_file_size=spec["target_file_size"],
-        storage_options=spec.get("storage"),
-    )
+    for k in range(commits):
+        lo, hi = n * k // commits, n * (k + 1) // commits
+        reader = pa.RecordBatchReader.from_batches(SCHEMA, (batch(s, min(hi, s + BATCH_SIZE)) for s in range(lo, hi, BATCH_SIZE)))
+        write_deltalake(
+            spec["table"],
+            reader,
+            mode="append" if k > 0 else "error",
+            partition_by=None if spec.get("unpartitioned") else ["p"],
+            target_file_size=spec["target_file_size"],
+            storage_options=spec.get("storage"),
+        )
     secs = time.perf_counter() - start
     dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
     return {"seconds": secs, "count": spec["rows"], "files": len(dt.file_uris()), "version": dt.version()}
@@ -151,7 +158,10 @@ def op_scan(spec):
     checksum; "select" keeps id BETWEEN lo AND hi; "columns" projects. method "dataset" reads
     through the pyarrow dataset delta-rs builds (files skipped by their
     partition values and min/max stats, which it attaches to each fragment);
-    "datafusion" through DeltaTable.scan, delta-rs's own DataFusion scan."""
+    "datafusion" through DeltaTable.scan, delta-rs's own DataFusion scan;
+    "querybuilder" through QueryBuilder, DataFusion SQL over the table
+    registered as t ("select * from t", the columns named for a projection,
+    the range as a WHERE clause), its batches streamed."""
     method = spec.get("method", "dataset")
     columns = spec.get("columns")  # a projection, else all columns
     start = time.perf_counter()
@@ -173,6 +183,16 @@ def op_scan(spec):
         if spec["op"] == "select":
             pred = f"id >= {spec['lo']} AND id <= {spec['hi']}"
         for b in pa.RecordBatchReader.from_stream(dt.scan(columns=columns, predicate=pred)):
+            c.add(b)
+        secs = time.perf_counter() - start
+        files = len(dt.file_uris())
+    elif method == "querybuilder":
+        cols = ", ".join(f'"{c}"' for c in columns) if columns else "*"
+        sql = f"select {cols} from t"
+        if spec["op"] == "select":
+            sql += f" where id >= {spec['lo']} and id <= {spec['hi']}"
+        qb = QueryBuilder().register("t", dt)
+        for b in pa.RecordBatchReader.from_stream(qb.execute(sql)):
             c.add(b)
         secs = time.perf_counter() - start
         files = len(dt.file_uris())

@@ -27,13 +27,20 @@ type Spec struct {
 	Rows int64 `json:"rows,omitempty"`
 	// TargetFileSize is the data files' target size in bytes (append).
 	TargetFileSize int64 `json:"target_file_size,omitempty"`
+	// Unpartitioned makes append write the data-path table without
+	// partition columns (p is then a column of the files): the shape of
+	// few large files.
+	Unpartitioned bool `json:"unpartitioned,omitempty"`
+	// Commits, above 1, makes append write the rows in that many commits
+	// of equal id ranges, the first creating the table.
+	Commits int `json:"commits,omitempty"`
 	// Lo and Hi bound the id range of a selective scan (inclusive).
 	Lo int64 `json:"lo,omitempty"`
 	Hi int64 `json:"hi,omitempty"`
 	// Columns, when set, is the projection of a scan (both engines).
 	Columns []string `json:"columns,omitempty"`
-	// Method picks the delta-rs read path: "dataset" (pyarrow) or
-	// "datafusion" (DeltaTable.scan).
+	// Method picks the delta-rs read path: "dataset" (pyarrow),
+	// "datafusion" (DeltaTable.scan) or "querybuilder" (QueryBuilder SQL).
 	Method string `json:"method,omitempty"`
 	// N is the number of commits or puts of a loop; Seconds bounds a loop
 	// by time instead (concurrent writers).

@@ -308,68 +308,82 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 	if t.note != "" {
 		rep.note("%s: %s", t.suite, t.note)
 	}
+	rep.note("%s: every scan row times delta-rs's QueryBuilder SQL, DeltaTable.scan and the pyarrow dataset and shows the fastest in the delta-rs columns%s",
+		t.suite, map[bool]string{true: "; the few-large-files shape (see data path) is read on MinIO only", false: ""}[t.suite == "datapath-s3"])
 	var rows []*Row
 	add := func(r *Row) { rep.add(r); rows = append(rows, r) }
 
 	// Append: each engine creates its table in one commit; each run a
 	// fresh table, the last one is scanned.
-	tables := map[string]string{}
-	row := &Row{Suite: t.title, Name: fmt.Sprintf("append %s rows (create table, one commit)", human(float64(n))), Unit: "rows"}
-	for _, by := range engines {
-		o, tr, err := c.run(ctx, by, func() Spec {
-			tables[by] = t.uri(by + "-" + randomID())
-			return Spec{Op: "append", Table: tables[by], Rows: n, TargetFileSize: target}
-		})
+	appendRow := func(name, prefix string, spec Spec) (map[string]string, error) {
+		tables := map[string]string{}
+		row := &Row{Suite: t.title, Name: name, Unit: "rows"}
+		for _, by := range engines {
+			o, tr, err := c.run(ctx, by, func() Spec {
+				tables[by] = t.uri(prefix + by + "-" + randomID())
+				s := spec
+				s.Table = tables[by]
+				return s
+			})
+			if err != nil {
+				return nil, err
+			}
+			note := filesNote(o) + "; " + tr.String()
+			if by == "lakelog" {
+				row.Lakelog, row.LakelogNote = o, note
+			} else {
+				row.DeltaRS, row.DeltaRSNote = o, "write_deltalake; "+note
+			}
+		}
+		add(row)
+		return tables, nil
+	}
+	tables, err := appendRow(fmt.Sprintf("append %s rows (create table, one commit)", human(float64(n))), "",
+		Spec{Op: "append", Rows: n, TargetFileSize: target})
+	if err != nil {
+		return err
+	}
+	shapes := []struct {
+		what   string
+		tables map[string]string
+	}{{"", tables}}
+	if t.suite == "datapath-s3" {
+		// The second shape, on MinIO (the 10M-row suite): few large files.
+		spec := largeFiles(n)
+		large, err := appendRow(fmt.Sprintf("append %s rows as few large files (%d commits of one file)", human(float64(n)), spec.Commits), "large-", spec)
 		if err != nil {
 			return err
 		}
-		note := filesNote(o) + "; " + tr.String()
-		if by == "lakelog" {
-			row.Lakelog, row.LakelogNote = o, note
-		} else {
-			row.DeltaRS, row.DeltaRSNote = o, "write_deltalake; "+note
-		}
+		shapes = append(shapes, struct {
+			what   string
+			tables map[string]string
+		}{"few large files, ", large})
 	}
-	add(row)
 
-	lo := n / 2
-	hi := lo + n/100 - 1
-	all := workload.Expect(0, n)
-	queries := []struct {
-		name string
-		spec Spec
-		want workload.Checksum
-	}{
-		{"full scan, all columns", Spec{Op: "scan"}, all},
-		{fmt.Sprintf("scan id BETWEEN %d AND %d, 1%% of rows", lo, hi), Spec{Op: "select", Lo: lo, Hi: hi}, workload.Expect(lo, hi+1)},
-		{"projection of two columns (id, s), all rows", Spec{Op: "scan", Columns: projection}, expectProjected(n)},
-	}
-	for _, by := range engines {
-		for _, q := range queries {
-			spec := q.spec
-			spec.Table = tables[by]
-			name := fmt.Sprintf("%s (table written by %s)", q.name, by)
-			l, lt, err := c.run(ctx, "lakelog", func() Spec { return spec })
-			lnote := checkRows(l, q.want) + scanFiles(l) + "; " + lt.String()
-			if err != nil {
-				lnote = failedNote(err)
-			}
-			if cfg.deltars == nil {
-				add(&Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, LakelogNote: lnote})
-				continue
-			}
-			for _, method := range []string{"dataset", "datafusion"} {
-				spec.Method = method
-				d, dt, err := c.run(ctx, "delta-rs", func() Spec { return spec })
-				r := &Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, DeltaRS: d, LakelogNote: lnote,
-					DeltaRSNote: "pyarrow dataset; " + checkRows(d, q.want) + scanFiles(d) + "; " + dt.String()}
-				if method == "datafusion" {
-					r.Name += ", delta-rs through DataFusion"
-					r.LakelogNote = "same run as the row above"
-					r.DeltaRSNote = "DeltaTable.scan; " + checkRows(d, q.want) + "; " + dt.String()
-				}
+	for _, shape := range shapes {
+		for _, by := range engines {
+			for _, q := range scanQueries(n) {
+				spec := q.spec
+				spec.Table = shape.tables[by]
+				name := fmt.Sprintf("%s (%stable written by %s)", q.name, shape.what, by)
+				l, lt, err := c.run(ctx, "lakelog", func() Spec { return spec })
+				lnote := checkRows(l, q.want) + scanFiles(l) + "; " + lt.String()
 				if err != nil {
-					r.DeltaRSNote = strings.SplitN(r.DeltaRSNote, ";", 2)[0] + "; " + failedNote(err)
+					lnote = failedNote(err)
+				}
+				r := &Row{Suite: t.title, Name: name, Unit: "rows", Lakelog: l, LakelogNote: lnote}
+				if cfg.deltars != nil {
+					var outs []peerOutcome
+					for _, m := range peerReaders {
+						spec.Method = m.method
+						d, dt, err := c.run(ctx, "delta-rs", func() Spec { return spec })
+						p := peerOutcome{reader: m.name, o: d, note: checkRows(d, q.want) + scanFiles(d) + "; " + dt.String()}
+						if err != nil {
+							p.o, p.note = nil, failedNote(err)
+						}
+						outs = append(outs, p)
+					}
+					r.DeltaRS, r.DeltaRSNote = fastestPeer(outs)
 				}
 				add(r)
 			}

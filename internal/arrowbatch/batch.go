@@ -1,5 +1,6 @@
 // Package arrowbatch holds the operations on whole Arrow record batches
-// that the operations packages (dml, maintenance) share.
+// that the operations packages (dml, maintenance), the reader and the
+// writer share.
 package arrowbatch
 
 import (
@@ -66,4 +67,31 @@ func Release(as []arrow.Array) {
 			a.Release()
 		}
 	}
+}
+
+// Bytes is the size of the buffers rec references, children and
+// dictionaries included (a buffer shared by columns counts once per use):
+// what holding rec keeps in memory, about.
+func Bytes(rec arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += dataBytes(c.Data())
+	}
+	return n
+}
+
+func dataBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += dataBytes(c)
+	}
+	if d.DataType().ID() == arrow.DICTIONARY {
+		n += dataBytes(d.Dictionary())
+	}
+	return n
 }

@@ -70,6 +70,7 @@ type Store struct {
 var (
 	_ objstore.Store        = (*Store)(nil)
 	_ objstore.BatchDeleter = (*Store)(nil)
+	_ objstore.RangeReader  = (*Store)(nil)
 )
 
 // Location implements [objstore.Locator]: az://container/prefix.
@@ -295,17 +296,36 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange implements objstore.Store with a ranged download. An empty
 // range and a range starting at or past the end cost one HEAD more.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b := []byte{}
+	if _, err := s.getRange(ctx, key, off, n, cloudio.ReadRangeNew(&b, off, n)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// GetRangeInto implements objstore.RangeReader: GetRange into p.
+func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	return s.getRange(ctx, key, off, int64(len(p)), cloudio.ReadRangeTo(off, p))
+}
+
+// getRange downloads n bytes at off and hands the body, with its
+// Content-Length and Content-Range, to read, which returns the count of
+// bytes it kept; the whole download is retried when reading fails
+// transiently. A range that yields no byte (empty, at or past the end)
+// is answered after a HEAD: 0 at the end, an error past it or, before
+// it, a short read.
+func (s *Store) getRange(ctx context.Context, key string, off, n int64, read cloudio.RangeRead) (int, error) {
 	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("azure: getrange %q: negative offset %d or length %d", key, off, n)
+		return 0, fmt.Errorf("azure: getrange %q: negative offset %d or length %d", key, off, n)
 	}
 	b, err := s.blob(objstore.OpGetRange, key)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if n == 0 {
-		return s.emptyRange(ctx, key, off)
+		return cloudio.EndRange(ctx, "azure", key, off, 0, 0, true, s.sizeOf(key))
 	}
-	var data []byte
+	got := 0
 	empty := false
 	err = s.retry.Do(ctx, func(ctx context.Context) error {
 		resp, err := b.DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
@@ -317,45 +337,25 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 			return s.fail(objstore.OpGetRange, key, err)
 		}
 		defer resp.Body.Close()
-		body, err := cloudio.ReadBody(resp.Body, min(n, derefInt64(resp.ContentLength)))
-		if err == nil && len(body) == 0 {
-			data = body
-		} else if err == nil {
-			data, err = cloudio.CheckRange(body, derefString(resp.ContentRange), off, n)
-		}
-		if err != nil {
+		if got, err = read(resp.Body, derefInt64(resp.ContentLength), derefString(resp.ContentRange)); err != nil {
 			return s.fail(objstore.OpGetRange, key, err)
 		}
 		return nil
 	})
-	if err == nil && empty {
-		return s.emptyRange(ctx, key, off)
+	if err != nil {
+		return 0, err
 	}
-	if err == nil && len(data) == 0 {
-		// Some servers answer a range at the end with no bytes rather than
-		// 416; before the end it is a short read.
-		return s.noBytes(ctx, key, off, n)
-	}
-	return data, err
+	// Some servers answer a range at the end with no bytes rather than
+	// 416; before the end it is a short read.
+	return cloudio.EndRange(ctx, "azure", key, off, n, got, empty, s.sizeOf(key))
 }
 
-// noBytes answers a GetRange of n bytes at off that received none.
-func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
+// sizeOf asks the size of key, for EndRange.
+func (s *Store) sizeOf(key string) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) {
+		info, err := s.head(ctx, objstore.OpGetRange, key)
+		return info.Size, err
 	}
-	return cloudio.NoBytes("azure", key, off, n, info.Size)
-}
-
-// emptyRange answers a GetRange that yields no bytes: empty when off is at
-// most the object's size, io.ErrUnexpectedEOF when past it.
-func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
-	}
-	return cloudio.EmptyRange("azure", key, off, info.Size)
 }
 
 // Head implements objstore.Store.

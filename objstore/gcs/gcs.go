@@ -53,6 +53,7 @@ type Store struct {
 var (
 	_ objstore.Store        = (*Store)(nil)
 	_ objstore.BatchDeleter = (*Store)(nil)
+	_ objstore.RangeReader  = (*Store)(nil)
 )
 
 // Location implements [objstore.Locator]: gs://bucket/prefix.
@@ -175,17 +176,45 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange implements objstore.Store with a ranged read. An empty range
 // and a range starting at or past the end cost one metadata read more.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("gcs: getrange %q: negative offset %d or length %d", key, off, n)
-	}
-	obj, err := s.object(objstore.OpGetRange, key)
+	b := []byte{}
+	_, err := s.getRange(ctx, key, off, n, func(r io.Reader, want int64) (int, error) {
+		var err error
+		b, err = cloudio.ReadBody(r, want)
+		return len(b), err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if n == 0 {
-		return s.emptyRange(ctx, key, off)
+	return b, nil
+}
+
+// GetRangeInto implements objstore.RangeReader: GetRange into p.
+func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	return s.getRange(ctx, key, off, int64(len(p)), func(r io.Reader, want int64) (int, error) {
+		got, err := io.ReadFull(r, p[:min(want, int64(len(p)))])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = nil // checked against the object's size by getRange
+		}
+		return got, err
+	})
+}
+
+// getRange opens a range reader of n bytes at off and hands it, with the
+// bytes it should yield, to read, which returns the count it kept; the
+// whole read is retried when it fails transiently, and the count is
+// checked: exactly the bytes asked for, or up to the object's end.
+func (s *Store) getRange(ctx context.Context, key string, off, n int64, read func(r io.Reader, want int64) (int, error)) (int, error) {
+	if off < 0 || n < 0 {
+		return 0, fmt.Errorf("gcs: getrange %q: negative offset %d or length %d", key, off, n)
 	}
-	var b []byte
+	obj, err := s.object(objstore.OpGetRange, key)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return cloudio.EndRange(ctx, "gcs", key, off, 0, 0, true, s.sizeOf(key))
+	}
+	got := 0
 	empty := false
 	err = s.retry.Do(ctx, func(ctx context.Context) error {
 		gctx, guard := cloudio.NewGuard(ctx, s.policy.StallTimeout, "gs://"+s.name+"/"+key)
@@ -200,30 +229,27 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		}
 		defer r.Close()
 		guard.Kick()
-		want := min(n, r.Remain())
-		if b, err = cloudio.ReadBody(io.LimitReader(guard.Reader(r), n), want); err != nil {
+		if got, err = read(io.LimitReader(guard.Reader(r), n), min(n, r.Remain())); err != nil {
 			return s.fail(objstore.OpGetRange, key, guard.Err(err))
 		}
 		// Exactly the bytes asked for, or up to the object's end.
-		if r.Attrs.StartOffset != off || int64(len(b)) != min(n, r.Attrs.Size-off) && r.Attrs.ContentEncoding == "" {
-			return fmt.Errorf("gcs: getrange %q: %w", key, &cloudio.ShortReadError{Off: off, N: n, Got: int64(len(b)), Start: r.Attrs.StartOffset, End: -1, Total: r.Attrs.Size})
+		if r.Attrs.StartOffset != off || int64(got) != min(n, r.Attrs.Size-off) && r.Attrs.ContentEncoding == "" {
+			return fmt.Errorf("gcs: getrange %q: %w", key, &cloudio.ShortReadError{Off: off, N: n, Got: int64(got), Start: r.Attrs.StartOffset, End: -1, Total: r.Attrs.Size})
 		}
 		return nil
 	})
 	if err == nil && empty {
-		return s.emptyRange(ctx, key, off)
+		return cloudio.EndRange(ctx, "gcs", key, off, n, 0, true, s.sizeOf(key))
 	}
-	return b, err
+	return got, err
 }
 
-// emptyRange answers a GetRange that yields no bytes: empty when off is at
-// most the object's size, io.ErrUnexpectedEOF when past it.
-func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
+// sizeOf asks the size of key, for EndRange.
+func (s *Store) sizeOf(key string) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) {
+		info, err := s.head(ctx, objstore.OpGetRange, key)
+		return info.Size, err
 	}
-	return cloudio.EmptyRange("gcs", key, off, info.Size)
 }
 
 // Head implements objstore.Store.

@@ -324,12 +324,34 @@ func testNotFound(t *testing.T, s objstore.Store) {
 	wantMissing(t, s, "dir/x.gz") // nor a key extended
 }
 
+// testGetRange checks GetRange and GetRangeInto (objstore.RangeReader;
+// the GetRange fallback of objstore.GetRangeInto for a store without
+// one) alike: the bytes asked for, fewer only at the end,
+// io.ErrUnexpectedEOF past it, and GetRangeInto writes nothing past its
+// count.
 func testGetRange(t *testing.T, s objstore.Store) {
 	ctx := t.Context()
 	put(t, s, "digits", []byte("0123456789"))
 	put(t, s, "empty", nil)
 	big := randomBytes(1<<20+17, 4)
 	put(t, s, "big", big)
+	getRange := map[string]func(key string, off, n int64) ([]byte, error){
+		"GetRange": func(key string, off, n int64) ([]byte, error) { return s.GetRange(ctx, key, off, n) },
+		"GetRangeInto": func(key string, off, n int64) ([]byte, error) {
+			p := bytes.Repeat([]byte{'#'}, int(n)+8)
+			var k int
+			var err error
+			if r, ok := s.(objstore.RangeReader); ok {
+				k, err = r.GetRangeInto(ctx, key, off, p[:n])
+			} else {
+				k, err = objstore.GetRangeInto(ctx, s, key, off, p[:n])
+			}
+			if rest := p[n:]; err == nil && !bytes.Equal(rest, bytes.Repeat([]byte{'#'}, len(rest))) {
+				return nil, fmt.Errorf("wrote past its buffer: %q", rest)
+			}
+			return p[:k], err
+		},
+	}
 	cases := []struct {
 		key    string
 		off, n int64
@@ -345,32 +367,34 @@ func testGetRange(t *testing.T, s objstore.Store) {
 		{"digits", 4, 0, ""},
 		{"empty", 0, 10, ""},
 	}
-	for _, c := range cases {
-		got, err := s.GetRange(ctx, c.key, c.off, c.n)
-		if err != nil {
-			t.Errorf("GetRange(%q, %d, %d): %v", c.key, c.off, c.n, err)
-			continue
+	for name, get := range getRange {
+		for _, c := range cases {
+			got, err := get(c.key, c.off, c.n)
+			if err != nil {
+				t.Errorf("%s(%q, %d, %d): %v", name, c.key, c.off, c.n, err)
+				continue
+			}
+			if string(got) != c.want {
+				t.Errorf("%s(%q, %d, %d) = %q, want %q", name, c.key, c.off, c.n, got, c.want)
+			}
 		}
-		if string(got) != c.want {
-			t.Errorf("GetRange(%q, %d, %d) = %q, want %q", c.key, c.off, c.n, got, c.want)
+		for _, off := range []int64{11, 1000} {
+			if got, err := get("digits", off, 1); !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("%s(digits, %d, 1) = %q, %v; want io.ErrUnexpectedEOF", name, off, got, err)
+			}
 		}
-	}
-	for _, off := range []int64{11, 1000} {
-		if got, err := s.GetRange(ctx, "digits", off, 1); !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.Errorf("GetRange(digits, %d, 1) = %q, %v; want io.ErrUnexpectedEOF", off, got, err)
+		if got, err := get("empty", 1, 1); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("%s(empty, 1, 1) = %q, %v; want io.ErrUnexpectedEOF", name, got, err)
 		}
-	}
-	if got, err := s.GetRange(ctx, "empty", 1, 1); !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("GetRange(empty, 1, 1) = %q, %v; want io.ErrUnexpectedEOF", got, err)
-	}
-	for _, r := range [][2]int64{{0, 1 << 20}, {12345, 600_000}, {1 << 20, 17}, {1<<20 + 10, 100}} {
-		got, err := s.GetRange(ctx, "big", r[0], r[1])
-		if err != nil {
-			t.Fatalf("GetRange(big, %d, %d): %v", r[0], r[1], err)
-		}
-		want := big[r[0]:min(r[0]+r[1], int64(len(big)))]
-		if !bytes.Equal(got, want) {
-			t.Errorf("GetRange(big, %d, %d) returned %d bytes that differ from the %d expected", r[0], r[1], len(got), len(want))
+		for _, r := range [][2]int64{{0, 1 << 20}, {12345, 600_000}, {1 << 20, 17}, {1<<20 + 10, 100}} {
+			got, err := get("big", r[0], r[1])
+			if err != nil {
+				t.Fatalf("%s(big, %d, %d): %v", name, r[0], r[1], err)
+			}
+			want := big[r[0]:min(r[0]+r[1], int64(len(big)))]
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s(big, %d, %d) returned %d bytes that differ from the %d expected", name, r[0], r[1], len(got), len(want))
+			}
 		}
 	}
 }

@@ -77,6 +77,7 @@ type Store struct {
 var (
 	_ objstore.Store        = (*Store)(nil)
 	_ objstore.BatchDeleter = (*Store)(nil)
+	_ objstore.RangeReader  = (*Store)(nil)
 )
 
 // Location implements [objstore.Locator]: s3://bucket/prefix.
@@ -284,17 +285,36 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 // GetRange implements objstore.Store with a ranged GET. An empty range and
 // a range starting at or past the end cost one HEAD more.
 func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b := []byte{}
+	if _, err := s.getRange(ctx, key, off, n, cloudio.ReadRangeNew(&b, off, n)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// GetRangeInto implements objstore.RangeReader: GetRange into p.
+func (s *Store) GetRangeInto(ctx context.Context, key string, off int64, p []byte) (int, error) {
+	return s.getRange(ctx, key, off, int64(len(p)), cloudio.ReadRangeTo(off, p))
+}
+
+// getRange sends a ranged GET of n bytes at off and hands its body, with
+// its Content-Length and Content-Range, to read, which returns the count
+// of bytes it kept; the whole request is retried when reading fails
+// transiently. A range that yields no byte (empty, at or past the end)
+// is answered after a HEAD: 0 at the end, an error past it or, before
+// it, a short read.
+func (s *Store) getRange(ctx context.Context, key string, off, n int64, read cloudio.RangeRead) (int, error) {
 	if off < 0 || n < 0 {
-		return nil, fmt.Errorf("s3: getrange %q: negative offset %d or length %d", key, off, n)
+		return 0, fmt.Errorf("s3: getrange %q: negative offset %d or length %d", key, off, n)
 	}
 	name, err := s.root.Name(key)
 	if err != nil {
-		return nil, fmt.Errorf("s3: getrange: %w", err)
+		return 0, fmt.Errorf("s3: getrange: %w", err)
 	}
 	if n == 0 {
-		return s.emptyRange(ctx, key, off)
+		return cloudio.EndRange(ctx, "s3", key, off, 0, 0, true, s.sizeOf(key))
 	}
-	var b []byte
+	got := 0
 	empty := false
 	err = s.retry.Do(ctx, func(ctx context.Context) error {
 		out, err := s.client.GetObject(ctx, &s3sdk.GetObjectInput{
@@ -310,47 +330,25 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 			return s.fail(objstore.OpGetRange, key, err)
 		}
 		defer out.Body.Close()
-		body, err := cloudio.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
-		if err == nil && len(body) == 0 {
-			b = body
-		} else if err == nil {
-			// The server may ignore the range and send it all (no
-			// Content-Range); otherwise it must be the bytes asked for.
-			b, err = cloudio.CheckRange(body, aws.ToString(out.ContentRange), off, n)
-		}
-		if err != nil {
+		if got, err = read(out.Body, aws.ToInt64(out.ContentLength), aws.ToString(out.ContentRange)); err != nil {
 			return fmt.Errorf("s3: getrange %q: %w", key, err)
 		}
 		return nil
 	})
-	if err == nil && empty {
-		return s.emptyRange(ctx, key, off)
+	if err != nil {
+		return 0, err
 	}
-	if err == nil && len(b) == 0 {
-		// Some servers answer a range at the end with no bytes rather than
-		// 416; before the end it is a short read.
-		return s.noBytes(ctx, key, off, n)
-	}
-	return b, err
+	// Some servers answer a range at the end with no bytes rather than
+	// 416; before the end it is a short read.
+	return cloudio.EndRange(ctx, "s3", key, off, n, got, empty, s.sizeOf(key))
 }
 
-// noBytes answers a GetRange of n bytes at off that received none.
-func (s *Store) noBytes(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
+// sizeOf asks the size of key, for EndRange.
+func (s *Store) sizeOf(key string) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) {
+		info, err := s.head(ctx, objstore.OpGetRange, key)
+		return info.Size, err
 	}
-	return cloudio.NoBytes("s3", key, off, n, info.Size)
-}
-
-// emptyRange answers a GetRange that yields no bytes: empty when off is at
-// most the object's size, io.ErrUnexpectedEOF when past it.
-func (s *Store) emptyRange(ctx context.Context, key string, off int64) ([]byte, error) {
-	info, err := s.head(ctx, objstore.OpGetRange, key)
-	if err != nil {
-		return nil, err
-	}
-	return cloudio.EmptyRange("s3", key, off, info.Size)
 }
 
 // Head implements objstore.Store.

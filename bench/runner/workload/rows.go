@@ -175,7 +175,7 @@ type Checksum struct {
 }
 
 // Add folds a batch holding the data-path columns (any order, found by
-// name) into c. Columns it lacks are skipped.
+// name; strings plain or as views) into c. Columns it lacks are skipped.
 func (c *Checksum) Add(rec arrow.RecordBatch) {
 	c.Rows += rec.NumRows()
 	for i, f := range rec.Schema().Fields() {
@@ -193,6 +193,10 @@ func (c *Checksum) Add(rec arrow.RecordBatch) {
 		case *array.String:
 			if offs := col.ValueOffsets(); len(offs) > 0 {
 				c.StrBytes += int64(offs[len(offs)-1] - offs[0])
+			}
+		case *array.StringView:
+			for i := range col.Len() {
+				c.StrBytes += int64(col.ValueLen(i))
 			}
 		}
 	}

@@ -193,3 +193,54 @@ func NoBytes(store, key string, off, n, size int64) ([]byte, error) {
 	}
 	return EmptyRange(store, key, off, size)
 }
+
+// ReadRangeInto reads the answer to a ranged GET of len(p) bytes at off
+// into p: body, with the Content-Range header contentRange. It is
+// CheckRange for a read into the caller's buffer: it returns the count
+// when the body is exactly the bytes asked for, up to the object's end,
+// and a *ShortReadError otherwise (an error of the body itself is
+// returned as it is). With no Content-Range the server sent the whole
+// object: the range is cut from it, and an off past its end is
+// io.ErrUnexpectedEOF. An empty body returns 0 and no error, whatever
+// the header says; the caller asks the object's size to tell the end
+// from a short read (NoBytes).
+func ReadRangeInto(body io.Reader, contentRange string, off int64, p []byte) (int, error) {
+	n := int64(len(p))
+	if contentRange == "" {
+		skipped, err := io.CopyN(io.Discard, body, off)
+		if err == io.EOF {
+			if skipped == 0 && off > 0 {
+				return 0, nil // an empty body: the caller asks the size
+			}
+			return 0, fmt.Errorf("offset %d beyond size %d: %w", off, skipped, io.ErrUnexpectedEOF)
+		}
+		if err != nil {
+			return 0, err
+		}
+		got, err := io.ReadFull(body, p)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = nil // the object ends first
+		}
+		return got, err
+	}
+	got, err := io.ReadFull(body, p)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		if got == 0 {
+			return 0, nil // an empty body: the caller asks the size
+		}
+	case err != nil:
+		return 0, err
+	default:
+		var one [1]byte
+		if extra, _ := io.ReadFull(body, one[:]); extra > 0 {
+			got++ // more bytes than asked for: refused below
+		}
+	}
+	start, end, total, ok := parseContentRange(contentRange)
+	if !ok || start != off || end-start+1 != int64(got) || int64(got) > n ||
+		int64(got) < n && (total < 0 || end+1 != total) { // fewer bytes than asked for, and not because the object ends
+		return 0, &ShortReadError{Off: off, N: n, Got: int64(got), Start: start, End: end, Total: total}
+	}
+	return got, nil
+}

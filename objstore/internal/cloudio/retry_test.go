@@ -1,6 +1,7 @@
 package cloudio
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,9 +43,28 @@ func TestCheckRange(t *testing.T) {
 		case !tc.ok && !errors.As(err, &sr):
 			t.Errorf("%s: got %q, %v; want a short-read error", tc.name, got, err)
 		}
+		// The same answer read into a buffer of the caller's: the same
+		// bytes, or a retryable error (a body that ends before its
+		// Content-Range says is an unexpected EOF there).
+		p := bytes.Repeat([]byte{'x'}, int(tc.n))
+		k, err := ReadRangeInto(bytes.NewReader(tc.body), tc.cr, tc.off, p)
+		switch {
+		case tc.ok && (err != nil || string(p[:k]) != tc.want):
+			t.Errorf("%s: ReadRangeInto got %q, %v; want %q", tc.name, p[:k], err, tc.want)
+		case !tc.ok && !errors.As(err, &sr) && !errors.Is(err, io.ErrUnexpectedEOF):
+			t.Errorf("%s: ReadRangeInto got %q, %v; want a short-read error", tc.name, p[:k], err)
+		case !tc.ok && !Transient(err):
+			t.Errorf("%s: ReadRangeInto error %v is not transient", tc.name, err)
+		}
 	}
 	if _, err := CheckRange(body, "", 11, 1); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("whole object, offset past the end: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if _, err := ReadRangeInto(bytes.NewReader(body), "", 11, make([]byte, 1)); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("ReadRangeInto, whole object, offset past the end: %v, want io.ErrUnexpectedEOF", err)
+	}
+	if k, err := ReadRangeInto(bytes.NewReader(nil), "", 3, make([]byte, 4)); k != 0 || err != nil {
+		t.Errorf("ReadRangeInto of an empty body = %d, %v; want 0, nil (the caller asks the size)", k, err)
 	}
 }
 
