@@ -155,9 +155,6 @@ func convertOnce(ctx context.Context, t tableLoc, snap *deltalog.Snapshot, cur *
 		c.b, err = newBuilder(t, snap)
 	} else {
 		c.b, err = table.MetadataBuilderFromBase(cur.meta, cur.uri)
-		if err == nil {
-			err = c.setSchema(snap.Schema(), snap.PartitionColumns())
-		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("uniform: %w", err)
@@ -168,11 +165,19 @@ func convertOnce(ctx context.Context, t tableLoc, snap *deltalog.Snapshot, cur *
 		c.parent = s
 	}
 	incremental := !full && cur != nil && last >= 0 && snap.Version()-last <= int64(cfg.maxCommits)
+	// Incrementally, each commit's snapshot is under the schema of its
+	// version (metaData actions change it on the way); a full conversion
+	// is under the snapshot's.
 	if incremental {
 		err = c.commits(ctx, snap, last+1)
 	} else {
 		res.Full = true
-		err = c.replace(ctx, snap)
+		if err = c.setSchema(snap.Schema(), snap.PartitionColumns()); err == nil {
+			err = c.replace(ctx, snap)
+		}
+	}
+	if err == nil {
+		err = c.setSchema(snap.Schema(), snap.PartitionColumns())
 	}
 	if err != nil {
 		return nil, err
