@@ -171,3 +171,5 @@ func reshape(t *testing.T, lines []string, rename map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+func deltalogAt(v int64) deltalog.Option { return deltalog.AtVersion(v) }
