@@ -263,7 +263,7 @@ func checkProperties(md *actions.Metadata, props *actions.TableProperties) error
 	if err := props.Err(); err != nil {
 		return err
 	}
-	return nil
+	return checkUniversalFormat(props)
 }
 
 // ReadVersion is the version the transaction read (-1 when creating).

@@ -54,6 +54,10 @@ var features = []feature{
 		enabled: func(t *tableConfig) bool {
 			return t.props.ColumnMappingMode != actions.ColumnMappingNone || t.props.InvalidProperty(actions.PropColumnMappingMode) != nil
 		}},
+	{name: actions.FeatureIcebergCompatV1, ops: allOps, check: icebergCompatCheck(1),
+		enabled: func(t *tableConfig) bool { return t.props.EnableIcebergCompatV1 }},
+	{name: actions.FeatureIcebergCompatV2, ops: allOps, check: icebergCompatCheck(2),
+		enabled: func(t *tableConfig) bool { return t.props.EnableIcebergCompatV2 }},
 	{name: actions.FeatureCheckConstraints, ops: allOps, // writers check every new row
 		enabled: func(t *tableConfig) bool { return len(t.props.Constraints) > 0 }},
 	{name: actions.FeatureGeneratedColumns, ops: allOps, check: generatedColumnsCheck,
