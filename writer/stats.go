@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -41,13 +40,6 @@ import (
 //     NaN above every number) we record no min or max at all for the
 //     column: readers disagree on how a NaN bound compares, and a missing
 //     bound is never wrong.
-
-// stringPrefixLength is Spark's default
-// spark.databricks.delta.stats.truncateStringLength.
-const stringPrefixLength = 32
-
-// tieBreaker is what Spark appends to a truncated max string.
-const tieBreaker = '\ufffd'
 
 // statsLeaf accumulates one leaf column's statistics.
 type statsLeaf struct {
@@ -396,44 +388,12 @@ func (l *statsLeaf) bounds() (lo, hi any, ok bool) {
 	return nil, nil, false
 }
 
-// truncateMin keeps the first stringPrefixLength characters: a prefix is
-// never greater than the string.
-func truncateMin(s string) string {
-	if utf8.RuneCountInString(s) <= stringPrefixLength {
-		return s
-	}
-	i := 0
-	for n := 0; n < stringPrefixLength; n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
-}
+// truncateMin and truncateMax are the stats' string bounds
+// (actions.TruncateStatsMin, actions.TruncateStatsMax: Spark's
+// truncation to 32 characters, the max with its tie-breaker).
+func truncateMin(s string) string { return actions.TruncateStatsMin(s) }
 
-// truncateMax is Spark's truncateMaxStringAgg in code points: keep the
-// first stringPrefixLength characters, then every following character up
-// to the first one below U+FFFD, then append U+FFFD. Whatever the dropped
-// tail is, it begins with a character below U+FFFD, so the result is
-// greater than the string. (Spark counts UTF-16 units, so for characters
-// above U+FFFF its bound can be too low; counting code points avoids it.)
-func truncateMax(s string) string {
-	if utf8.RuneCountInString(s) <= stringPrefixLength {
-		return s
-	}
-	i := 0
-	for n := 0; n < stringPrefixLength; n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r < tieBreaker {
-			break
-		}
-		i += size
-	}
-	return s[:i] + string(tieBreaker)
-}
+func truncateMax(s string) string { return actions.TruncateStatsMax(s) }
 
 func decimalJSON(v decimal128.Num, scale int) string {
 	return v.ToString(int32(scale))

@@ -102,6 +102,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return lakelogDML(ctx, spec)
 	case "optimize", "restore", "vacuum":
 		return lakelogMaintenance(ctx, spec)
+	case "convert":
+		return lakelogConvert(ctx, spec)
 	}
 	return Outcome{}, fmt.Errorf("unknown op %q", spec.Op)
 }

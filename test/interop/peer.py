@@ -43,6 +43,11 @@ Requests ("op"):
          load_cdf, Spark readChangeFeed) to "out", the table's columns then
          _change_type, _commit_version, _commit_timestamp.
          Response: {"rows", "version", "columns"}.
+  parquet_dataset {"input", "out", "partition_by"?} (delta-rs only) Write
+         the rows of the Parquet file "input" as a plain Parquet folder
+         "out" with pyarrow.dataset.write_dataset: Hive partition folders
+         for "partition_by", several files, several row groups.
+         Response: {"rows"}.
   delete {"path", "where"}, update {"path", "where"?, "statements"}
          (delta-rs only) DELETE and UPDATE ("col=expr" assignments).
 
@@ -160,6 +165,25 @@ class DeltaRS:
 
     def version(self, req):
         return {"version": self.table(req).version()}
+
+    def parquet_dataset(self, req):
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
+        data = pq.read_table(req["input"])
+        opts = ds.ParquetFileFormat().make_write_options(coerce_timestamps="us")
+        ds.write_dataset(
+            data,
+            req["out"],
+            format="parquet",
+            file_options=opts,
+            partitioning=req.get("partition_by") or None,
+            partitioning_flavor="hive" if req.get("partition_by") else None,
+            max_rows_per_file=max(1, data.num_rows // 3),
+            max_rows_per_group=max(1, data.num_rows // 7),
+            existing_data_behavior="error",
+        )
+        return {"rows": data.num_rows}
 
     def changes(self, req):
         """The change data feed from version to end_version (default the
@@ -443,7 +467,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update", "properties") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update", "properties", "parquet_dataset") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)
