@@ -181,3 +181,33 @@ func WithIdentityHighWaterMarks(s *StructType, marks map[string]int64) *StructTy
 	}
 	return out
 }
+
+// MergeIdentityHighWaterMarks returns s with each identity column's
+// high-water mark moved to the farther of its own and that of the column
+// of the same name in from (Spark's copySchemaWithMergedHighWaterMarks):
+// a RESTORE to an older schema must not let values be generated again.
+// s is returned itself when nothing changes.
+func MergeIdentityHighWaterMarks(s, from *StructType) *StructType {
+	marks := map[string]int64{}
+	for _, f := range s.Fields {
+		id, ok, err := IdentityOf(f)
+		if !ok || err != nil {
+			continue
+		}
+		i := from.IndexFold(f.Name)
+		if i < 0 {
+			continue
+		}
+		other, ok, err := IdentityOf(from.Fields[i])
+		if !ok || err != nil || !other.HasHighWaterMark {
+			continue
+		}
+		if m := id.Advance(other.HighWaterMark); !id.HasHighWaterMark || m != id.HighWaterMark {
+			marks[f.Name] = m
+		}
+	}
+	if len(marks) == 0 {
+		return s
+	}
+	return WithIdentityHighWaterMarks(s, marks)
+}
