@@ -216,6 +216,9 @@ type outcome struct {
 	dvOld   []*actions.Add // their previous add
 	dvKeys  []string       // deletion vector files written
 	touched int
+	// highWaterMarks are the identity marks after the values MERGE's
+	// inserts got (writer.Identity.HighWaterMarks).
+	highWaterMarks map[string]int64
 }
 
 // rewrite writes what the operation changes in targets and commits it
@@ -353,6 +356,13 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 		}
 	}
 
+	ids, err := writer.NewIdentity(j.snap.Schema())
+	if err != nil || j.inserts == nil {
+		ids = nil
+	}
+	if err != nil {
+		return fmt.Errorf("dml: %s: %w", j.op, err)
+	}
 	rows := func(yield func(arrow.RecordBatch, error) bool) {
 		if cdc != nil {
 			defer close(cdc)
@@ -372,18 +382,33 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 					yield(nil, err)
 					return
 				}
-				j.count("inserted", rec.NumRows())
-				if err := emitChange(rec, changeInsert); err != nil {
+				// Inserted rows get identity values where their clause
+				// gave none, in order, beyond the snapshot's marks.
+				filled, err := ids.FillNulls(rec, j.mem)
+				if err != nil {
 					yield(nil, err)
 					return
 				}
-				if !yield(rec, nil) {
+				j.count("inserted", filled.NumRows())
+				if err := emitChange(filled, changeInsert); err != nil {
+					filled.Release()
+					yield(nil, err)
+					return
+				}
+				ok := yield(filled, nil)
+				filled.Release()
+				if !ok {
 					return
 				}
 			}
 		}
 	}
-	wr, err := writer.WriteFiles(ctx, j.snap, rows, writer.WithSettings(j.cfg.writer))
+	// The rows hold their identity values: copies keep theirs, inserts
+	// got theirs above.
+	wr, err := writer.WriteFiles(ctx, j.snap, rows, writer.WithSettings(j.cfg.writer), writer.WithTableRows())
+	if err == nil {
+		out.highWaterMarks = ids.HighWaterMarks()
+	}
 	<-cdcDone
 	if wr != nil {
 		out.data = wr
@@ -677,6 +702,9 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	}
 	if app, v, ok := j.cfg.writer.AppTransaction(); ok {
 		tx.SetTransaction(app, v)
+	}
+	if err := writer.SetHighWaterMarks(tx, out.highWaterMarks); err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
 	}
 	maps.Copy(params, j.cfg.writer.OperationParameters())
 	m := j.finalMetrics(out, rewriteMs)

@@ -45,6 +45,10 @@ type WriteResult struct {
 	// that the commit must carry.
 	Metadata      *actions.Metadata
 	SchemaChanged bool
+	// HighWaterMarks are the identity columns' high-water marks after the
+	// values the write generated, by column name (none when it generated
+	// none). The commit must carry them (SetHighWaterMarks; Commit does).
+	HighWaterMarks map[string]int64
 }
 
 // WriteFiles writes batches as data files of snap's table, without
@@ -106,6 +110,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	// checked, when given); a rearrangement (OPTIMIZE) and change data
 	// files copy rows the table had.
 	conf.generate = cfg.dataChange && !cfg.changeFiles
+	conf.tableRows = cfg.tableRows
 	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
 		uploadSlots: make(chan struct{}, uploadsInFlight), mode: props.ColumnMappingMode}
 	if fs.mode != actions.ColumnMappingNone || props.RandomizeFilePrefixes {
@@ -166,6 +171,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 		res.NumBytes += a.Size
 	}
 	res.NumRows = fs.rows
+	res.HighWaterMarks = conf.ids.HighWaterMarks()
 	if conf.changed {
 		s, err := actions.SchemaString(conf.schema)
 		if err != nil {
@@ -1128,7 +1134,6 @@ func (f *openFile) abort() {
 	_ = f.fw.Close()
 	f.upload.Abort()
 }
-
 
 // randomPrefix is a folder name of n random letters and digits, as
 // Spark's DeltaUtils.getRandomPrefix makes them.

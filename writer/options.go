@@ -47,6 +47,7 @@ type config struct {
 	parquetProps   []parquet.WriterProperty
 	rowCheck       rowCheck
 	changeFiles    bool // WriteChangeFiles: _change_data/cdc-*.parquet
+	tableRows      bool // WithTableRows
 	err            error
 }
 
@@ -268,3 +269,12 @@ func WithOperationParameters(params map[string]any) Option {
 func WithTxnOptions(opts ...deltalog.TxnOption) Option {
 	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
 }
+
+// WithTableRows marks an input whose rows already hold their identity
+// column values: rows an operation copies from the table's files, and
+// rows DML inserts with values it generated (Identity.FillNulls). The
+// writer then takes identity columns as given, neither generating values
+// nor refusing GENERATED ALWAYS ones. Without it (appends, overwrites,
+// replaceWhere's new rows), an input that lacks an identity column gets
+// new values, and one that supplies a GENERATED ALWAYS column is refused.
+func WithTableRows() Option { return func(c *config) { c.tableRows = true } }

@@ -120,6 +120,9 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 		}
 		tx.SetMetadata(wr.Metadata)
 	}
+	if err := SetHighWaterMarks(tx, wr.HighWaterMarks); err != nil {
+		return nil, err
+	}
 	var removedBytes int64
 	for _, f := range removed {
 		tx.RemoveFile(f, true)
