@@ -451,6 +451,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 	}
 	var adds []*actions.Add
 	txns, copied := base.txns, false
+	domains, dcopied := base.domains, false
 	lastICT := base.ict.lastICT
 	for _, as := range r.applied {
 		lastICT = 0
@@ -471,7 +472,14 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 				}
 				txns[a.Txn.AppID] = *a.Txn
 			case a.DomainMetadata != nil:
-				return nil, false
+				if !dcopied {
+					domains, dcopied = maps.Clone(base.domains), true
+				}
+				if a.DomainMetadata.Removed {
+					delete(domains, a.DomainMetadata.Domain)
+				} else {
+					domains[a.DomainMetadata.Domain] = *a.DomainMetadata
+				}
 			case a.Remove != nil, a.Metadata != nil, a.Protocol != nil:
 				return nil, false
 			}
@@ -491,6 +499,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 	s.version = r.Version
 	s.timestamp = time.Time{}
 	s.txns = txns
+	s.domains = domains
 	s.files = base.files.with(nil, batch)
 	s.ict.lastICT = lastICT
 	if s.ict.enabled && lastICT > 0 && s.version >= s.ict.enablementVersion {
@@ -681,6 +690,9 @@ func (tx *Transaction) validate() error {
 		}
 	}
 	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
+		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+	}
+	if err := tx.checkDomains(p); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
 	if tx.metadata != nil {
