@@ -49,6 +49,7 @@ type Transaction struct {
 	isolation   conflict.Isolation
 	blindAppend *bool
 	cfg         commitConfig
+	rowHWM      int64 // row ID high-water mark the next attempt builds on (rowtracking.go)
 	committed   bool
 }
 
@@ -173,6 +174,9 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	m.Configuration = conf
+	if on, _ := actions.ParseBool(conf[actions.PropEnableRowTracking]); on {
+		m.Configuration = MaterializedRowTrackingNames(conf)
+	}
 	schema, err := m.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
@@ -534,6 +538,13 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 	}
 	ctxn := tx.conflictTxn()
 	version := tx.readVersion + 1
+	if tx.rowTracked() {
+		hwm, err := tx.startHighWaterMark()
+		if err != nil {
+			return nil, err
+		}
+		tx.rowHWM = hwm
+	}
 	lastICT := int64(0)
 	if tx.snap != nil && tx.snap.ict.enabled {
 		lastICT = tx.snap.ict.lastICT
@@ -622,6 +633,9 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 				return result(w.Version, attempt, nil, true)
 			}
 			if err := tx.cfg.checker(ctxn, w); err != nil {
+				return nil, err
+			}
+			if tx.rowHWM, err = winnerHighWaterMark(tx.rowHWM, wa); err != nil {
 				return nil, err
 			}
 			for _, a := range wa {
@@ -807,7 +821,14 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	if tx.metadata != nil {
 		as = append(as, actions.Action{Metadata: tx.metadata})
 	}
-	as = append(as, tx.acts...)
+	acts := tx.acts
+	if tx.rowTracked() {
+		var err error
+		if acts, err = assignRowIDs(acts, tx.rowHWM, version); err != nil {
+			return nil, fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+		}
+	}
+	as = append(as, acts...)
 	b, err := actions.MarshalCommit(as)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: encode version %d: %w", version, err)
