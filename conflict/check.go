@@ -293,8 +293,10 @@ const identityOnlyTag = "delta.identity.schemaUpdate"
 
 // domainMetadata: Spark's checkIfDomainMetadataConflict. Two commits that
 // write the same metadata domain conflict. Spark resolves the row
-// tracking domain by reassigning row IDs; a checker that only answers
-// yes or no cannot, so that domain conflicts too.
+// tracking domain by reassigning row IDs; deltalog's commit loop does the
+// same (it writes delta.rowTracking afresh on every attempt and never
+// hands it to the checker), so a transaction that does give the checker
+// that domain still conflicts on it.
 func (c *checker) domainMetadata(w *Winner) *Error {
 	if len(c.domains) == 0 {
 		return nil

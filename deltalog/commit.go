@@ -49,6 +49,7 @@ type Transaction struct {
 	isolation   conflict.Isolation
 	blindAppend *bool
 	cfg         commitConfig
+	rowHWM      int64 // row ID high-water mark the next attempt builds on (rowtracking.go)
 	committed   bool
 }
 
@@ -173,6 +174,9 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	m.Configuration = conf
+	if on, _ := actions.ParseBool(conf[actions.PropEnableRowTracking]); on {
+		m.Configuration = MaterializedRowTrackingNames(conf)
+	}
 	schema, err := m.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
@@ -465,6 +469,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 	}
 	var adds []*actions.Add
 	txns, copied := base.txns, false
+	domains, dcopied := base.domains, false
 	lastICT := base.ict.lastICT
 	for _, as := range r.applied {
 		lastICT = 0
@@ -485,7 +490,14 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 				}
 				txns[a.Txn.AppID] = *a.Txn
 			case a.DomainMetadata != nil:
-				return nil, false
+				if !dcopied {
+					domains, dcopied = maps.Clone(base.domains), true
+				}
+				if a.DomainMetadata.Removed {
+					delete(domains, a.DomainMetadata.Domain)
+				} else {
+					domains[a.DomainMetadata.Domain] = *a.DomainMetadata
+				}
 			case a.Remove != nil, a.Metadata != nil, a.Protocol != nil:
 				return nil, false
 			}
@@ -505,6 +517,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 	s.version = r.Version
 	s.timestamp = time.Time{}
 	s.txns = txns
+	s.domains = domains
 	s.files = base.files.with(nil, batch)
 	s.ict.lastICT = lastICT
 	if s.ict.enabled && lastICT > 0 && s.version >= s.ict.enablementVersion {
@@ -539,6 +552,13 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 	}
 	ctxn := tx.conflictTxn()
 	version := tx.readVersion + 1
+	if tx.rowTracked() {
+		hwm, err := tx.startHighWaterMark()
+		if err != nil {
+			return nil, err
+		}
+		tx.rowHWM = hwm
+	}
 	lastICT := int64(0)
 	if tx.snap != nil && tx.snap.ict.enabled {
 		lastICT = tx.snap.ict.lastICT
@@ -629,6 +649,9 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			if err := tx.cfg.checker(ctxn, w); err != nil {
 				return nil, err
 			}
+			if tx.rowHWM, err = winnerHighWaterMark(tx.rowHWM, wa); err != nil {
+				return nil, err
+			}
 			for _, a := range wa {
 				if a.CommitInfo != nil && a.CommitInfo.InCommitTimestamp != nil {
 					lastICT = *a.CommitInfo.InCommitTimestamp
@@ -695,6 +718,9 @@ func (tx *Transaction) validate() error {
 		}
 	}
 	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
+		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+	}
+	if err := tx.checkDomains(p); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
 	if tx.metadata != nil {
@@ -809,7 +835,14 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	if tx.metadata != nil {
 		as = append(as, actions.Action{Metadata: tx.metadata})
 	}
-	as = append(as, tx.acts...)
+	acts := tx.acts
+	if tx.rowTracked() {
+		var err error
+		if acts, err = assignRowIDs(acts, tx.rowHWM, version); err != nil {
+			return nil, fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+		}
+	}
+	as = append(as, acts...)
 	b, err := actions.MarshalCommit(as)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: encode version %d: %w", version, err)

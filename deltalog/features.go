@@ -66,7 +66,15 @@ var features = []feature{
 	// high-water mark; UPDATE and MERGE refuse to change them.
 	{name: actions.FeatureIdentityColumns, ops: allOps, check: identityColumnsCheck,
 		enabled: func(t *tableConfig) bool { return hasIdentity(t.schema) }},
-	{name: actions.FeatureDomainMetadata, ops: allOps},
+	// Transaction.SetDomainMetadata writes user domains; row tracking
+	// needs the feature for its high-water mark.
+	{name: actions.FeatureDomainMetadata, ops: allOps,
+		enabled: func(t *tableConfig) bool { return t.props.EnableRowTracking }},
+	// Row IDs are assigned by the commit loop (rowtracking.go); the
+	// rewrites that would move rows to new files are refused until they
+	// materialize the rows' IDs.
+	{name: actions.FeatureRowTracking, ops: rowTrackingOps, check: rowTrackingCheck,
+		enabled: func(t *tableConfig) bool { return t.props.EnableRowTracking }},
 	// VACUUM checks the whole write protocol, as every write does
 	// (Snapshot.Supports(OpVacuum)).
 	{name: actions.FeatureVacuumProtocolCheck, ops: allOps},
@@ -202,6 +210,19 @@ func (r *feature) allows(t *tableConfig, op Operation, kind string) error {
 	}
 	if err := r.check(t, op); err != nil {
 		return fmt.Errorf("%w: %s feature %q: %v", ErrUnsupportedFeature, kind, r.name, err)
+	}
+	return nil
+}
+
+// rowTrackingOps are the operations that keep every row's ID and commit
+// version: reads, appends, overwrites (which add new rows only), VACUUM
+// and RESTORE (which re-adds files with their baseRowId).
+var rowTrackingOps = readOps | opsOf(OpAppend, OpOverwrite, OpVacuum, OpRestore, opCommit)
+
+// rowTrackingCheck names what is missing when a rewrite is refused.
+func rowTrackingCheck(t *tableConfig, op Operation) error {
+	if t.props.EnableRowTracking && (t.props.MaterializedRowIDColumnName == "" || t.props.MaterializedRowCommitVersionColumnName == "") && !readOps.has(op) {
+		return fmt.Errorf("delta.enableRowTracking is set but the materialized column names (%s, %s) are not", actions.PropMaterializedRowIDName, actions.PropMaterializedRowCommitVersionName)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func TestFeatureRecords(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{actions.FeatureRowTracking, actions.FeatureClustering, actions.FeatureVariantType, "someFutureFeature"} {
+	for _, name := range []string{actions.FeatureClustering, actions.FeatureVariantType, "someFutureFeature"} {
 		s := snapOf(listing(name))
 		for _, op := range operations {
 			err := s.supports(op)
