@@ -98,7 +98,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 			return checkConstraints(cs, rec, rowBase, cfg.mem)
 		}
 	}
-	conf, err := newConformer(schema, props, cfg.mergeSchema, cfg.mem)
+	conf, err := newConformer(schema, md, props, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
 	}

@@ -119,6 +119,18 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 			return nil, err
 		}
 		tx.SetMetadata(wr.Metadata)
+		// A widened type (delta.typeChanges) needs typeWidening, which a
+		// table with delta.enableTypeWidening has; raise it all the same
+		// when the protocol lacks it, never down.
+		if snap := tx.Snapshot(); snap != nil {
+			schema, err := wr.Metadata.Schema()
+			if err != nil {
+				return nil, fmt.Errorf("writer: %w", err)
+			}
+			if p := actions.MergeProtocols(deltalog.MinimalProtocol(wr.Metadata, schema), snap.Protocol()); p != snap.Protocol() {
+				tx.SetProtocol(p)
+			}
+		}
 	}
 	var removedBytes int64
 	for _, f := range removed {
