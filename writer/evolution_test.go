@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -158,4 +160,115 @@ func setProperties(t *testing.T, snap *deltalog.Snapshot, props map[string]strin
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestOverwriteSchema replaces a table's schema and partitioning with an
+// overwrite (none, name and id mode): the new columns (mapped ones with
+// new ids above the old maxColumnId and new physical names), the new
+// partitioning, only the new rows; the old version still reads its own.
+// An overwrite whose input has the table's columns commits no metadata.
+func TestOverwriteSchema(t *testing.T) {
+	for _, mode := range []string{"none", "name", "id"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			mem := tabletest.CheckedMem(t)
+			store := objstore.NewMem()
+			props := map[string]string{}
+			if mode != "none" {
+				props[actions.PropColumnMappingMode] = mode
+			}
+			tabletest.Create(t, store, "id long, name string", props)
+			old := tabletest.AppendTo(t, store, `[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]`)
+			sc := arrow.NewSchema([]arrow.Field{
+				{Name: "key", Type: arrow.BinaryTypes.String, Nullable: false},
+				{Name: "n", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+				{Name: "p", Type: arrow.BinaryTypes.String, Nullable: true},
+			}, nil)
+			rec := tabletest.RecordJSON(t, mem, sc, `[{"key": "x", "n": 1, "p": "u"}, {"key": "y", "n": 2, "p": "v"}]`)
+			if _, err := writer.Overwrite(ctx, old, tabletest.Batches(t, rec), writer.WithAllocator(mem), writer.WithOverwriteSchema("P")); err != nil {
+				t.Fatal(err)
+			}
+			snap := tabletest.Open(t, store)
+			if got, want := actions.FormatDDL(snap.Schema()), "key string, n integer, p string"; got != want {
+				t.Errorf("schema %s, want %s", got, want)
+			}
+			if got := snap.PartitionColumns(); len(got) != 1 || got[0] != "p" {
+				t.Errorf("partition columns %v, want [p]", got)
+			}
+			tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, snap), tabletest.Sorted(`{"key":"x","n":1,"p":"u"}`, `{"key":"y","n":2,"p":"v"}`))
+			tabletest.DiffLines(t, "old version", tabletest.ScanLines(t, tabletest.Open(t, store, deltalog.AtVersion(old.Version()))),
+				tabletest.Sorted(`{"id":1,"name":"a"}`, `{"id":2,"name":"b"}`))
+			if mode != "none" {
+				oldMax := old.Properties().ColumnMappingMaxColumnID
+				for _, f := range snap.Schema().Fields {
+					id, ok := f.FieldID()
+					if !ok || id <= oldMax {
+						t.Errorf("column %s: id %d (%v), want one above the old maxColumnId %d", f.Name, id, ok, oldMax)
+					}
+					if p := f.PhysicalName(mode); p == f.Name || p == "" {
+						t.Errorf("column %s: physical name %q, want a new col- name", f.Name, p)
+					}
+				}
+				if got := snap.Properties().ColumnMappingMaxColumnID; got != oldMax+3 {
+					t.Errorf("maxColumnId %d, want %d", got, oldMax+3)
+				}
+			}
+			// The same columns again: no metadata in the commit.
+			rec2 := tabletest.RecordJSON(t, mem, sc, `[{"key": "z", "n": 3, "p": "u"}]`)
+			if _, err := writer.Overwrite(ctx, snap, tabletest.Batches(t, rec2), writer.WithAllocator(mem), writer.WithOverwriteSchema("p")); err != nil {
+				t.Fatal(err)
+			}
+			if _, as := lastCommit(t, store); slices.ContainsFunc(as, func(a actions.Action) bool { return a.Metadata != nil }) {
+				t.Error("an overwrite with the table's own columns committed metadata")
+			}
+			tabletest.DiffLines(t, "rows after the second overwrite", tabletest.ScanLines(t, tabletest.Open(t, store)), []string{`{"key":"z","n":3,"p":"u"}`})
+		})
+	}
+}
+
+// TestOverwriteSchemaRefused: overwrite-schema on an append, a partition
+// column the input lacks, and a CHECK constraint on a column the new
+// schema drops are refused with the reason, and nothing is committed.
+func TestOverwriteSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	for _, tc := range []struct {
+		name string
+		run  func(snap *deltalog.Snapshot, rec arrow.RecordBatch) error
+		want []string
+	}{
+		{name: "append", want: []string{"an append cannot overwrite the schema"}, run: func(snap *deltalog.Snapshot, rec arrow.RecordBatch) error {
+			_, err := writer.Append(ctx, snap, tabletest.Batches(t, rec), writer.WithOverwriteSchema())
+			return err
+		}},
+		{name: "partition column", want: []string{`"nope"`, "partition column is not in the input (columns: k)"}, run: func(snap *deltalog.Snapshot, rec arrow.RecordBatch) error {
+			_, err := writer.Overwrite(ctx, snap, tabletest.Batches(t, rec), writer.WithOverwriteSchema("nope"))
+			return err
+		}},
+		{name: "constraint", want: []string{"CHECK constraint pos (id > 0)"}, run: func(snap *deltalog.Snapshot, rec arrow.RecordBatch) error {
+			snap = setProperties(t, snap, map[string]string{"delta.constraints.pos": "id > 0"})
+			_, err := writer.Overwrite(ctx, snap, tabletest.Batches(t, rec), writer.WithOverwriteSchema())
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := objstore.NewMem()
+			tabletest.Create(t, store, "id long", nil)
+			snap := tabletest.AppendTo(t, store, `[{"id": 1}]`)
+			rec := tabletest.RecordJSON(t, memory.DefaultAllocator, sc, `[{"k": "a"}]`)
+			err := tc.run(snap, rec)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			after := tabletest.Open(t, store)
+			if after.Schema().Field("id") == nil || after.NumFiles() != 1 {
+				t.Errorf("the table changed: schema %s, %d files", actions.FormatDDL(after.Schema()), after.NumFiles())
+			}
+		})
+	}
 }

@@ -65,6 +65,9 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
+	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
+		return nil, err
+	}
 	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 }
 

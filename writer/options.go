@@ -38,6 +38,7 @@ type config struct {
 	bufferSize     int64
 	mem            memory.Allocator
 	mergeSchema    bool
+	overwrite      *overwriteSchema // WithOverwriteSchema
 	dataChange     bool
 	appID          string
 	appVersion     int64
@@ -80,6 +81,10 @@ func (c *config) clone() *config {
 	n.opParams = maps.Clone(c.opParams)
 	n.txnOpts = slices.Clone(c.txnOpts)
 	n.parquetProps = slices.Clone(c.parquetProps)
+	if c.overwrite != nil {
+		o := *c.overwrite
+		n.overwrite = &o
+	}
 	return &n
 }
 
@@ -234,6 +239,16 @@ func WithRowCheck(check func(rec arrow.RecordBatch, rowBase int64) error) Option
 // to the schema as nullable, and the commit changes the table's metadata.
 // Without it an unknown column is an error.
 func WithMergeSchema() Option { return func(c *config) { c.mergeSchema = true } }
+
+// WithOverwriteSchema makes an Overwrite replace the table's schema and
+// partitioning with the input's (Spark's overwriteSchema option): the
+// new schema is the first input batch's columns, all nullable, and the
+// table is partitioned by partitionBy (none: not partitioned), which
+// must be columns of the input. On a column-mapped table every column
+// gets a new id and physical name. Other writes refuse it.
+func WithOverwriteSchema(partitionBy ...string) Option {
+	return func(c *config) { c.overwrite = &overwriteSchema{partitionBy: slices.Clone(partitionBy)} }
+}
 
 // WithDataChange sets add.dataChange (default true). Operations that
 // rearrange data without changing it (OPTIMIZE) write false.
