@@ -98,7 +98,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 		}
 		return nil
 	}
-	table := m.snap.Schema()
+	table := m.table
 	bc.values = make([]expr.Expr, len(table.Fields))
 	if bc.All {
 		if bc.Kind == NotMatchedBySourceUpdate {
@@ -108,6 +108,9 @@ func (m *merge) bindValues(bc *boundClause) error {
 			si := m.srcSchema.IndexFold(f.Name)
 			if _, gen := f.Metadata[actions.MetaGenerationExpression]; si < 0 && gen {
 				continue // computed below
+			}
+			if si < 0 && m.cfg.evolve {
+				continue // kept (UPDATE) or NULL (INSERT), as Spark's schema evolution
 			}
 			if si < 0 {
 				return fmt.Errorf("the source has no column %q for %s * (source columns: %s)", f.Name, map[bool]string{true: "INSERT", false: "UPDATE SET"}[bc.Kind == NotMatchedInsert], strings.Join(m.srcSchema.Names(), ", "))
@@ -158,7 +161,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 // it must recompute (every one for an INSERT, whose other unassigned
 // columns are null; for an UPDATE those reading an assigned column).
 func (m *merge) generatedValues(bc *boundClause) error {
-	table := m.snap.Schema()
+	table := m.table
 	insert := bc.Kind == NotMatchedInsert
 	current := func(i int) expr.Expr {
 		if insert {

@@ -68,6 +68,14 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
 		return nil, err
 	}
+	if md := cfg.schemaChange; md != nil {
+		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, md.Properties(), batches, cfg)
+		if err != nil {
+			return nil, err
+		}
+		wr.SchemaChanged = true
+		return wr, nil
+	}
 	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 )
 
@@ -38,7 +39,8 @@ type config struct {
 	bufferSize     int64
 	mem            memory.Allocator
 	mergeSchema    bool
-	overwrite      *overwriteSchema // WithOverwriteSchema
+	overwrite      *overwriteSchema  // WithOverwriteSchema
+	schemaChange   *actions.Metadata // WithSchemaChange
 	dataChange     bool
 	appID          string
 	appVersion     int64
@@ -248,6 +250,16 @@ func WithMergeSchema() Option { return func(c *config) { c.mergeSchema = true } 
 // gets a new id and physical name. Other writes refuse it.
 func WithOverwriteSchema(partitionBy ...string) Option {
 	return func(c *config) { c.overwrite = &overwriteSchema{partitionBy: slices.Clone(partitionBy)} }
+}
+
+// WithSchemaChange makes WriteFiles and WriteChangeFiles write for md,
+// the table's metadata after a schema change that the same commit makes
+// (MERGE's schema evolution): the files take md's columns, physical
+// names and partitioning, and input without md's new columns gets nulls
+// in them. WriteFiles' result then has Metadata md and SchemaChanged
+// set; the commit must carry md.
+func WithSchemaChange(md *actions.Metadata) Option {
+	return func(c *config) { c.schemaChange = md }
 }
 
 // WithDataChange sets add.dataChange (default true). Operations that
