@@ -98,7 +98,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 		}
 		return nil
 	}
-	table := m.snap.Schema()
+	table := m.table
 	bc.values = make([]expr.Expr, len(table.Fields))
 	if bc.All {
 		if bc.Kind == NotMatchedBySourceUpdate {
@@ -116,6 +116,9 @@ func (m *merge) bindValues(bc *boundClause) error {
 				case !id.AllowExplicitInsert:
 					return fmt.Errorf("column %s is GENERATED ALWAYS AS IDENTITY and INSERT * would supply its values from the source's column %s: list the columns to insert without it", f.Name, m.srcSchema.Fields[si].Name)
 				}
+			}
+			if si < 0 && m.cfg.evolve {
+				continue // kept (UPDATE) or NULL (INSERT), as Spark's schema evolution
 			}
 			if si < 0 {
 				return fmt.Errorf("the source has no column %q for %s * (source columns: %s)", f.Name, map[bool]string{true: "INSERT", false: "UPDATE SET"}[bc.Kind == NotMatchedInsert], strings.Join(m.srcSchema.Names(), ", "))
@@ -174,7 +177,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 // it must recompute (every one for an INSERT, whose other unassigned
 // columns are null; for an UPDATE those reading an assigned column).
 func (m *merge) generatedValues(bc *boundClause) error {
-	table := m.snap.Schema()
+	table := m.table
 	insert := bc.Kind == NotMatchedInsert
 	current := func(i int) expr.Expr {
 		if insert {

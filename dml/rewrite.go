@@ -108,6 +108,9 @@ type job struct {
 	// (materializeSourceTimeMs).
 	sourceMs int64
 	written  []string // keys of files written, removed again if the commit fails
+	// schemaChange is the table's metadata after a schema change the
+	// commit makes (MERGE's schema evolution); nil for none.
+	schemaChange *actions.Metadata
 }
 
 func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string) *job {
@@ -683,6 +686,16 @@ func withChangeType(rec arrow.RecordBatch, kind string, mem memory.Allocator) (a
 // change files, the app transaction, and commitInfo with Spark's metrics.
 func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Result, error) {
 	tx := j.tx
+	if md := j.schemaChange; md != nil {
+		schema, err := md.Schema()
+		if err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		tx.SetMetadata(md)
+		if p := actions.MergeProtocols(deltalog.MinimalProtocol(md, schema), j.snap.Protocol()); p != j.snap.Protocol() {
+			tx.SetProtocol(p)
+		}
+	}
 	for _, a := range out.removed {
 		tx.RemoveFile(a, true)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowconv"
 )
 
@@ -74,14 +77,70 @@ type conformer struct {
 	// are.
 	ids       *Identity
 	tableRows bool
+	// widen lets merge widen a column's type as the typeWidening feature
+	// does on schema evolution (actions.CanWidenOnWrite): set on a table
+	// with delta.enableTypeWidening. parts are the partition columns and
+	// deps the columns (lower-case dotted paths) that CHECK constraints
+	// and generated columns read, which are never widened.
+	widen bool
+	parts []string
+	deps  map[string]string
 }
 
-func newConformer(schema *actions.StructType, props *actions.TableProperties, merge bool, mem memory.Allocator) (*conformer, error) {
+func newConformer(schema *actions.StructType, md *actions.Metadata, props *actions.TableProperties, merge bool, mem memory.Allocator) (*conformer, error) {
 	c := &conformer{schema: schema, merge: merge, mem: mem, mode: props.ColumnMappingMode, maxID: props.ColumnMappingMaxColumnID}
+	if merge && props.EnableTypeWidening {
+		c.widen, c.parts, c.deps = true, md.PartitionColumns, dependentColumns(schema, props)
+	}
 	if err := c.setSchema(schema); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// dependentColumns maps the columns that the table's CHECK constraints
+// and generation expressions read (lower-case dotted paths) to the
+// first expression that reads each, as "CHECK constraint NAME (EXPR)".
+// An expression that does not parse reads nothing here; writes bind it
+// and fail on it anyway.
+func dependentColumns(schema *actions.StructType, props *actions.TableProperties) map[string]string {
+	deps := map[string]string{}
+	note := func(text, what string) {
+		e, err := expr.Parse(text)
+		if err != nil {
+			return
+		}
+		expr.Walk(e, func(n expr.Expr) bool {
+			if col, ok := n.(*expr.Column); ok {
+				k := strings.ToLower(strings.Join(col.Path, "."))
+				if _, seen := deps[k]; !seen {
+					deps[k] = what
+				}
+			}
+			return true
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(props.Constraints)) {
+		note(props.Constraints[name], fmt.Sprintf("CHECK constraint %s (%s)", name, props.Constraints[name]))
+	}
+	for _, f := range schema.Fields {
+		if text, ok := f.Metadata[actions.MetaGenerationExpression].(string); ok {
+			note(text, fmt.Sprintf("generated column %s (%s)", f.Name, text))
+		}
+	}
+	return deps
+}
+
+// dependent returns the expression that reads the column at path (a
+// dotted path), a column inside it or a struct around it, or "".
+func (c *conformer) dependent(path string) string {
+	p := strings.ToLower(path)
+	for _, k := range slices.Sorted(maps.Keys(c.deps)) {
+		if k == p || strings.HasPrefix(k, p+".") || strings.HasPrefix(p, k+".") {
+			return c.deps[k]
+		}
+	}
+	return ""
 }
 
 func (c *conformer) setSchema(s *actions.StructType) error {
@@ -113,7 +172,7 @@ func (c *conformer) setSchema(s *actions.StructType) error {
 func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase int64) (arrow.RecordBatch, error) {
 	in := rec.Schema()
 	if c.merge {
-		merged, changed, err := mergeStruct(c.schema, in.Fields(), "")
+		merged, changed, err := c.mergeStruct(c.schema, in.Fields(), "")
 		if err != nil {
 			return nil, err
 		}
@@ -430,10 +489,13 @@ func hasNullConstraint(t actions.DataType) bool {
 }
 
 // mergeStruct adds the input's columns and struct fields that the table
-// lacks, as nullable, after the existing ones (Spark's mergeSchema). It
-// changes no existing column: type differences are left for compatible to
+// lacks, as nullable, after the existing ones (Spark's mergeSchema). With
+// widen it also widens a column (or struct field) of a primitive or
+// decimal type to the input's wider type where the typeWidening feature
+// does so on schema evolution, recording the change in the field's
+// delta.typeChanges; other type differences are left for compatible to
 // report.
-func mergeStruct(s *actions.StructType, in []arrow.Field, path string) (*actions.StructType, bool, error) {
+func (c *conformer) mergeStruct(s *actions.StructType, in []arrow.Field, path string) (*actions.StructType, bool, error) {
 	fields := make([]*actions.StructField, len(s.Fields))
 	copy(fields, s.Fields)
 	changed := false
@@ -458,8 +520,15 @@ func mergeStruct(s *actions.StructType, in []arrow.Field, path string) (*actions
 			changed = true
 			continue
 		}
+		if nf, ch, err := c.widenField(fields[i], f.Type, fpath); err != nil {
+			return nil, false, err
+		} else if ch {
+			fields[i] = nf
+			changed = true
+			continue
+		}
 		// Recurse into structs (also as array elements and map values).
-		nt, ch, err := mergeType(fields[i].Type, f.Type, fpath)
+		nt, ch, err := c.mergeType(fields[i].Type, f.Type, fpath)
 		if err != nil {
 			return nil, false, err
 		}
@@ -476,18 +545,58 @@ func mergeStruct(s *actions.StructType, in []arrow.Field, path string) (*actions
 	return &actions.StructType{Fields: fields}, true, nil
 }
 
-func mergeType(t actions.DataType, in arrow.DataType, path string) (actions.DataType, bool, error) {
+// widenField returns a copy of f widened to the input type in, when
+// schema evolution widens it (see mergeStruct); an input type that is
+// wider but may not widen here is an error saying why.
+func (c *conformer) widenField(f *actions.StructField, in arrow.DataType, path string) (*actions.StructField, bool, error) {
+	if d, ok := in.(*arrow.DictionaryType); ok {
+		in = d.ValueType
+	}
+	switch f.Type.(type) {
+	case actions.PrimitiveType, *actions.DecimalType:
+	default:
+		return nil, false, nil
+	}
+	to, err := actions.FromArrowType(in)
+	if err != nil {
+		return nil, false, nil
+	}
+	if _, ok := to.(*actions.DecimalType); !ok {
+		if _, isPrim := to.(actions.PrimitiveType); !isPrim {
+			return nil, false, nil
+		}
+	}
+	from := f.Type
+	if !actions.CanWidenOnWrite(from, to) {
+		return nil, false, nil
+	}
+	if !c.widen {
+		return nil, false, &SchemaError{Column: path, Reason: fmt.Sprintf("input type %s is wider than the column's type %s; merge-schema widens it only on a table with %s=true (the typeWidening feature)", in, from, actions.PropEnableTypeWidening)}
+	}
+	if slices.ContainsFunc(c.parts, func(p string) bool { return strings.EqualFold(p, path) }) && from == actions.TypeDate {
+		return nil, false, &SchemaError{Column: path, Reason: fmt.Sprintf("partition column of type date cannot widen to %s (its partition values are dates)", to)}
+	}
+	if dep := c.dependent(path); dep != "" {
+		return nil, false, &SchemaError{Column: path, Reason: fmt.Sprintf("input type %s would widen the column's type %s, but %s reads the column; change or drop it first", in, from, dep)}
+	}
+	nf := actions.CopyField(f)
+	nf.Type = to
+	actions.AddTypeChange(nf, from, to, "")
+	return nf, true, nil
+}
+
+func (c *conformer) mergeType(t actions.DataType, in arrow.DataType, path string) (actions.DataType, bool, error) {
 	if d, ok := in.(*arrow.DictionaryType); ok {
 		in = d.ValueType
 	}
 	switch t := t.(type) {
 	case *actions.StructType:
 		if st, ok := in.(*arrow.StructType); ok {
-			return mergeStruct(t, st.Fields(), path)
+			return c.mergeStruct(t, st.Fields(), path)
 		}
 	case *actions.ArrayType:
 		if l, ok := in.(arrow.ListLikeType); ok && (in.ID() == arrow.LIST || in.ID() == arrow.LARGE_LIST) {
-			et, ch, err := mergeType(t.ElementType, l.Elem(), path+".element")
+			et, ch, err := c.mergeType(t.ElementType, l.Elem(), path+".element")
 			if err != nil || !ch {
 				return t, false, err
 			}
@@ -495,7 +604,7 @@ func mergeType(t actions.DataType, in arrow.DataType, path string) (actions.Data
 		}
 	case *actions.MapType:
 		if m, ok := in.(*arrow.MapType); ok {
-			vt, ch, err := mergeType(t.ValueType, m.ItemType(), path+".value")
+			vt, ch, err := c.mergeType(t.ValueType, m.ItemType(), path+".value")
 			if err != nil || !ch {
 				return t, false, err
 			}

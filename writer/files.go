@@ -69,6 +69,17 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
+	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
+		return nil, err
+	}
+	if md := cfg.schemaChange; md != nil {
+		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, md.Properties(), batches, cfg)
+		if err != nil {
+			return nil, err
+		}
+		wr.SchemaChanged = true
+		return wr, nil
+	}
 	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 }
 
@@ -102,7 +113,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 			return checkConstraints(cs, rec, rowBase, cfg.mem)
 		}
 	}
-	conf, err := newConformer(schema, props, cfg.mergeSchema, cfg.mem)
+	conf, err := newConformer(schema, md, props, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
 	}

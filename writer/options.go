@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 )
 
@@ -38,6 +39,8 @@ type config struct {
 	bufferSize     int64
 	mem            memory.Allocator
 	mergeSchema    bool
+	overwrite      *overwriteSchema  // WithOverwriteSchema
+	schemaChange   *actions.Metadata // WithSchemaChange
 	dataChange     bool
 	appID          string
 	appVersion     int64
@@ -81,6 +84,10 @@ func (c *config) clone() *config {
 	n.opParams = maps.Clone(c.opParams)
 	n.txnOpts = slices.Clone(c.txnOpts)
 	n.parquetProps = slices.Clone(c.parquetProps)
+	if c.overwrite != nil {
+		o := *c.overwrite
+		n.overwrite = &o
+	}
 	return &n
 }
 
@@ -235,6 +242,26 @@ func WithRowCheck(check func(rec arrow.RecordBatch, rowBase int64) error) Option
 // to the schema as nullable, and the commit changes the table's metadata.
 // Without it an unknown column is an error.
 func WithMergeSchema() Option { return func(c *config) { c.mergeSchema = true } }
+
+// WithOverwriteSchema makes an Overwrite replace the table's schema and
+// partitioning with the input's (Spark's overwriteSchema option): the
+// new schema is the first input batch's columns, all nullable, and the
+// table is partitioned by partitionBy (none: not partitioned), which
+// must be columns of the input. On a column-mapped table every column
+// gets a new id and physical name. Other writes refuse it.
+func WithOverwriteSchema(partitionBy ...string) Option {
+	return func(c *config) { c.overwrite = &overwriteSchema{partitionBy: slices.Clone(partitionBy)} }
+}
+
+// WithSchemaChange makes WriteFiles and WriteChangeFiles write for md,
+// the table's metadata after a schema change that the same commit makes
+// (MERGE's schema evolution): the files take md's columns, physical
+// names and partitioning, and input without md's new columns gets nulls
+// in them. WriteFiles' result then has Metadata md and SchemaChanged
+// set; the commit must carry md.
+func WithSchemaChange(md *actions.Metadata) Option {
+	return func(c *config) { c.schemaChange = md }
+}
 
 // WithDataChange sets add.dataChange (default true). Operations that
 // rearrange data without changing it (OPTIMIZE) write false.

@@ -32,7 +32,9 @@ func init() {
 		summary: "add the rows of .jsonl, .csv or .parquet files in one commit; bad input names file, line and column and commits nothing",
 		flags: []flagDef{
 			{name: "mode", kind: choiceFlag, choices: []string{"append", "overwrite"}, help: "append, or overwrite to replace every row"},
-			{name: "merge-schema", kind: boolFlag, help: "add the input's new columns to the table schema"},
+			{name: "merge-schema", kind: boolFlag, help: "add the input's new columns (and struct fields) to the table schema; widen columns to wider input types where delta.enableTypeWidening=true"},
+			{name: "overwrite-schema", kind: boolFlag, help: "with --mode overwrite: replace the table's schema and partitioning with the input's (its columns as inferred, partitioned by --partition-by)"},
+			{name: "partition-by", kind: listFlag, help: "with --overwrite-schema: the new partition columns, comma-separated (default: none)"},
 		},
 		formats: allFormats, progress: true,
 		more: inputFormats,
@@ -89,7 +91,21 @@ func runAppend(ctx context.Context, c *call) error {
 	}
 	schema := snap.Schema()
 	var wopts []writer.Option
-	if c.on("merge-schema") {
+	if c.given("partition-by") && !c.on("overwrite-schema") {
+		return usagef("--partition-by needs --overwrite-schema")
+	}
+	if c.on("overwrite-schema") {
+		if mode != "overwrite" {
+			return usagef("--overwrite-schema needs --mode overwrite")
+		}
+		// The input's own columns, inferred as merge-schema infers new
+		// ones, become the table's.
+		schema, err = input.MergeSchema(ctx, &actions.StructType{}, files)
+		if err != nil {
+			return err
+		}
+		wopts = append(wopts, writer.WithOverwriteSchema(c.list("partition-by")...))
+	} else if c.on("merge-schema") {
 		schema, err = input.MergeSchema(ctx, schema, files)
 		if err != nil {
 			return err

@@ -296,6 +296,36 @@ func TestAppendMergeSchema(t *testing.T) {
 	wantOutput(t, "parquet merge", ok(t, "scan", table, "--where", "id = 6", "--columns", "id,weight", "--format", "jsonl"), `{"id":6,"weight":70}`)
 }
 
+// TestAppendOverwriteSchema: --overwrite-schema with --mode overwrite
+// replaces the columns and partitioning with the input's; without
+// --mode overwrite, and --partition-by without it, are usage errors that
+// commit nothing.
+func TestAppendOverwriteSchema(t *testing.T) {
+	dir, table := newOrders(t)
+	ok(t, "append", table, writeFile(t, dir, "a.jsonl", "{\"id\":1,\"customer\":\"ann\"}\n"))
+	next := writeFile(t, dir, "b.jsonl", "{\"sku\":\"x\",\"qty\":3,\"region\":\"eu\"}\n{\"sku\":\"y\",\"qty\":4,\"region\":\"us\"}\n")
+	for _, args := range [][]string{{"--overwrite-schema"}, {"--mode", "overwrite", "--partition-by", "region"}} {
+		code, _, errOut := lakelog(t, append([]string{"append", table, next}, args...)...)
+		if code != exitUsage || !strings.Contains(errOut, "needs --") {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	ok(t, "append", table, next, "--mode", "overwrite", "--overwrite-schema", "--partition-by", "region")
+	var d description
+	if err := json.Unmarshal([]byte(ok(t, "describe", table, "--format", "json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(d.Columns, ","); got != "sku,qty,region" || d.Version != 2 {
+		t.Fatalf("version %d columns %s", d.Version, got)
+	}
+	if got := strings.Join(d.PartitionColumns, ","); got != "region" {
+		t.Fatalf("partition columns %q", got)
+	}
+	wantOutput(t, "overwritten", ok(t, "scan", table, "--format", "jsonl", "--sorted"),
+		`{"sku":"x","qty":3,"region":"eu"}`, `{"sku":"y","qty":4,"region":"us"}`)
+	wantOutput(t, "version 1", ok(t, "scan", table, "--version", "1", "--columns", "id,customer", "--format", "jsonl"), `{"id":1,"customer":"ann"}`)
+}
+
 func TestScanOptions(t *testing.T) {
 	dir, table := newOrders(t)
 	ok(t, "append", table, writeFile(t, dir, "a.jsonl", `{"id":1,"customer":"ann","amount":10,"country":"nl"}
