@@ -3,6 +3,7 @@ package deltasql
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
+	"github.com/lakelog/lakelog/schema"
 )
 
 // describe is DESCRIBE HISTORY (deltalog.History, as `lakelog
@@ -306,6 +308,131 @@ func (x *run) alter(ctx context.Context, n *alterProperties) error {
 	x.r.committed(res)
 	x.r.Summary = fmt.Sprintf("ALTER TABLE: version %d", res.Version)
 	return nil
+}
+
+// alterColumns is ALTER TABLE's column and constraint forms: the schema
+// package function `lakelog alter` calls for each, one commit or none.
+// Spark returns no rows; the summary says what was committed.
+func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	var res *deltalog.CommitResult
+	var done string
+	pos := n.pos
+	switch n.op {
+	case "ADD COLUMNS":
+		var cols []schema.Column
+		for i, def := range n.defs {
+			c, err := schema.ParseColumn(def)
+			if err != nil {
+				return x.errAt(n.defsPos[i], err)
+			}
+			cols = append(cols, c)
+		}
+		res, err = schema.AddColumns(ctx, snap, cols)
+		done = fmt.Sprintf("added %d columns", len(cols))
+		var ce *schema.ChangeError
+		if errors.As(err, &ce) {
+			for i, c := range cols {
+				if strings.EqualFold(c.Path, ce.Column) {
+					pos = n.defsPos[i]
+				}
+			}
+		}
+	case "RENAME COLUMN":
+		res, err = schema.RenameColumn(ctx, snap, n.column, n.newName)
+		done = fmt.Sprintf("renamed %s to %s", n.column, n.newName)
+	case "DROP COLUMNS":
+		cols := n.columns
+		if n.ifExists {
+			cols = nil
+			for _, c := range n.columns {
+				if columnExists(snap.Schema(), c) {
+					cols = append(cols, c)
+				}
+			}
+			if len(cols) == 0 {
+				x.r.Summary = "ALTER TABLE DROP COLUMNS: no such column; nothing was committed"
+				return nil
+			}
+		}
+		res, err = schema.DropColumns(ctx, snap, cols)
+		done = "dropped " + strings.Join(cols, ", ")
+	case "CHANGE COLUMN":
+		switch n.action {
+		case "TYPE":
+			st, perr := actions.ParseDDL("x " + n.typ)
+			if perr != nil || len(st.Fields) != 1 {
+				if perr == nil {
+					perr = fmt.Errorf("not one type")
+				}
+				return x.errorf(n.typePos, "TYPE %s: %v", n.typ, perr)
+			}
+			res, err = schema.ChangeColumnType(ctx, snap, n.column, st.Fields[0].Type)
+			done = fmt.Sprintf("%s is now %s", n.column, st.Fields[0].Type)
+		case "DROP NOT NULL":
+			res, err = schema.DropNotNull(ctx, snap, n.column)
+			done = n.column + " is nullable"
+		case "COMMENT":
+			res, err = schema.SetComment(ctx, snap, n.column, n.comment)
+			done = "set the comment of " + n.column
+		}
+	case "ADD CONSTRAINT":
+		res, err = schema.AddConstraint(ctx, snap, n.constraint, n.check)
+		done = "added CHECK constraint " + n.constraint
+	case "DROP CONSTRAINT":
+		var opts []schema.Option
+		if n.ifExists {
+			opts = append(opts, schema.IfExists())
+		}
+		res, err = schema.DropConstraint(ctx, snap, n.constraint, opts...)
+		done = "dropped CHECK constraint " + n.constraint
+	}
+	if err != nil {
+		return x.errAt(pos, err)
+	}
+	x.r.committed(res)
+	x.r.Summary = fmt.Sprintf("ALTER TABLE %s: version %d: %s", n.op, res.Version, done)
+	return nil
+}
+
+// columnExists reports whether the SQL column path names a column or
+// nested field of s (names compared without case, as Spark).
+func columnExists(s *actions.StructType, path string) bool {
+	names, err := schema.ParseColumnPath(path)
+	if err != nil {
+		return false
+	}
+	var t actions.DataType = s
+	for _, name := range names {
+		switch x := t.(type) {
+		case *actions.StructType:
+			f := x.FieldFold(name)
+			if f == nil {
+				return false
+			}
+			t = f.Type
+		case *actions.ArrayType:
+			if !strings.EqualFold(name, "element") {
+				return false
+			}
+			t = x.ElementType
+		case *actions.MapType:
+			switch {
+			case strings.EqualFold(name, "key"):
+				t = x.KeyType
+			case strings.EqualFold(name, "value"):
+				t = x.ValueType
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // setConf is SET key = value, for the Spark settings lakelog honours.
