@@ -50,8 +50,8 @@ func init() {
 			{name: "sorted", kind: boolFlag, help: "sort the output lines by their bytes (holds the output in memory)"},
 			{name: "explain", kind: boolFlag, help: "print what planning and reading did (files and bytes: total, pruned by partition, skipped by stats, planned; rows skipped by the page index, decoded and returned; deletion vectors) instead of the rows"},
 		},
-		formats: allFormats,
-		run:     runScan,
+		formats: allFormats, progress: true,
+		run: runScan,
 	})
 	register(&verb{
 		name: "count", section: sectionRead,
@@ -250,16 +250,11 @@ func (s *appendSource) explain(err error) error {
 }
 
 // progress prints a line on a terminal's stderr while an append that has
-// run for progressAfter is still going, updated in place.
+// run for progressDelay is still going, updated in place.
 type progress struct {
 	stopc chan struct{}
 	done  chan struct{}
 }
-
-const (
-	progressAfter = 2 * time.Second
-	progressEvery = 250 * time.Millisecond
-)
 
 func (c *call) startProgress(src *appendSource, mode string) *progress {
 	w := c.stderr
@@ -282,7 +277,7 @@ func (c *call) startProgress(src *appendSource, mode string) *progress {
 				return
 			case <-t.C:
 				el := time.Since(start)
-				if el < progressAfter {
+				if el < progressDelay {
 					continue
 				}
 				fmt.Fprint(w, "\r"+progressLine(mode, src.rows.Load(), src.bytesRead(), src.total, el)+"\x1b[K")
@@ -316,16 +311,6 @@ func progressLine(mode string, rows, read, total int64, elapsed time.Duration) s
 	}
 	fmt.Fprintf(&b, "), %s", elapsed.Round(time.Second))
 	return b.String()
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // ---- scan and count ----
@@ -371,6 +356,22 @@ func runScan(ctx context.Context, c *call) error {
 	if c.on("explain") {
 		return c.explain(ctx, snap.NumFiles(), snap.SizeInBytes(), sc)
 	}
+	// Rows going to a file or a pipe, stderr a terminal: a progress line
+	// of the files read out of those planning may keep (it converges as
+	// planning rules files out), the rows written and the bytes fetched.
+	var m *meter
+	if !isTerminal(c.stdout) {
+		m = c.meter()
+	}
+	stop := m.watch(func() {
+		sm := sc.Metrics()
+		extra := fmt.Sprintf("%d rows", sm.RowsReturned)
+		if sm.BytesFetched > 0 {
+			extra += ", " + humanBytes(sm.BytesFetched) + " fetched"
+		}
+		m.set("scan", sm.FilesRead, int64(snap.NumFiles())-sm.FilesPrunedByPartition-sm.FilesSkippedByStats, "files", extra)
+	})
+	defer stop()
 	return c.printRows(ctx, sc.Schema(), sc.Records(ctx))
 }
 
