@@ -191,6 +191,14 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File) (_
 		_, err = s.resolveSources(pf, fr, sources)
 		if err == nil {
 			o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
+			if o.pages != nil {
+				left := int64(0)
+				for _, r := range o.pages {
+					left += r.end - r.start
+				}
+				s.m.pageIndexFiles.Add(1)
+				s.m.pageIndexSkipped.Add(pf.NumRows() - left)
+			}
 		}
 		closeSources(sources)
 		if err != nil {

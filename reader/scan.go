@@ -177,6 +177,11 @@ type ScanMetrics struct {
 	RowsRead int64
 	// RowsReturned is the number of rows yielded.
 	RowsReturned int64
+	// FilesUsingPageIndex are the files read in which the Parquet page
+	// index ruled rows out (pages, or whole row groups), and
+	// RowsSkippedByPageIndex the rows it ruled out: they are not decoded,
+	// so they are not in RowsRead.
+	FilesUsingPageIndex, RowsSkippedByPageIndex int64
 	// On an object store (a store that is not objstore.RandomAccess):
 	// Requests is the number of ranged GETs the scan issued for data
 	// files, BytesFetched the bytes they returned, UncoveredReads those
@@ -188,6 +193,7 @@ type ScanMetrics struct {
 
 type metrics struct {
 	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
+	pageIndexFiles, pageIndexSkipped                                             atomic.Int64
 	fetch                                                                        rangefetch.Stats // the object-store reads of every pass
 }
 
@@ -461,6 +467,8 @@ func (s *Scan) Metrics() ScanMetrics {
 		FilesRead:              s.m.filesRead.Load(),
 		RowsRead:               s.m.rowsRead.Load(),
 		RowsReturned:           s.m.rowsReturned.Load(),
+		FilesUsingPageIndex:    s.m.pageIndexFiles.Load(),
+		RowsSkippedByPageIndex: s.m.pageIndexSkipped.Load(),
 		Requests:               s.m.fetch.Requests.Load(),
 		BytesFetched:           s.m.fetch.Bytes.Load(),
 		UncoveredReads:         s.m.fetch.Uncovered.Load(),

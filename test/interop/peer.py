@@ -28,9 +28,11 @@ Requests ("op"):
          entries become writer options). Response: {"version"}.
   sql    {"statements": [...]} (Spark only) Run each statement; the rows of
          the last one come back as "result" (a list of lists of strings).
-  sql_rows {"statements": [...]} (Spark only) Run each statement; every
-         statement's "columns" and "rows" come back as "statement_rows",
-         values as JSON (decimals and times as strings, maps as objects).
+  sql_rows {"statements": [...], "keep_going"?} (Spark only) Run each
+         statement; every statement's "columns" and "rows" come back as
+         "statement_rows", values as JSON (decimals and times as strings,
+         maps as objects), with the "seconds" it took. With keep_going a
+         failing statement answers {"error"} and the next ones still run.
   properties {"pairs": [[key, value], ...]} (Spark only) Parse each table
          property value as Delta's DeltaConfigs does (its fromString and
          validation, the stats-columns list with DeltaSqlParserUtils).
@@ -329,11 +331,20 @@ class Spark:
         return {"result": result}
 
     def sql_rows(self, req):
+        import time
+
         out = []
         for stmt in req["statements"]:
-            df = self.spark.sql(stmt)
-            rows = [[_jsonable(v) for v in row] for row in df.collect()]
-            out.append({"columns": df.columns, "rows": rows})
+            start = time.monotonic()
+            try:
+                df = self.spark.sql(stmt)
+                rows = [[_jsonable(v) for v in row] for row in df.collect()]
+            except Exception as e:  # noqa: BLE001 (reported, not raised, when asked)
+                if not req.get("keep_going"):
+                    raise
+                out.append({"error": str(e).split("\n")[0], "seconds": time.monotonic() - start})
+                continue
+            out.append({"columns": df.columns, "rows": rows, "seconds": time.monotonic() - start})
         return {"statement_rows": out}
 
     def version(self, req):
