@@ -37,3 +37,7 @@ func DecodeAhead(bytes int64) Option { return func(c *config) { c.decodeAhead = 
 
 // UnitsSplit is how many units row groups have been split into so far.
 func UnitsSplit() int64 { return unitsSplit.Load() }
+
+// BatchesByColumns is how many batches have been decoded column by column
+// (their page-decoded columns side by side) so far.
+func BatchesByColumns() int64 { return batchesByColumns.Load() }

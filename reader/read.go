@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
@@ -129,6 +130,9 @@ type fileUnit struct {
 	rgFrom, rgTo int
 	base, rows   int64
 	rgBase       int64
+	// columns: the unit's page-decoded columns are decoded on goroutines
+	// of their own, batch by batch (a large row group not split).
+	columns bool
 }
 
 // unitRows is the fewest rows a unit holds when the file has more: a
@@ -180,9 +184,9 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
 	}
-	split = split && s.cfg.parallelism > 1 && largestRowGroup(o.md) >= 2*s.splitRows(largestRowGroup(o.md))
+	big := s.cfg.parallelism > 1 && largestRowGroup(o.md) >= 2*s.splitRows(largestRowGroup(o.md))
 	var sources []columnSource
-	if s.pruner != nil || split {
+	if s.pruner != nil || big {
 		// The page index may leave only some rows, and a row group may be
 		// split: both depend on the decoders the columns get, resolved
 		// here for the file.
@@ -200,10 +204,60 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 		o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
 	}
 	o.units = cutUnits(o.md, o.pages, unitRows(s.cfg.batchSize))
-	if split {
+	if big && pageColumns(sources) > 1 {
+		// A large row group not split below (an object store, no offset
+		// index, or columns pqarrow decodes): its columns decoded side
+		// by side. (The pieces splitUnits makes are not.)
+		for i, u := range o.units {
+			if u.rgTo-u.rgFrom == 1 && u.rows >= 2*s.splitRows(u.rows) {
+				o.units[i].columns = true
+			}
+		}
+	}
+	if big && split {
 		o.units = s.splitUnits(pf, sources, o.units)
 	}
 	return o, nil
+}
+
+// pageColumns counts the sources decoded page by page.
+func pageColumns(sources []columnSource) int {
+	n := 0
+	for _, src := range sources {
+		if src.pages != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// batchesByColumns counts the batches decoded column by column (for tests).
+var batchesByColumns atomic.Int64
+
+// decodePages decodes the next n values of each page-decoded column of
+// sources at once, one goroutine a column (this one takes the first):
+// each reads its own column chunk in order, as a serial decode does, so
+// an object store's fetcher sees the same reads. out[i] is source i's
+// array, errs[i] its error.
+func decodePages(sources []columnSource, mem memory.Allocator, n int) (out []arrow.Array, errs []error) {
+	out, errs = make([]arrow.Array, len(sources)), make([]error, len(sources))
+	var wg sync.WaitGroup
+	first := -1
+	for i := range sources {
+		if sources[i].pages == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		wg.Go(func() { out[i], errs[i] = sources[i].pages.next(mem, n) })
+	}
+	if first >= 0 {
+		out[first], errs[first] = sources[first].pages.next(mem, n)
+	}
+	wg.Wait()
+	return out, errs
 }
 
 // unitsSplit counts the units splitUnits cut (for tests).
@@ -372,7 +426,7 @@ func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit fun
 			for start := r.start; start < r.end; start += int64(s.cfg.batchSize) {
 				n := min(int64(s.cfg.batchSize), r.end-start)
 				s.m.rowsRead.Add(n)
-				rec, err := s.assemble(ctx, f, sources, nil, start, n, o.sel)
+				rec, err := s.assemble(ctx, f, sources, nil, start, n, o.sel, u.columns)
 				if err != nil {
 					return err
 				}
@@ -396,7 +450,7 @@ func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit fun
 	for rr.Next() {
 		batch := rr.RecordBatch()
 		s.m.rowsRead.Add(batch.NumRows())
-		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), o.sel)
+		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), o.sel, u.columns)
 		start += batch.NumRows()
 		if err != nil {
 			return err
@@ -672,20 +726,26 @@ func selectRows(ctx context.Context, rec arrow.RecordBatch, del []int, mem memor
 // it conforms file columns to the table's types, adds partition constants
 // and null columns, drops the rows sel does not select, applies the
 // filter and projects. It returns nil when no row is left.
-func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel *rowSelector) (arrow.RecordBatch, error) {
+func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel *rowSelector, byColumns bool) (arrow.RecordBatch, error) {
 	mem := s.cfg.mem
 	ncols := len(sources)
 	if s.cfg.rowIndex {
 		ncols++
 	}
 	cols := make([]arrow.Array, ncols)
+	var pages []arrow.Array // decoded side by side (byColumns)
+	var pageErrs []error
 	defer func() {
-		for _, c := range cols {
+		for _, c := range append(cols, pages...) {
 			if c != nil {
 				c.Release()
 			}
 		}
 	}()
+	if byColumns {
+		pages, pageErrs = decodePages(sources, mem, int(n))
+		batchesByColumns.Add(1)
+	}
 	for i, src := range sources {
 		var err error
 		switch {
@@ -697,6 +757,8 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 				cols[i], err = arrowconv.Conform(ctx, mem, ts, src.arrow.Type)
 				ts.Release()
 			}
+		case src.pages != nil && pages != nil:
+			cols[i], pages[i], err = pages[i], nil, pageErrs[i]
 		case src.pages != nil:
 			cols[i], err = src.pages.next(mem, int(n))
 		case src.bytes != nil:
