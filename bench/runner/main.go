@@ -24,6 +24,7 @@ type config struct {
 	targetFileSize int64
 	dmlRows        int64 // dml suite size, 0: the scale's
 	dmlFiles       int
+	snapshotFiles  int // snapshot suite's table, 0: the scale's
 	lakelog        *Engine
 	deltars        *Engine // nil without the peer
 	spark          *Engine // bench/peers/spark.py, nil without the peer
@@ -57,6 +58,7 @@ func runMain(args []string) int {
 	target := fs.Int64("target-file-size", 0, "data file target size in bytes for the data-path tables (default: sized for ~150 files)")
 	dmlRows := fs.Int64("dml-rows", 0, "rows of the dml suite's table (default: the scale's, 200k small, 10M full)")
 	dmlFiles := fs.Int("dml-files", 0, "data files of the dml suite's table (default: the scale's, 10 small, 100 full)")
+	snapshotFiles := fs.Int("snapshot-files", 0, "files of the snapshot suite's synthetic table (default: the scale's, 100k small, 10M full)")
 	benchmarks := fs.String("benchmarks", "", "also write this run's tables into FILE (BENCHMARKS.md) between its tables markers")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -66,7 +68,7 @@ func runMain(args []string) int {
 		return 2
 	}
 	cfg := &config{scale: *scale, count: max(1, *count), keep: *keep, targetFileSize: *target, only: map[string]bool{},
-		dmlRows: *dmlRows, dmlFiles: *dmlFiles}
+		dmlRows: *dmlRows, dmlFiles: *dmlFiles, snapshotFiles: *snapshotFiles}
 	for _, s := range strings.Split(*only, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
