@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -500,6 +501,7 @@ func (s *Scan) resolveSources(pf *file.Reader, fr *pqarrow.FileReader, sources [
 		}
 		if sf.IsLeaf() && !disablePageColumns {
 			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type, mem); pc != nil {
+				pc.dictOut = s.cfg.dictionaries && pc.width == 0 && !pc.view
 				src.pages = pc
 				continue
 			}
@@ -792,7 +794,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 	if s.cfg.rowIndex {
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
 	}
-	rec := array.NewRecordBatch(s.readSchema, cols, n)
+	rec := array.NewRecordBatch(batchSchema(s.readSchema, cols), cols, n)
 	if del := sel.deletedIn(start, n); del != nil {
 		kept, err := selectRows(ctx, rec, del, mem)
 		if err != nil {
@@ -833,7 +835,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		if s.cfg.rowIndex {
 			proj = append(proj, rec.Column(int(rec.NumCols())-1))
 		}
-		out := array.NewRecordBatch(s.outSchema, proj, rec.NumRows())
+		out := array.NewRecordBatch(batchSchema(s.outSchema, proj), proj, rec.NumRows())
 		rec.Release()
 		rec = out
 	}
@@ -1050,4 +1052,24 @@ func int96Micros(v parquet.Int96) int64 {
 	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
 	day := int64(binary.LittleEndian.Uint32(v[8:]))
 	return (day-julianUnixEpoch)*86_400_000_000 + floorDiv(nanos, 1000)
+}
+
+// batchSchema is sc, or with WithDictionaries, when a column of cols is a
+// dictionary array, a copy naming the columns' own types.
+func batchSchema(sc *arrow.Schema, cols []arrow.Array) *arrow.Schema {
+	var fields []arrow.Field
+	for i, c := range cols {
+		if c.DataType().ID() != arrow.DICTIONARY || sc.Field(i).Type.ID() == arrow.DICTIONARY {
+			continue
+		}
+		if fields == nil {
+			fields = slices.Clone(sc.Fields())
+		}
+		fields[i].Type = c.DataType()
+	}
+	if fields == nil {
+		return sc
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md)
 }

@@ -61,16 +61,17 @@ const DefaultBatchSize = 64 * 1024
 type Option func(*config)
 
 type config struct {
-	filter      expr.Expr
-	columns     []string
-	columnsSet  bool
-	limit       int64
-	batchSize   int
-	mem         memory.Allocator
-	parallelism int
-	tx          *deltalog.Transaction  // RecordReads
-	rowIndex    bool                   // WithRowIndex
-	extra       []*actions.StructField // WithFileColumns
+	filter       expr.Expr
+	columns      []string
+	columnsSet   bool
+	limit        int64
+	batchSize    int
+	mem          memory.Allocator
+	parallelism  int
+	tx           *deltalog.Transaction  // RecordReads
+	rowIndex     bool                   // WithRowIndex
+	dictionaries bool                   // WithDictionaries
+	extra        []*actions.StructField // WithFileColumns
 	// fetchBudget and fetchConcurrency bound the I/O stage on object
 	// stores (fetch.go).
 	fetchBudget      int64
@@ -139,6 +140,17 @@ const RowIndexColumn = "_row_index"
 // index deletion vectors are written against (Spark's
 // _metadata.row_index).
 func WithRowIndex() Option { return func(c *config) { c.rowIndex = true } }
+
+// WithDictionaries returns a string or binary column's values as an Arrow
+// dictionary array (int32 indices into the chunk's dictionary, shared by
+// the batches of the chunk) when all of a batch's values of it come from
+// one dictionary-encoded column chunk, instead of expanding them: a
+// writer that re-encodes the rows (dml's copy-on-write rewrite) then
+// takes the dictionary as it is rather than hashing every value again.
+// Other batches of the column are plain. A batch's schema names the type
+// each column has in it, so it may differ from the scan's Schema for such
+// columns.
+func WithDictionaries() Option { return func(c *config) { c.dictionaries = true } }
 
 // WithFileColumns adds columns that data files may hold beside the
 // table's schema (the change data feed's _change_type in _change_data

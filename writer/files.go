@@ -931,12 +931,21 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	props := parquet.NewWriterProperties(popts...)
 	// Only the Write of the upload: the Parquet writer closes a sink that
 	// is an io.Closer, and the upload must be closed (committed) here.
-	fw, err := pqarrow.NewFileWriter(fs.dataSchema, objstore.WriteOnly(upload), props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem))
+	pqSchema, err := pqarrow.ToParquet(fs.dataSchema, props, aprops)
+	if err != nil {
+		upload.Abort()
+		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
+	}
+	fw, err := pqarrow.NewFileWriter(fs.dataSchema, objstore.WriteOnly(upload), props, aprops)
 	if err != nil {
 		upload.Abort()
 		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
 	}
 	f.fw = fw
+	// Bounds and null counts come from the Parquet writer's statistics
+	// (footerstats.go).
+	f.stats.useFooter(fs.dataSchema, props, pqSchema)
 	return f, nil
 }
 
@@ -1017,6 +1026,14 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 		f.stats.update(rec)
 		return nil
 	}
+	if f.stats.needsOwn(rec) {
+		// A string too long for the footer's bounds: the row groups so
+		// far keep theirs, the leaf's rows are observed from here on.
+		if err := f.flushRowGroup(); err != nil {
+			return err
+		}
+		f.stats.switchOwn(rec)
+	}
 	if err := f.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
@@ -1091,6 +1108,14 @@ func (f *openFile) finishEncoding() error {
 	if err := f.fw.Close(); err != nil {
 		f.upload.Abort()
 		return fmt.Errorf("writer: finish %s: %w", f.key, err)
+	}
+	md, err := f.fw.FileMetadata()
+	if err == nil {
+		err = f.stats.fromFooter(md)
+	}
+	if err != nil {
+		f.upload.Abort()
+		return fmt.Errorf("writer: finish %s: statistics: %w", f.key, err)
 	}
 	return nil
 }

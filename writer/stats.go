@@ -60,6 +60,21 @@ type statsLeaf struct {
 	minD      decimal128.Num
 	maxD      decimal128.Num
 	decScale  int32
+
+	// Where the bounds and null count come from (footerstats.go): col is
+	// the leaf's Parquet column when the Parquet writer's own statistics
+	// supply them (-1: this collector's pass over the rows), from its row
+	// groups before row ownFrom (-1: all of them); from row ownFrom on
+	// the rows are observed here. ownFrom counts rows, as a row group
+	// can be cut where the Parquet writer decides. maxStats is the Parquet writer's limit on
+	// an encoded bound: a longer string makes it drop the chunk's bounds.
+	col      int
+	ownFrom  int64
+	maxStats int64
+	// unknown: a chunk's statistics lacked what the leaf needs, so the
+	// file gets no bounds (noBounds) or no null count for it.
+	noBounds    bool
+	nullUnknown bool
 }
 
 // statsCollector collects statistics for one data file.
@@ -146,7 +161,7 @@ func namedStatsColumns(data *actions.StructType, paths [][]string) ([]*statsLeaf
 }
 
 func newStatsLeaf(path []int, names []string, t actions.DataType) *statsLeaf {
-	l := &statsLeaf{path: path, names: names, dtype: t}
+	l := &statsLeaf{path: path, names: names, dtype: t, col: -1, ownFrom: -1}
 	switch t := t.(type) {
 	case *actions.DecimalType:
 		l.minMax = true
@@ -170,6 +185,10 @@ func newStatsCollector(leaves []*statsLeaf) *statsCollector {
 	return c
 }
 
+// own reports whether the leaf's rows are observed by update (rather than
+// taken from the footer) from now on.
+func (l *statsLeaf) own() bool { return l.col < 0 || l.ownFrom >= 0 }
+
 // update adds a batch of the data file's record (the data schema's
 // logical Arrow types).
 func (c *statsCollector) update(rec arrow.RecordBatch) {
@@ -182,6 +201,10 @@ func (c *statsCollector) update(rec arrow.RecordBatch) {
 			st := arr.(*array.Struct)
 			parentNull = orNulls(parentNull, st, n)
 			arr = st.Field(idx)
+		}
+		if !l.own() {
+			l.observeFooterLeaf(arr, parentNull, n)
+			continue
 		}
 		l.observeArray(arr, parentNull, n)
 	}
@@ -260,6 +283,27 @@ func (l *statsLeaf) observeArray(arr arrow.Array, parentNull []bool, n int) {
 			}
 			l.has = true
 		}
+	case *array.Dictionary:
+		dict, ok := a.Dictionary().(*array.String)
+		if !ok {
+			l.minMax = false
+			l.observeArray(arr, parentNull, n) // nulls only
+			return
+		}
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) || dict.IsNull(a.GetValueIndex(i)) {
+				l.nulls++
+				continue
+			}
+			v := dict.Value(a.GetValueIndex(i))
+			if !l.has || v < l.minS {
+				l.minS = strings.Clone(v)
+			}
+			if !l.has || v > l.maxS {
+				l.maxS = strings.Clone(v)
+			}
+			l.has = true
+		}
 	case *array.Decimal128:
 		for i := 0; i < n; i++ {
 			if !present(arr, parentNull, i) {
@@ -328,8 +372,10 @@ func (l *statsLeaf) observeFloat(v float64) {
 func (c *statsCollector) json() (string, error) {
 	minV, maxV, nulls := &orderedObject{}, &orderedObject{}, &orderedObject{}
 	for _, l := range c.leaves {
-		nulls.set(l.names, l.nulls)
-		if !l.minMax || !l.has || l.nan {
+		if !l.nullUnknown {
+			nulls.set(l.names, l.nulls)
+		}
+		if !l.minMax || !l.has || l.nan || l.noBounds {
 			continue
 		}
 		lo, hi, ok := l.bounds()
