@@ -331,7 +331,19 @@ var propertySpecs = map[string]propertySpec{
 	PropTargetFileSize:                   intProp(1, 1<<63-1, func(p *TableProperties) *int64 { return &p.TargetFileSize }),
 	PropTuneFileSizesForRewrites:         boolProp(nil),
 	PropUniversalFormatEnabledFormats:    {parse: parseUniversalFormats},
+
+	// checkpointProtection's boundary and materializePartitionColumns'
+	// best-effort knob (deltalog's CleanupLog and the writer read them).
+	PropRequireCheckpointProtectionBeforeVersion: intProp(0, 1<<63-1, nil),
+	PropWritePartitionColumnsToParquet:           boolProp(nil),
 }
+
+// The properties of the checkpointProtection and
+// materializePartitionColumns features.
+const (
+	PropRequireCheckpointProtectionBeforeVersion = "delta.requireCheckpointProtectionBeforeVersion"
+	PropWritePartitionColumnsToParquet           = "delta.writePartitionColumnsToParquet"
+)
 
 // ParseBool parses a boolean table property as Spark does (Scala's
 // toBoolean): "true" or "false" in any case, nothing around them.

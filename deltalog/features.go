@@ -2,6 +2,7 @@ package deltalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lakelog/lakelog/actions"
@@ -288,6 +289,9 @@ func identityColumnsCheck(t *tableConfig, op Operation) error {
 	for _, f := range t.schema.Fields {
 		if _, _, err := actions.IdentityOf(f); err != nil {
 			return err
+		}
+		if t.metadata != nil && actions.IsIdentity(f) && slices.ContainsFunc(t.metadata.PartitionColumns, func(c string) bool { return strings.EqualFold(c, f.Name) }) {
+			return fmt.Errorf("identity column %q is a partition column, which Spark does not allow", f.Name)
 		}
 	}
 	for _, f := range t.schema.Fields {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"path"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lakelog/lakelog/actions"
@@ -99,6 +102,14 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	if s.protocol.HasWriterFeature(actions.FeatureV2Checkpoint) {
 		return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint of %s: %w: writing V2 checkpoints", s.display(), ErrUnsupportedFeature)
 	}
+	if s.checkpointProtected() {
+		// checkpointProtection: a checkpoint is written only for a
+		// protocol lakelog writes (its requirement for versions before
+		// the protected boundary, checked here for every version).
+		if err := s.supports(opCommit); err != nil {
+			return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint version %d of %s: the table protects its checkpoints (checkpointProtection) and %w", s.version, s.display(), err)
+		}
+	}
 	if err := s.LoadStats(ctx); err != nil {
 		return checkpoint.LastCheckpoint{}, err
 	}
@@ -168,6 +179,12 @@ func (s *Snapshot) CleanupLog(ctx context.Context, now time.Time) (CleanupResult
 	if keep <= 0 {
 		return res, nil
 	}
+	protected := s.checkpointProtected()
+	if b := s.protectedBefore(); protected && keep < b {
+		// checkpointProtection: the checkpoints before the boundary stay
+		// until one cleanup removes all the history before it.
+		return res, nil
+	}
 	res.KeptFrom = keep
 	var doomed []string
 	for v, f := range l.commits {
@@ -197,6 +214,12 @@ func (s *Snapshot) CleanupLog(ctx context.Context, now time.Time) (CleanupResult
 	// Oldest first: a crash midway leaves a log that still starts at a
 	// complete prefix-free state (files after the deleted ones).
 	sort.Strings(doomed)
+	if protected {
+		// checkpointProtection: commits go before checkpoints.
+		sort.SliceStable(doomed, func(i, j int) bool {
+			return !isCheckpointKey(doomed[i]) && isCheckpointKey(doomed[j])
+		})
+	}
 	for _, k := range doomed {
 		if err := s.store.Delete(ctx, k); err != nil {
 			return res, fmt.Errorf("deltalog: cleanup %s: %w", k, err)
@@ -214,4 +237,26 @@ func (s *Snapshot) CheckpointAndCleanup(ctx context.Context, now time.Time) erro
 	}
 	_, err := s.CleanupLog(ctx, now)
 	return err
+}
+
+// checkpointProtected reports whether the protocol has the
+// checkpointProtection feature.
+func (s *Snapshot) checkpointProtected() bool {
+	return s.protocol.HasWriterFeature(actions.FeatureCheckpointProtection)
+}
+
+// protectedBefore is delta.requireCheckpointProtectionBeforeVersion, 0
+// when unset or not a version.
+func (s *Snapshot) protectedBefore() int64 {
+	v, err := strconv.ParseInt(strings.TrimSpace(s.metadata.Configuration[actions.PropRequireCheckpointProtectionBeforeVersion]), 10, 64)
+	if err != nil || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// isCheckpointKey reports whether a log key names a checkpoint file.
+func isCheckpointKey(k string) bool {
+	p, ok := ParseLogPath(path.Base(k))
+	return ok && (p.Type == Checkpoint || p.Type == MultiPartCheckpoint || p.Type == UUIDCheckpoint)
 }

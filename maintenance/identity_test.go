@@ -2,11 +2,14 @@ package maintenance_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
@@ -40,4 +43,39 @@ func TestRestoreKeepsIdentityHighWaterMark(t *testing.T) {
 	appendV(`[{"v":"d"}]`)
 	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), tabletest.Sorted(`{"id":1,"v":"a"}`, `{"id":4,"v":"d"}`))
 
+}
+
+// vacuumProtocolCheck: VACUUM checks the whole write protocol, so a table
+// that also lists a writer feature lakelog does not know is refused;
+// without it VACUUM runs.
+func TestVacuumProtocolCheck(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		writer []string
+		ok     bool
+	}{
+		{[]string{"vacuumProtocolCheck"}, true},
+		{[]string{"vacuumProtocolCheck", "someFutureWriterFeature"}, false},
+	} {
+		store := objstore.NewMem()
+		schema, _ := actions.ParseDDL("id long")
+		s, _ := actions.SchemaString(schema)
+		body, err := actions.MarshalCommit([]actions.Action{
+			{Protocol: &actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: []string{"vacuumProtocolCheck"}, WriterFeatures: c.writer}},
+			{Metadata: &actions.Metadata{ID: "x", SchemaString: s, Format: actions.Format{Provider: "parquet"}}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Put(ctx, tabletest.Root+"/_delta_log/00000000000000000000.json", strings.NewReader(string(body)), objstore.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err = maintenance.Vacuum(ctx, tabletest.Open(t, store))
+		if c.ok && err != nil {
+			t.Errorf("%v: %v", c.writer, err)
+		}
+		if !c.ok && (!errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "someFutureWriterFeature")) {
+			t.Errorf("%v: %v, want unsupported someFutureWriterFeature", c.writer, err)
+		}
+	}
 }

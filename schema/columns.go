@@ -69,6 +69,9 @@ func ParseColumn(text string) (Column, error) {
 		return Column{}, fmt.Errorf("schema: %q: one column at a time (give several --add-column)", text)
 	}
 	f := st.Fields[0]
+	if actions.IsIdentity(f) {
+		return Column{}, fmt.Errorf("schema: column %s: an identity column cannot be added to an existing table (Spark refuses ADD COLUMNS ... AS IDENTITY too); create the table with it", c.Path)
+	}
 	c.Type, c.NotNull = f.Type, !f.Nullable
 	if s, ok := f.Metadata["comment"].(string); ok {
 		c.Comment = s

@@ -338,3 +338,12 @@ func TestNullableAndComment(t *testing.T) {
 	_, err = schema.DropNotNull(ctx, snap, "s.zz")
 	refused(t, store, snap.Version(), "nullable of a missing field", err, "column s.zz does not exist")
 }
+
+// ADD COLUMNS cannot add an identity column (as Spark), rather than
+// dropping the clause silently.
+func TestParseColumnRefusesIdentity(t *testing.T) {
+	_, err := schema.ParseColumn("seq long generated always as identity")
+	if err == nil || !strings.Contains(err.Error(), "identity column cannot be added") {
+		t.Fatalf("ParseColumn of an identity column: %v", err)
+	}
+}

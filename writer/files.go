@@ -69,10 +69,12 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
+	cfg.materializePartitions = materializesPartitions(snap.Protocol(), snap.Metadata())
 	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
 		return nil, err
 	}
 	if md := cfg.schemaChange; md != nil {
+		cfg.materializePartitions = materializesPartitions(snap.Protocol(), md)
 		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, md.Properties(), batches, cfg)
 		if err != nil {
 			return nil, err
@@ -81,6 +83,21 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 		return wr, nil
 	}
 	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
+}
+
+// materializesPartitions says whether the data files hold the partition
+// columns too: required by the materializePartitionColumns feature (and
+// icebergCompatV1/V2), asked for by delta.writePartitionColumnsToParquet.
+// Readers take partition values from the adds either way; the files have
+// no stats for them.
+func materializesPartitions(p *actions.Protocol, md *actions.Metadata) bool {
+	for _, f := range []string{actions.FeatureMaterializePartitionColumns, "icebergCompatV1", "icebergCompatV2"} {
+		if p != nil && p.HasWriterFeature(f) {
+			return true
+		}
+	}
+	v, ok := actions.ParseBool(md.Configuration[actions.PropWritePartitionColumnsToParquet])
+	return ok && v
 }
 
 // rowCheck validates a conformed batch (replaceWhere's constraint).
@@ -304,11 +321,19 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 	for _, c := range fs.md.PartitionColumns {
 		isPart[c] = true
 	}
+	// data are the columns stats are kept for; the files hold them, and
+	// with materialized partitions the partition columns too, in schema
+	// order (fileCol maps data's positions to the files').
 	data := &actions.StructType{}
+	var fileCol []int
 	for i, f := range s.Fields {
 		if isPart[f.Name] {
+			if fs.cfg.materializePartitions {
+				fs.dataIdx = append(fs.dataIdx, i)
+			}
 			continue
 		}
+		fileCol = append(fileCol, len(fs.dataIdx))
 		fs.dataIdx = append(fs.dataIdx, i)
 		data.Fields = append(data.Fields, f)
 	}
@@ -320,7 +345,14 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 		fs.partIdx = append(fs.partIdx, i)
 		fs.partCols = append(fs.partCols, s.Fields[i])
 	}
-	sc, err := fs.fileSchema(data)
+	fileFields := data
+	if fs.cfg.materializePartitions {
+		fileFields = &actions.StructType{}
+		for _, i := range fs.dataIdx {
+			fileFields.Fields = append(fileFields.Fields, s.Fields[i])
+		}
+	}
+	sc, err := fs.fileSchema(fileFields)
 	if err != nil {
 		return err
 	}
@@ -333,6 +365,7 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 	phys := actions.PhysicalSchema(data, fs.mode)
 	for _, l := range leaves {
 		l.names = fieldNames(phys, l.path)
+		l.path[0] = fileCol[l.path[0]]
 	}
 	fs.leaves = leaves
 	fs.plainCols, fs.dictDecided = nil, false

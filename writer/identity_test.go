@@ -133,3 +133,18 @@ func TestIdentityConcurrentAppends(t *testing.T) {
 	}
 	tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), tabletest.Sorted(`{"id":1,"v":"a"}`, `{"id":2,"v":"b"}`, `{"id":3,"v":"c"}`))
 }
+
+func TestIdentityPartitionColumnRefused(t *testing.T) {
+	st, err := actions.ParseDDL("id long generated always as identity, v string")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := actions.SchemaString(st)
+	tx, err := deltalog.Create(objstore.NewMem(), "tbl", &actions.Metadata{SchemaString: s, PartitionColumns: []string{"id"}})
+	if err == nil {
+		_, err = tx.Commit(context.Background())
+	}
+	if !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), `identity column "id" is a partition column`) {
+		t.Fatalf("create partitioned by an identity column: %v", err)
+	}
+}

@@ -51,7 +51,10 @@ type config struct {
 	rowCheck       rowCheck
 	changeFiles    bool // WriteChangeFiles: _change_data/cdc-*.parquet
 	tableRows      bool // WithTableRows
-	err            error
+	// materializePartitions: the data files hold the partition columns
+	// too (materializePartitionColumns, delta.writePartitionColumnsToParquet).
+	materializePartitions bool
+	err                   error
 }
 
 func newConfig(opts []Option) (*config, error) {

@@ -43,6 +43,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
+	cfg.materializePartitions = materializesPartitions(snap.Protocol(), snap.Metadata())
 	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
 	if err != nil {
 		return nil, err
@@ -85,6 +86,7 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 			props = md.Properties()
 		}
 	}
+	cfg.materializePartitions = materializesPartitions(snap.Protocol(), md)
 	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, props, batches, cfg)
 	if err != nil {
 		return nil, err
@@ -204,6 +206,7 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	}
 	// The files follow the metadata the commit creates: Create assigns
 	// a column-mapped table's physical names.
+	cfg.materializePartitions = materializesPartitions(nil, tx.Metadata())
 	wr, err := writeFiles(ctx, store, r, tx.Metadata(), tx.Metadata().Properties(), batches, cfg)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -217,7 +218,10 @@ func (s *appendSource) file(ctx context.Context, path string, yield func(arrow.R
 			return false
 		}
 		s.rows.Add(rec.NumRows())
-		if !yield(rec, nil) {
+		rec = omitUnsuppliedIdentity(s.schema, rec)
+		ok := yield(rec, nil)
+		rec.Release()
+		if !ok {
 			return false
 		}
 	}
@@ -499,4 +503,30 @@ func runCount(ctx context.Context, c *call) error {
 	return c.report(struct {
 		Count int64 `json:"count"`
 	}{n}, func(w io.Writer) { fmt.Fprintln(w, n) })
+}
+
+// omitUnsuppliedIdentity is rec without the identity columns the input
+// gave no value for (all null in the batch: the decoder fills absent
+// fields with nulls), so that the writer generates them; a column with
+// values stays, and the writer keeps them (BY DEFAULT) or refuses them
+// (ALWAYS). rec is retained or replaced; the caller releases the result.
+func omitUnsuppliedIdentity(schema *actions.StructType, rec arrow.RecordBatch) arrow.RecordBatch {
+	var keep []int
+	for i, f := range rec.Schema().Fields() {
+		j := schema.IndexFold(f.Name)
+		if j >= 0 && actions.IsIdentity(schema.Fields[j]) && rec.Column(i).NullN() == int(rec.NumRows()) {
+			continue
+		}
+		keep = append(keep, i)
+	}
+	if len(keep) == int(rec.NumCols()) {
+		rec.Retain()
+		return rec
+	}
+	fields := make([]arrow.Field, len(keep))
+	cols := make([]arrow.Array, len(keep))
+	for k, i := range keep {
+		fields[k], cols[k] = rec.Schema().Field(i), rec.Column(i)
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
 }
