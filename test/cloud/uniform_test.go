@@ -9,10 +9,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 	icebergio "github.com/apache/iceberg-go/io"
 	_ "github.com/apache/iceberg-go/io/gocloud/s3" // s3:// for iceberg-go
 	"github.com/apache/iceberg-go/table"
+	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
