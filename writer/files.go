@@ -303,11 +303,24 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 		fs.partIdx = append(fs.partIdx, i)
 		fs.partCols = append(fs.partCols, s.Fields[i])
 	}
+	statsData := data
+	if materializePartitions(fs.props) {
+		// IcebergCompat: the partition values are in the data files
+		// too, after the data columns (PROTOCOL.md), for readers that
+		// take them from the files (Iceberg's). Stats stay the data
+		// columns'.
+		data = &actions.StructType{Fields: slices.Clone(data.Fields)}
+		for k, i := range fs.partIdx {
+			fs.dataIdx = append(fs.dataIdx, i)
+			data.Fields = append(data.Fields, fs.partCols[k])
+		}
+	}
 	sc, err := fs.fileSchema(data)
 	if err != nil {
 		return err
 	}
 	fs.dataSchema = sc
+	data = statsData
 	leaves, err := statsColumns(fs.props, data)
 	if err != nil {
 		return err
@@ -1181,4 +1194,10 @@ func relabelData(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
 		c.Release()
 	}
 	return out
+}
+
+// materializePartitions says whether data files hold the partition
+// columns too: IcebergCompatV1 and V2 require it.
+func materializePartitions(p *actions.TableProperties) bool {
+	return p != nil && (p.EnableIcebergCompatV1 || p.EnableIcebergCompatV2)
 }
