@@ -1142,7 +1142,6 @@ func (f *openFile) abort() {
 	f.upload.Abort()
 }
 
-
 // randomPrefix is a folder name of n random letters and digits, as
 // Spark's DeltaUtils.getRandomPrefix makes them.
 func randomPrefix(n int) string {
