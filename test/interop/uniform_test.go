@@ -56,9 +56,16 @@ type icebergRead struct {
 // copy-on-write DELETE and UPDATE, an overwrite and OPTIMIZE, converted
 // after each commit; pyiceberg reads every Iceberg snapshot, by id and by
 // time travel to its timestamp, with exactly lakelog's rows at the Delta
-// version the snapshot records.
+// version the snapshot records; unpartitioned, and partitioned by a date
+// and a boolean (nulls too).
 func TestUniformPyiceberg(t *testing.T) {
 	py := requireIcebergPython(t)
+	for _, parts := range [][]string{nil, {"day", "ok"}} {
+		t.Run(fmt.Sprintf("partitioned by %v", parts), func(t *testing.T) { uniformPyiceberg(t, py, parts) })
+	}
+}
+
+func uniformPyiceberg(t *testing.T, py string, parts []string) {
 	ctx := context.Background()
 	store, dir := newLocal(t)
 	schema, asc := tableSchema(t, "id long not null, name string, score double, day date, at timestamp, amount decimal(12,3), ok boolean, b binary")
@@ -68,7 +75,7 @@ func TestUniformPyiceberg(t *testing.T) {
 		actions.PropEnableIcebergCompatV2:         "true",
 		actions.PropUniversalFormatEnabledFormats: "iceberg",
 	}
-	createTable(t, store, "", schema, nil, props, g.batch(memory.DefaultAllocator, asc, 40))
+	createTable(t, store, "", schema, parts, props, g.batch(memory.DefaultAllocator, asc, 40))
 	convert := func() {
 		t.Helper()
 		if _, err := uniform.Sync(ctx, store, ""); err != nil {
