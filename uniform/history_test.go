@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
@@ -248,4 +249,38 @@ func TestPartitionValuesMaterialized(t *testing.T) {
 	if n != 2 {
 		t.Fatalf("%d files, want 2", n)
 	}
+}
+
+// TestManifestsMerged: past WithMaxManifests the manifests but the
+// newest are merged, so a snapshot lists a bounded number; every
+// snapshot still reads as lakelog's rows, deletes after a merge too.
+func TestManifestsMerged(t *testing.T) {
+	ctx := context.Background()
+	store := localTable(t, testSchema, "ok")
+	r := rand.New(rand.NewPCG(41, 42))
+	var next int64
+	for step := range 10 {
+		snap := tabletest.Open(t, store)
+		if step == 7 {
+			pred, _ := expr.Parse("id % 3 = 1")
+			if _, err := dml.Delete(ctx, snap, pred); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			tabletest.Append(t, snap, randomRows(r, &next, 8))
+		}
+		res, err := uniform.Sync(ctx, store, tabletest.Root, uniform.WithMaxManifests(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, md := icebergLines(t, res.MetadataLocation, nil)
+		mfs, err := md.CurrentSnapshot().Manifests(icebergio.LocalFS{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mfs) > 3 {
+			t.Fatalf("step %d: %d manifests, want at most 3", step, len(mfs))
+		}
+	}
+	checkEverySnapshot(t, store)
 }
