@@ -698,6 +698,7 @@ func (c *conversion) dataFile(spec iceberg.PartitionSpec, a *actions.Add) (icebe
 	if err != nil {
 		return nil, err
 	}
+	columnStats(b, c.schema, st)
 	return b.Build(), nil
 }
 
