@@ -10,7 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	icebergio "github.com/apache/iceberg-go/io"
-	_ "github.com/apache/iceberg-go/io/gocloud/s3" // s3:// for iceberg-go
+	_ "github.com/apache/iceberg-go/io/gocloud/gcs" // gs:// for iceberg-go
+	_ "github.com/apache/iceberg-go/io/gocloud/s3"  // s3:// for iceberg-go
 	"github.com/apache/iceberg-go/table"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
@@ -18,7 +19,9 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/objstore/cloudtest"
+	"github.com/lakelog/lakelog/objstore/gcs"
 	"github.com/lakelog/lakelog/objstore/s3"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/uniform"
@@ -39,6 +42,34 @@ func TestUniformS3(t *testing.T) {
 	if _, err := st.Client().CreateBucket(ctx, &s3sdk.CreateBucketInput{Bucket: &bucket}); err != nil {
 		t.Fatal(err)
 	}
+	props := map[string]string{
+		icebergio.S3EndpointURL: endpoint, icebergio.S3Region: os.Getenv("AWS_REGION"),
+		icebergio.S3AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), icebergio.S3SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
+		icebergio.S3ForceVirtualAddressing: "false",
+	}
+	runUniformCloud(t, st, fmt.Sprintf("s3://%s/tbl", bucket), props)
+}
+
+// TestUniformGCS: the same on fake-gcs-server, read back through
+// iceberg-go's GCS IO.
+func TestUniformGCS(t *testing.T) {
+	host := cloudtest.Require(t, "STORAGE_EMULATOR_HOST", "fake-gcs-server")
+	prefix := cloudtest.Name("uniform-")
+	st, err := gcs.New(t.Context(), "lakelog", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	props := map[string]string{icebergio.GCSEndpoint: "http://" + host + "/storage/v1/", icebergio.GCSNoAuth: "true"}
+	runUniformCloud(t, st, "gs://lakelog/"+prefix, props)
+}
+
+// runUniformCloud creates a UniForm table in st (at location), appends
+// and deletes, converting after each commit, and reads each conversion
+// back with iceberg-go under props.
+func runUniformCloud(t *testing.T, st objstore.Store, location string, props map[string]string) {
+	ctx := t.Context()
+	var err error
 	schema, _ := actions.ParseDDL("id long, v double, s string, p string")
 	ss, _ := actions.SchemaString(schema)
 	md := &actions.Metadata{SchemaString: ss, Configuration: map[string]string{
@@ -57,7 +88,7 @@ func TestUniformS3(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := icebergS3Rows(t, endpoint, res.MetadataLocation)
+		got := icebergCloudRows(t, props, res.MetadataLocation)
 		want := lakelogRows(t, snap)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s: iceberg-go read %d rows from %s, lakelog %d", what, len(got), res.MetadataLocation, len(want))
@@ -75,21 +106,16 @@ func TestUniformS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	step("delete")
-	if want := fmt.Sprintf("s3://%s/tbl/metadata/v3.metadata.json", bucket); res.MetadataLocation != want {
+	if want := location + "/metadata/v3.metadata.json"; res.MetadataLocation != want {
 		t.Fatalf("metadata at %s, want %s", res.MetadataLocation, want)
 	}
 }
 
-// icebergS3Rows reads the table with iceberg-go's S3 IO against MinIO,
-// rows as "id|s", sorted.
-func icebergS3Rows(t *testing.T, endpoint, metadata string) []string {
+// icebergCloudRows reads the table with iceberg-go's IO of its scheme
+// under props, rows as "id|s", sorted.
+func icebergCloudRows(t *testing.T, props map[string]string, metadata string) []string {
 	t.Helper()
 	ctx := context.Background()
-	props := map[string]string{
-		icebergio.S3EndpointURL: endpoint, icebergio.S3Region: os.Getenv("AWS_REGION"),
-		icebergio.S3AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), icebergio.S3SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"),
-		icebergio.S3ForceVirtualAddressing: "false",
-	}
 	tbl, err := table.NewFromLocation(ctx, []string{"tbl"}, metadata, icebergio.LoadFSFunc(props, metadata), nil)
 	if err != nil {
 		t.Fatalf("iceberg-go opens %s: %v", metadata, err)
