@@ -50,6 +50,9 @@ const (
 	PropTargetFileSize                   = "delta.targetFileSize"
 	PropTuneFileSizesForRewrites         = "delta.tuneFileSizesForRewrites"
 	PropUniversalFormatEnabledFormats    = "delta.universalFormat.enabledFormats"
+	// PropIcebergAtomicConversion is set by Spark on IcebergCompatV2
+	// tables; lakelog reads it and ignores it.
+	PropIcebergAtomicConversion = "delta.universalFormat.iceberg.atomicConversion.supported"
 )
 
 // Prefixes of families of delta.* keys: CHECK constraints
@@ -331,6 +334,7 @@ var propertySpecs = map[string]propertySpec{
 	PropTargetFileSize:                   intProp(1, 1<<63-1, func(p *TableProperties) *int64 { return &p.TargetFileSize }),
 	PropTuneFileSizesForRewrites:         boolProp(nil),
 	PropUniversalFormatEnabledFormats:    {parse: parseUniversalFormats},
+	PropIcebergAtomicConversion:          boolProp(nil),
 
 	// checkpointProtection's boundary and materializePartitionColumns'
 	// best-effort knob (deltalog's CleanupLog and the writer read them).

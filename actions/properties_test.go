@@ -75,6 +75,7 @@ var propCases = map[string]propCase{
 	PropTargetFileSize:                   intCase(1, math.MaxInt64, func(p *TableProperties) any { return p.TargetFileSize }, int64(0)),
 	PropTuneFileSizesForRewrites:         boolCase(nil, nil),
 	PropUniversalFormatEnabledFormats:    {get: func(p *TableProperties) any { return p.UniversalFormats }, def: []string(nil), gen: formatsCase},
+	PropIcebergAtomicConversion:          boolCase(nil, nil),
 
 	PropRequireCheckpointProtectionBeforeVersion: intCase(0, math.MaxInt64, nil, nil),
 	PropWritePartitionColumnsToParquet:           boolCase(nil, nil),

@@ -11,8 +11,9 @@ import (
 // (PROTOCOL.md "Writer Requirements for IcebergCompatV1/V2"): a table
 // that enables one is written only while it complies. Reads are never
 // refused. What lakelog does not write yet is refused by name: the ids
-// of array elements and map keys and values (parquet.field.nested.ids),
-// and partition values materialized in data files.
+// of array elements and map keys and values (parquet.field.nested.ids).
+// Writers put the partition values in the data files too
+// (writer.materializePartitions).
 func icebergCompatCheck(version int) func(t *tableConfig, op Operation) error {
 	return func(t *tableConfig, op Operation) error {
 		if readOps.has(op) {
@@ -34,9 +35,6 @@ func icebergCompatCheck(version int) func(t *tableConfig, op Operation) error {
 		}
 		if p.EnableDeletionVectors || (version == 1 && t.protocol != nil && t.protocol.HasWriterFeature(actions.FeatureDeletionVectors)) {
 			return fmt.Errorf("IcebergCompatV%d forbids deletion vectors: set %s to false (and purge them with OPTIMIZE)", version, actions.PropEnableDeletionVectors)
-		}
-		if t.metadata != nil && len(t.metadata.PartitionColumns) > 0 {
-			return fmt.Errorf("IcebergCompatV%d needs partition values materialized in the data files, which lakelog does not write yet (partitioned by %v)", version, t.metadata.PartitionColumns)
 		}
 		return icebergTypes(t.schema, version, "")
 	}

@@ -60,15 +60,20 @@ type Result struct {
 type Option func(*config)
 
 type config struct {
-	maxCommits int
-	attempts   int
-	now        func() time.Time
+	maxCommits   int
+	maxManifests int
+	attempts     int
+	now          func() time.Time
 }
 
 // WithMaxCommits bounds the number of Delta commits converted one by one
 // (default 100); a larger gap is converted from the snapshot in one
 // Iceberg snapshot, as Spark's converter does.
 func WithMaxCommits(n int) Option { return func(c *config) { c.maxCommits = max(n, 1) } }
+
+// WithMaxManifests bounds the manifests a snapshot lists (default 100):
+// past it, all but the newest are merged into one per partition spec.
+func WithMaxManifests(n int) Option { return func(c *config) { c.maxManifests = max(n, 2) } }
 
 // Enabled reports whether the table asks for Iceberg metadata.
 func Enabled(props *actions.TableProperties) bool {
@@ -99,7 +104,7 @@ func Sync(ctx context.Context, store objstore.Store, root string, opts ...Option
 // reloads and tries again. A crash leaves only unreferenced files.
 // Converting a version already converted does nothing.
 func Convert(ctx context.Context, snap *deltalog.Snapshot, opts ...Option) (*Result, error) {
-	cfg := config{maxCommits: 100, attempts: 5, now: time.Now}
+	cfg := config{maxCommits: 100, maxManifests: 100, attempts: 5, now: time.Now}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -149,7 +154,7 @@ func convertOnce(ctx context.Context, t tableLoc, snap *deltalog.Snapshot, cur *
 		res.To = last
 		return res, nil
 	}
-	c := &conversion{t: t, res: res}
+	c := &conversion{t: t, res: res, maxManifests: cfg.maxManifests}
 	var err error
 	if cur == nil {
 		c.b, err = newBuilder(t, snap)
@@ -256,14 +261,15 @@ func newBuilder(t tableLoc, snap *deltalog.Snapshot) (*table.MetadataBuilder, er
 // conversion is one conversion's state: the metadata being built and
 // the current snapshot's manifests.
 type conversion struct {
-	t         tableLoc
-	b         *table.MetadataBuilder
-	res       *Result
-	schema    *actions.StructType
-	partCols  []string
-	parent    *table.Snapshot
-	manifests []iceberg.ManifestFile // the parent's; nil until read
-	loaded    bool
+	t            tableLoc
+	b            *table.MetadataBuilder
+	res          *Result
+	schema       *actions.StructType
+	partCols     []string
+	parent       *table.Snapshot
+	maxManifests int
+	manifests    []iceberg.ManifestFile // the parent's; nil until read
+	loaded       bool
 }
 
 // setSchema makes the Delta schema and partition columns current,
@@ -462,6 +468,11 @@ func (c *conversion) snapshot(ctx context.Context, tsMs, deltaVersion int64, op 
 		}
 		out = append([]iceberg.ManifestFile{mf}, out...)
 	}
+	if len(out) > c.maxManifests {
+		if out, err = c.merge(ctx, out, snapID); err != nil {
+			return err
+		}
+	}
 	listName := fmt.Sprintf("snap-%d-%s.avro", snapID, uuid.NewString())
 	var buf bytesBuffer
 	var parentID *int64
@@ -516,6 +527,51 @@ func (c *conversion) snapshot(ctx context.Context, tsMs, deltaVersion int64, op 
 	c.parent, c.manifests = s, written
 	c.res.Snapshots++
 	return nil
+}
+
+// merge bounds the manifests a snapshot lists, as Iceberg's manifest
+// merging does (commit.manifest.min-count-to-merge, 100): every manifest
+// but the newest is merged into one per partition spec, its entries
+// EXISTING with their snapshot ids and sequence numbers. Reading them is
+// the cost, paid once every maxManifests commits.
+func (c *conversion) merge(ctx context.Context, mfs []iceberg.ManifestFile, snapID int64) ([]iceberg.ManifestFile, error) {
+	out := []iceberg.ManifestFile{mfs[0]}
+	bySpec := map[int32][]iceberg.ManifestEntry{}
+	var specs []int32
+	for _, mf := range mfs[1:] {
+		body, err := c.t.get(ctx, mf.FilePath())
+		if err != nil {
+			return nil, fmt.Errorf("uniform: read manifest %s: %w", mf.FilePath(), err)
+		}
+		c.res.ManifestsRead++
+		entries, err := iceberg.ReadManifest(mf, bytesReader(string(body)), true)
+		if err != nil {
+			return nil, fmt.Errorf("uniform: read manifest %s: %w", mf.FilePath(), err)
+		}
+		id := mf.PartitionSpecID()
+		if _, ok := bySpec[id]; !ok {
+			specs = append(specs, id)
+		}
+		for _, e := range entries {
+			seqNum, sid := e.SequenceNum(), e.SnapshotID()
+			bySpec[id] = append(bySpec[id], iceberg.NewManifestEntry(iceberg.EntryStatusEXISTING, &sid, &seqNum, e.FileSequenceNum(), e.DataFile()))
+		}
+	}
+	for _, id := range specs {
+		if len(bySpec[id]) == 0 {
+			continue
+		}
+		spec, err := c.specByID(int(id))
+		if err != nil {
+			return nil, err
+		}
+		mf, err := c.writeManifest(ctx, spec, c.b.CurrentSchema(), snapID, bySpec[id])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, mf)
+	}
+	return out, nil
 }
 
 // rewrite rewrites a manifest when it holds a file of gone: that entry
@@ -642,6 +698,7 @@ func (c *conversion) dataFile(spec iceberg.PartitionSpec, a *actions.Add) (icebe
 	if err != nil {
 		return nil, err
 	}
+	columnStats(b, c.schema, st)
 	return b.Build(), nil
 }
 

@@ -1,6 +1,7 @@
 package uniform_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
@@ -173,3 +176,111 @@ func reshape(t *testing.T, lines []string, rename map[string]string) []string {
 }
 
 func deltalogAt(v int64) deltalog.Option { return deltalog.AtVersion(v) }
+
+// TestPartitionedReadByIcebergGo: a table partitioned by a date and a
+// string column (nulls too): the Iceberg identity spec over the same
+// field ids, partition values in the manifests (and, by IcebergCompatV2,
+// in the data files); iceberg-go reads every snapshot with lakelog's
+// rows through appends, deletes, updates and OPTIMIZE.
+func TestPartitionedReadByIcebergGo(t *testing.T) {
+	ctx := context.Background()
+	store := localTable(t, testSchema, "day", "ok")
+	r := rand.New(rand.NewPCG(31, 32))
+	var next int64
+	for step := range 6 {
+		snap := tabletest.Open(t, store)
+		switch step {
+		case 2:
+			pred, _ := expr.Parse("id % 2 = 0")
+			if _, err := dml.Delete(ctx, snap, pred); err != nil {
+				t.Fatal(err)
+			}
+		case 3:
+			set, _ := expr.ParseAssignment("score = score * 2")
+			pred, _ := expr.Parse("ok = true")
+			if _, err := dml.Update(ctx, snap, pred, []*expr.Assignment{set}); err != nil {
+				t.Fatal(err)
+			}
+		case 5:
+			if _, err := maintenance.Optimize(ctx, snap); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			tabletest.Append(t, snap, randomRows(r, &next, 40))
+		}
+		res := sync(t, store)
+		got, md := icebergLines(t, res.MetadataLocation, nil)
+		tabletest.DiffLines(t, fmt.Sprintf("step %d: iceberg-go rows", step), got, tabletest.ScanLines(t, tabletest.Open(t, store)))
+		spec := md.PartitionSpec()
+		if spec.NumFields() != 2 {
+			t.Fatalf("partition spec %s, want day and ok", spec)
+		}
+	}
+	checkEverySnapshot(t, store)
+}
+
+// TestPartitionValuesMaterialized: an IcebergCompatV2 table's data files
+// hold its partition columns (by physical name, with their field ids)
+// after the data columns, as the protocol requires.
+func TestPartitionValuesMaterialized(t *testing.T) {
+	store := localTable(t, "id long, p string", "p")
+	snap := tabletest.AppendTo(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": null}]`)
+	n := 0
+	for a := range snap.Files() {
+		body, err := store.Get(context.Background(), tabletest.Root+"/"+a.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := file.NewParquetReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := f.MetaData().Schema
+		want := []string{snap.Schema().Field("id").PhysicalName("name"), snap.Schema().Field("p").PhysicalName("name")}
+		if sc.NumColumns() != 2 || sc.Column(0).Name() != want[0] || sc.Column(1).Name() != want[1] {
+			t.Fatalf("%s has columns %s, want %v", a.Path, sc, want)
+		}
+		id, _ := snap.Schema().Field("p").FieldID()
+		if got := sc.Column(1).SchemaNode().FieldID(); int64(got) != id {
+			t.Fatalf("partition column's field id %d, want %d", got, id)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("%d files, want 2", n)
+	}
+}
+
+// TestManifestsMerged: past WithMaxManifests the manifests but the
+// newest are merged, so a snapshot lists a bounded number; every
+// snapshot still reads as lakelog's rows, deletes after a merge too.
+func TestManifestsMerged(t *testing.T) {
+	ctx := context.Background()
+	store := localTable(t, testSchema, "ok")
+	r := rand.New(rand.NewPCG(41, 42))
+	var next int64
+	for step := range 10 {
+		snap := tabletest.Open(t, store)
+		if step == 7 {
+			pred, _ := expr.Parse("id % 3 = 1")
+			if _, err := dml.Delete(ctx, snap, pred); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			tabletest.Append(t, snap, randomRows(r, &next, 8))
+		}
+		res, err := uniform.Sync(ctx, store, tabletest.Root, uniform.WithMaxManifests(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, md := icebergLines(t, res.MetadataLocation, nil)
+		mfs, err := md.CurrentSnapshot().Manifests(icebergio.LocalFS{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(mfs) > 3 {
+			t.Fatalf("step %d: %d manifests, want at most 3", step, len(mfs))
+		}
+	}
+	checkEverySnapshot(t, store)
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/tabletest"
@@ -254,4 +255,47 @@ func TestCreateRefusesNonCompliant(t *testing.T) {
 			t.Errorf("create with %v: %v, want an error saying %q", c.props, err, c.want)
 		}
 	}
+}
+
+// TestAlterEnablesUniform: setting the UniForm properties on an existing
+// table is refused, with the reason and nothing committed, while the
+// table cannot comply (no column mapping, deletion vectors enabled), and
+// accepted on a column-mapped table, whose next sync converts it whole.
+func TestAlterEnablesUniform(t *testing.T) {
+	ctx := context.Background()
+	enable := map[string]string{actions.PropEnableIcebergCompatV2: "true", actions.PropUniversalFormatEnabledFormats: "iceberg"}
+	for _, c := range []struct {
+		props map[string]string
+		want  string
+	}{
+		{nil, "needs column mapping"},
+		{map[string]string{actions.PropColumnMappingMode: "name", actions.PropEnableDeletionVectors: "true"}, "forbids deletion vectors"},
+	} {
+		store := objstore.NewMem()
+		snap := tabletest.Create(t, store, "id long", c.props)
+		_, err := maintenance.SetProperties(ctx, snap, enable)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("enabling UniForm on a table with %v: %v, want %q", c.props, err, c.want)
+		}
+		if v := tabletest.Open(t, store).Version(); v != snap.Version() {
+			t.Errorf("a refused ALTER committed version %d", v)
+		}
+	}
+	store, err := objstore.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := tabletest.Create(t, store, testSchema, map[string]string{actions.PropColumnMappingMode: "name"})
+	r := rand.New(rand.NewPCG(51, 52))
+	var next int64
+	snap = tabletest.Append(t, snap, randomRows(r, &next, 12))
+	if _, err := maintenance.SetProperties(ctx, snap, enable); err != nil {
+		t.Fatalf("enabling UniForm on a column-mapped table: %v", err)
+	}
+	res := sync(t, store)
+	if !res.Full || res.Snapshots != 1 {
+		t.Fatalf("first sync after enabling: %+v", res)
+	}
+	got, _ := icebergLines(t, res.MetadataLocation, nil)
+	tabletest.DiffLines(t, "iceberg-go rows after enabling UniForm", got, tabletest.ScanLines(t, tabletest.Open(t, store)))
 }

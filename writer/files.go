@@ -96,8 +96,12 @@ func materializesPartitions(p *actions.Protocol, md *actions.Metadata) bool {
 			return true
 		}
 	}
-	v, ok := actions.ParseBool(md.Configuration[actions.PropWritePartitionColumnsToParquet])
-	return ok && v
+	for _, k := range []string{actions.PropWritePartitionColumnsToParquet, actions.PropEnableIcebergCompatV1, actions.PropEnableIcebergCompatV2} {
+		if v, ok := actions.ParseBool(md.Configuration[k]); ok && v {
+			return true
+		}
+	}
+	return false
 }
 
 // rowCheck validates a conformed batch (replaceWhere's constraint).
@@ -1256,3 +1260,4 @@ func relabelData(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
 	}
 	return out
 }
+

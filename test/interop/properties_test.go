@@ -61,6 +61,7 @@ var propertyKinds = map[string]struct{ kind, field string }{
 	actions.PropTargetFileSize:                   {"int", "TargetFileSize"},
 	actions.PropTuneFileSizesForRewrites:         {"bool", ""},
 	actions.PropUniversalFormatEnabledFormats:    {"formats", "UniversalFormats"},
+	actions.PropIcebergAtomicConversion:          {"bool", ""},
 }
 
 // knownDifferences are values lakelog takes on purpose where Spark

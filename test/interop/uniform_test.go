@@ -17,6 +17,7 @@ import (
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/maintenance"
+	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/uniform"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -56,9 +57,16 @@ type icebergRead struct {
 // copy-on-write DELETE and UPDATE, an overwrite and OPTIMIZE, converted
 // after each commit; pyiceberg reads every Iceberg snapshot, by id and by
 // time travel to its timestamp, with exactly lakelog's rows at the Delta
-// version the snapshot records.
+// version the snapshot records; unpartitioned, and partitioned by a date
+// and a boolean (nulls too).
 func TestUniformPyiceberg(t *testing.T) {
 	py := requireIcebergPython(t)
+	for _, parts := range [][]string{nil, {"day", "ok"}} {
+		t.Run(fmt.Sprintf("partitioned by %v", parts), func(t *testing.T) { uniformPyiceberg(t, py, parts) })
+	}
+}
+
+func uniformPyiceberg(t *testing.T, py string, parts []string) {
 	ctx := context.Background()
 	store, dir := newLocal(t)
 	schema, asc := tableSchema(t, "id long not null, name string, score double, day date, at timestamp, amount decimal(12,3), ok boolean, b binary")
@@ -68,7 +76,7 @@ func TestUniformPyiceberg(t *testing.T) {
 		actions.PropEnableIcebergCompatV2:         "true",
 		actions.PropUniversalFormatEnabledFormats: "iceberg",
 	}
-	createTable(t, store, "", schema, nil, props, g.batch(memory.DefaultAllocator, asc, 40))
+	createTable(t, store, "", schema, parts, props, g.batch(memory.DefaultAllocator, asc, 40))
 	convert := func() {
 		t.Helper()
 		if _, err := uniform.Sync(ctx, store, ""); err != nil {
@@ -105,6 +113,15 @@ func TestUniformPyiceberg(t *testing.T) {
 		}
 		convert()
 	}
+	checkPyiceberg(t, py, store, dir, 8)
+}
+
+// checkPyiceberg reads the newest Iceberg metadata of the table in dir
+// with pyiceberg: every snapshot, by id and by time travel, must hold
+// lakelog's rows at the Delta version it records; there must be at
+// least minSnapshots.
+func checkPyiceberg(t *testing.T, py string, store objstore.Store, dir string, minSnapshots int) {
+	t.Helper()
 	out := t.TempDir()
 	meta, err := filepath.Glob(filepath.Join(dir, "metadata", "v*.metadata.json"))
 	if err != nil || len(meta) == 0 {
@@ -130,12 +147,79 @@ func TestUniformPyiceberg(t *testing.T) {
 	if err := json.Unmarshal(body, &res); err != nil {
 		t.Fatalf("pyiceberg answered %q: %v", body, err)
 	}
-	if len(res.Snapshots) < 8 {
-		t.Fatalf("pyiceberg saw %d snapshots, want one per data commit (at least 8)", len(res.Snapshots))
+	if len(res.Snapshots) < minSnapshots {
+		t.Fatalf("pyiceberg saw %d snapshots, want one per data commit (at least %d)", len(res.Snapshots), minSnapshots)
 	}
 	for _, s := range res.Snapshots {
 		want := lakelogLines(t, open(t, store, "", deltalog.AtVersion(s.DeltaVersion)))
 		sameRows(t, fmt.Sprintf("pyiceberg, snapshot %d (Delta version %d)", s.ID, s.DeltaVersion), parquetLines(t, filepath.Join(out, fmt.Sprintf("%d.parquet", s.ID))), want)
 		sameRows(t, fmt.Sprintf("pyiceberg, time travel to snapshot %d's time (Delta version %d)", s.ID, s.DeltaVersion), parquetLines(t, filepath.Join(out, fmt.Sprintf("ts-%d.parquet", s.ID))), want)
 	}
+}
+
+// TestUniformSpark: Spark and lakelog on the same UniForm tables. Spark
+// reads lakelog's UniForm table (partitioned, column-mapped,
+// IcebergCompatV2) as Delta with lakelog's rows and appends to it,
+// checking the IcebergCompatV2 rules on its own write; lakelog converts
+// Spark's commit and pyiceberg reads it. A table Spark created with
+// IcebergCompatV2 is continued by lakelog: it enables the Iceberg format,
+// appends, and pyiceberg reads both engines' rows. (Spark's own Iceberg
+// converter needs the delta-iceberg jar and a Hive metastore, which the
+// peer does not have: its Iceberg output is not compared here.)
+func TestUniformSpark(t *testing.T) {
+	py := requireIcebergPython(t)
+	sp := requirePeer(t, spark)
+	ctx := context.Background()
+
+	// lakelog's table, read and appended to by Spark.
+	store, dir := newLocal(t)
+	schema, asc := tableSchema(t, "id long not null, name string, day date")
+	g := newGen(12)
+	props := map[string]string{
+		actions.PropColumnMappingMode:             actions.ColumnMappingName,
+		actions.PropEnableIcebergCompatV2:         "true",
+		actions.PropUniversalFormatEnabledFormats: "iceberg",
+	}
+	createTable(t, store, "", schema, []string{"day"}, props, g.batch(memory.DefaultAllocator, asc, 30))
+	if _, err := uniform.Sync(ctx, store, ""); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := peerRead(t, sp, request{Path: dir})
+	sameRows(t, "spark reads lakelog's UniForm table", got, lakelogLines(t, open(t, store, "")))
+	table := "delta.`" + dir + "`"
+	sp.call(t, request{Op: "sql", Statements: []string{
+		"INSERT INTO " + table + " VALUES (1000001, 'from spark', DATE'2024-02-29'), (1000002, NULL, NULL)",
+	}})
+	if _, err := uniform.Sync(ctx, store, ""); err != nil {
+		t.Fatalf("lakelog converts Spark's commit: %v", err)
+	}
+	got, _ = peerRead(t, sp, request{Path: dir})
+	sameRows(t, "spark after its append", got, lakelogLines(t, open(t, store, "")))
+	checkPyiceberg(t, py, store, dir, 2)
+
+	// Spark's IcebergCompatV2 table, continued by lakelog.
+	store2, dir2 := newLocal(t)
+	table2 := "delta.`" + dir2 + "`"
+	sp.call(t, request{Op: "sql", Statements: []string{
+		"CREATE TABLE " + table2 + " (id BIGINT NOT NULL, name STRING, day DATE) USING delta PARTITIONED BY (day) " +
+			"TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.enableIcebergCompatV2' = 'true', 'delta.enableDeletionVectors' = 'false')",
+		"INSERT INTO " + table2 + " VALUES (1, 'a', DATE'2024-01-01'), (2, 'b', DATE'2024-01-02'), (3, NULL, NULL)",
+	}})
+	snap := open(t, store2, "")
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{actions.PropUniversalFormatEnabledFormats: "iceberg"}); err != nil {
+		t.Fatalf("lakelog enables UniForm on Spark's IcebergCompatV2 table: %v", err)
+	}
+	if _, err := writer.Append(ctx, open(t, store2, ""), seq(g.batch(memory.DefaultAllocator, asc, 10))); err != nil {
+		t.Fatalf("lakelog appends to Spark's IcebergCompatV2 table: %v", err)
+	}
+	res, err := uniform.Sync(ctx, store2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Full {
+		t.Fatalf("the first conversion of Spark's table: %+v", res)
+	}
+	got, _ = peerRead(t, sp, request{Path: dir2})
+	sameRows(t, "spark reads its table after lakelog's append", got, lakelogLines(t, open(t, store2, "")))
+	checkPyiceberg(t, py, store2, dir2, 1)
 }
