@@ -31,7 +31,7 @@ type config struct {
 }
 
 var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "follow", "follow-s3", "pipeline", "writers", "writers-s3",
-	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3"}
+	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3", "schema"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -164,6 +164,8 @@ func runMain(args []string) int {
 			err = bigSnapshot(ctx, cfg, rep)
 		case "maintenance-s3":
 			err = maintenanceS3(ctx, cfg, rep)
+		case "schema":
+			err = schemaSuite(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)
