@@ -410,7 +410,8 @@ func (fl *follower) nextBatch(ctx context.Context) (*Batch, error) {
 
 // checkAdditive fails with ErrSchemaChange when version v's metadata
 // next cannot be read as a continuation of prev: a column dropped,
-// renamed or narrowed, other partition columns, column mapping.
+// renamed or narrowed (under column mapping: a column whose physical
+// name or id changed), other partition columns.
 func (fl *follower) checkAdditive(v int64, prev, next *actions.Metadata) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("cdf: follow %s: %w: version %d %s; a follower goes on only across additive changes: to go on under the new schema, follow again from version %d",
@@ -419,9 +420,6 @@ func (fl *follower) checkAdditive(v int64, prev, next *actions.Metadata) error {
 	props := next.Properties()
 	if e := props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
 		return fail("has column mapping mode %q, which is not none, name or id", e.Value)
-	}
-	if mode := props.ColumnMappingMode; mode != actions.ColumnMappingNone {
-		return fail("uses column mapping (mode %q), which lakelog does not read yet", mode)
 	}
 	if !partitionsEqual(prev, next) {
 		return fail("partitions the table by [%s] instead of [%s]", strings.Join(next.PartitionColumns, ", "), strings.Join(prev.PartitionColumns, ", "))
@@ -434,7 +432,7 @@ func (fl *follower) checkAdditive(v int64, prev, next *actions.Metadata) error {
 	if err != nil {
 		return fmt.Errorf("cdf: follow %s: version %d: %w", fl.display, v, err)
 	}
-	if path, why := readableAs(old, cur, ""); why != "" {
+	if path, why := readableAs(old, cur, prev.Properties().ColumnMappingMode, props.ColumnMappingMode, ""); why != "" {
 		return fail("changes column %s, which %s", path, strings.Replace(why, "the end version's schema", "the new schema", 1))
 	}
 	return nil

@@ -29,50 +29,64 @@ func (f *Feed) checkSchema(v int64, md *actions.Metadata, props *actions.TablePr
 	if e := props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
 		return fail("has column mapping mode %q, which is not none, name or id", e.Value)
 	}
-	if mode := props.ColumnMappingMode; mode != actions.ColumnMappingNone {
-		return fail("uses column mapping (mode %q), which lakelog does not read yet", mode)
-	}
 	if !slices.EqualFunc(md.PartitionColumns, f.end.PartitionColumns(), strings.EqualFold) {
 		return fail("is partitioned by [%s], the end version by [%s]", strings.Join(md.PartitionColumns, ", "), strings.Join(f.end.PartitionColumns(), ", "))
 	}
-	if path, why := readableAs(schema, f.end.Schema(), ""); why != "" {
+	if path, why := readableAs(schema, f.end.Schema(), props.ColumnMappingMode, f.end.ColumnMappingMode(), ""); why != "" {
 		return fail("has column %s, which %s", path, why)
 	}
 	return nil
 }
 
 // readableAs reports the first column of old that cannot be read as new,
-// and why ("" when every column can).
-func readableAs(old, new *actions.StructType, prefix string) (path, why string) {
+// and why ("" when every column can). Under column mapping (oldMode or
+// newMode not none) a column is the same column only when its physical
+// name (and in id mode on both sides its id) is the same: a column
+// renamed, or dropped and added again under its name, is not, and its
+// rows cannot be read under the new schema, as Spark refuses them
+// (DeltaColumnMapping.hasNoColumnMappingSchemaChanges).
+func readableAs(old, new *actions.StructType, oldMode, newMode, prefix string) (path, why string) {
 	for _, of := range old.Fields {
 		p := prefix + of.Name
 		nf := new.Field(of.Name)
 		if nf == nil {
 			return p, "the end version's schema does not have (dropped or renamed)"
 		}
-		if path, why := typeReadableAs(of.Type, nf.Type, p); why != "" {
+		if oldMode != actions.ColumnMappingNone || newMode != actions.ColumnMappingNone {
+			if op, np := of.PhysicalName(oldMode), nf.PhysicalName(newMode); op != np {
+				return p, fmt.Sprintf("is a different column in the end version's schema (physical name %q there, %q in the end version: dropped and added again, or renamed)", op, np)
+			}
+			if oldMode == actions.ColumnMappingID && newMode == actions.ColumnMappingID {
+				oid, _ := of.FieldID()
+				nid, _ := nf.FieldID()
+				if oid != nid {
+					return p, fmt.Sprintf("is a different column in the end version's schema (column id %d there, %d in the end version)", oid, nid)
+				}
+			}
+		}
+		if path, why := typeReadableAs(of.Type, nf.Type, oldMode, newMode, p); why != "" {
 			return path, why
 		}
 	}
 	return "", ""
 }
 
-func typeReadableAs(old, new actions.DataType, path string) (string, string) {
+func typeReadableAs(old, new actions.DataType, oldMode, newMode, path string) (string, string) {
 	switch o := old.(type) {
 	case *actions.StructType:
 		if n, ok := new.(*actions.StructType); ok {
-			return readableAs(o, n, path+".")
+			return readableAs(o, n, oldMode, newMode, path+".")
 		}
 	case *actions.ArrayType:
 		if n, ok := new.(*actions.ArrayType); ok {
-			return typeReadableAs(o.ElementType, n.ElementType, path+".element")
+			return typeReadableAs(o.ElementType, n.ElementType, oldMode, newMode, path+".element")
 		}
 	case *actions.MapType:
 		if n, ok := new.(*actions.MapType); ok {
-			if p, why := typeReadableAs(o.KeyType, n.KeyType, path+".key"); why != "" {
+			if p, why := typeReadableAs(o.KeyType, n.KeyType, oldMode, newMode, path+".key"); why != "" {
 				return p, why
 			}
-			return typeReadableAs(o.ValueType, n.ValueType, path+".value")
+			return typeReadableAs(o.ValueType, n.ValueType, oldMode, newMode, path+".value")
 		}
 	case *actions.DecimalType:
 		if n, ok := new.(*actions.DecimalType); ok && n.Scale >= o.Scale && n.Precision-n.Scale >= o.Precision-o.Scale {

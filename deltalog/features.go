@@ -322,7 +322,7 @@ func hasIdentity(s *actions.StructType) bool {
 
 // columnMappingCheck: column-mapped tables (mode name or id) are read
 // and written (data files under physical names and field ids, every
-// column with both); their change data feed is not read yet. A mode
+// column with both), and their change data feed read. A mode
 // property the protocol does not support is ignored by readers, and a
 // write to such a table refused: its files would be misread.
 func columnMappingCheck(t *tableConfig, op Operation) error {
@@ -331,10 +331,8 @@ func columnMappingCheck(t *tableConfig, op Operation) error {
 	}
 	m := t.props.ColumnMappingMode
 	switch {
-	case m == actions.ColumnMappingNone || op == OpScan:
+	case m == actions.ColumnMappingNone || readOps.has(op):
 		return nil
-	case op == OpChangeDataFeed:
-		return fmt.Errorf("column mapping (mode %q): lakelog does not read the change data feed of column-mapped tables yet", m)
 	case !t.protocol.HasReaderFeature(actions.FeatureColumnMapping):
 		return fmt.Errorf("%s is %q but the protocol (%d, %d) does not support the columnMapping feature", actions.PropColumnMappingMode, m, t.protocol.MinReaderVersion, t.protocol.MinWriterVersion)
 	}

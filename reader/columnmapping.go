@@ -82,8 +82,15 @@ func (m columnMapping) partitionValue(pv map[string]*string, f *actions.StructFi
 	return nil, false
 }
 
-// matches reports whether the file field ff is the table field f.
+// matches reports whether the file field ff is the table field f. A
+// field without a physical name in a mapped table is not a table column
+// (newColumnMapping checked those) but a file column (WithFileColumns:
+// the change data feed's _change_type, which Spark and lakelog write
+// without a field id): it is matched by its name.
 func (m columnMapping) matches(ff *arrow.Field, f *actions.StructField) bool {
+	if p, _ := f.Metadata[actions.MetaColumnMappingPhysical].(string); p == "" && m.on() {
+		return ff.Name == f.Name
+	}
 	switch m.mode {
 	case actions.ColumnMappingName:
 		return ff.Name == f.PhysicalName(m.mode)

@@ -51,6 +51,18 @@ type config struct {
 	txnOpts  []deltalog.TxnOption
 	mem      memory.Allocator
 	ifExists bool
+	opParams map[string]any
+}
+
+// WithOperationParameters adds entries to the commit's
+// commitInfo.operationParameters (they win over the change's own).
+func WithOperationParameters(params map[string]any) Option {
+	return func(c *config) {
+		if c.opParams == nil {
+			c.opParams = map[string]any{}
+		}
+		maps.Copy(c.opParams, params)
+	}
 }
 
 // WithTxnOptions passes options to the transaction that commits the
@@ -86,6 +98,7 @@ type change struct {
 	md     actions.Metadata    // a copy; Configuration and PartitionColumns are copies too
 	props  *actions.TableProperties
 	params map[string]any
+	extra  map[string]any // WithOperationParameters
 }
 
 // begin checks that the table can take a metadata change and copies its
@@ -95,7 +108,7 @@ func begin(snap *deltalog.Snapshot, op string, cfg *config) (*change, error) {
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("schema: %s: %w", op, err)
 	}
-	c := &change{snap: snap, tx: snap.NewTransaction(cfg.txnOpts...), op: op, schema: actions.CopyStruct(snap.Schema()), md: *snap.Metadata(), props: snap.Properties(), params: map[string]any{}}
+	c := &change{snap: snap, tx: snap.NewTransaction(cfg.txnOpts...), op: op, schema: actions.CopyStruct(snap.Schema()), md: *snap.Metadata(), props: snap.Properties(), params: map[string]any{}, extra: cfg.opParams}
 	c.md.Configuration = maps.Clone(c.md.Configuration)
 	if c.md.Configuration == nil {
 		c.md.Configuration = map[string]string{}
@@ -134,6 +147,7 @@ func (c *change) commit(ctx context.Context) (*deltalog.CommitResult, error) {
 	if p := actions.MergeProtocols(deltalog.MinimalProtocol(&c.md, c.schema), c.snap.Protocol()); p != c.snap.Protocol() {
 		tx.SetProtocol(p)
 	}
+	maps.Copy(c.params, c.extra)
 	tx.SetOperation(c.op, c.params, nil)
 	res, err := tx.Commit(ctx)
 	if err != nil {

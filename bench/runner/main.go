@@ -32,7 +32,7 @@ type config struct {
 }
 
 var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "follow", "follow-s3", "pipeline", "writers", "writers-s3",
-	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3", "convert"}
+	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3", "convert", "schema"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -168,6 +168,8 @@ func runMain(args []string) int {
 			err = maintenanceS3(ctx, cfg, rep)
 		case "convert":
 			err = convertSuite(ctx, cfg, rep)
+		case "schema":
+			err = schemaSuite(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

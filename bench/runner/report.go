@@ -201,8 +201,8 @@ func rateCell(o *Outcome, unit string) string {
 }
 
 func memCell(o *Outcome) string {
-	if o == nil {
-		return "—"
+	if o == nil || o.PeakMB == 0 {
+		return "—" // not measured (a suite timed in the runner's process)
 	}
 	return fmt.Sprintf("%.0f", o.PeakMB)
 }

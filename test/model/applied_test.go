@@ -21,7 +21,7 @@ func TestAlreadyAppliedResultHasSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createTable(t, st)
+	createTable(t, st, false)
 	snap, err := deltalog.Open(ctx, st, "")
 	if err != nil {
 		t.Fatal(err)

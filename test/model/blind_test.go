@@ -29,7 +29,7 @@ func TestReadPredicateIsNotBlindAppend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createTable(t, st)
+	createTable(t, st, false)
 	snap, err := deltalog.Open(ctx, st, "")
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ import (
 func TestOpenWithListingThatMissesACommit(t *testing.T) {
 	ctx := context.Background()
 	mem := objstore.NewMem()
-	createTable(t, mem)
+	createTable(t, mem, false)
 	snap, err := deltalog.Open(ctx, mem, "")
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ func TestCommitCatchesUpWhenBehind(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := objstore.NewMem()
-	createTable(t, st)
+	createTable(t, st, false)
 	stale, err := deltalog.Open(ctx, st, "")
 	if err != nil {
 		t.Fatal(err)

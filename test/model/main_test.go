@@ -141,6 +141,34 @@ func TestConcurrentWriters(t *testing.T) {
 	t.Logf("seed %d: %s", seed, summary)
 }
 
+// TestConcurrentWritersSchemaChanges is TestConcurrentWriters on a
+// column-mapped table where writers also add, rename, drop and widen
+// columns (package schema) between the appends, overwrites,
+// replaceWhere, DELETE, UPDATE, MERGE and OPTIMIZE, with the same faults:
+// every schema change is one metadata commit that aborts the
+// transactions it wins against, and no row is lost or duplicated at any
+// sampled version.
+func TestConcurrentWritersSchemaChanges(t *testing.T) {
+	seed := modelSeed(t)
+	fmt.Printf("model (schema changes): seed %d (replay with -seed %d or %s=%d)\n", seed, seed, seedEnv, seed)
+	total := 600
+	if testing.Short() {
+		total = 160
+	}
+	if *opsFlag > 0 {
+		total = *opsFlag
+	}
+	summary, errs := runModel(t, runConfig{seed: seed, ops: total, goroutines: 6, processes: 2, keep: *keepFlag, mapped: true})
+	for i, e := range errs {
+		if i == 40 {
+			t.Errorf("seed %d: ... and %d more", seed, len(errs)-i)
+			break
+		}
+		t.Errorf("seed %d: %s", seed, e)
+	}
+	t.Logf("seed %d: %s", seed, summary)
+}
+
 // The model notices a conflict checker that is wrong either way: one that
 // lets every transaction rebase (lost updates, duplicated rows), one that
 // aborts every transaction that lost a race, and Spark's checker that
@@ -206,6 +234,9 @@ type runConfig struct {
 	goroutines, processes int
 	mutant                string // a broken checker, for TestModelCatchesBrokenChecker
 	keep                  bool
+	// mapped makes the table column-mapped (mode name, physical names
+	// the column names), on which writers also change its shape.
+	mapped bool
 }
 
 // runModel runs the writers and checks the outcome against the model. It
@@ -234,7 +265,7 @@ func runModel(t *testing.T, cfg runConfig) (string, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createTable(t, st)
+	createTable(t, st, cfg.mapped)
 
 	ctx := context.Background()
 	start := time.Now()
@@ -378,18 +409,28 @@ func readJournal(path string) ([]*opRecord, error) {
 	return out, sc.Err()
 }
 
-// createTable creates the model's table at the store's root.
-func createTable(t *testing.T, st objstore.Store) {
+// createTable creates the model's table at the store's root. A mapped
+// one has column mapping mode name with physical names equal to the
+// column names (as when mapping is enabled on an existing table; the
+// model reads stats and partition values by them) and type widening, in
+// version 0.
+func createTable(t *testing.T, st objstore.Store, mapped bool) {
 	t.Helper()
 	schema, err := actions.ParseDDL(schemaDDL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var props map[string]string
+	if mapped {
+		var maxID int64
+		schema, maxID = actions.AssignColumnMapping(schema, 0, true)
+		props = map[string]string{actions.PropColumnMappingMode: "name", actions.PropColumnMappingMaxColumnID: strconv.FormatInt(maxID, 10), actions.PropEnableTypeWidening: "true"}
+	}
 	s, err := actions.SchemaString(schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := deltalog.Create(st, "", &actions.Metadata{SchemaString: s, PartitionColumns: []string{"p"}})
+	tx, err := deltalog.Create(st, "", &actions.Metadata{SchemaString: s, PartitionColumns: []string{"p"}, Configuration: props})
 	if err != nil {
 		t.Fatal(err)
 	}

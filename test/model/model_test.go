@@ -231,7 +231,7 @@ func (m *model) replay(ctx context.Context, v int64) error {
 	if mv.metadata != e.metadata || mv.protocol {
 		m.errorf("version %d: op %s (%s): metadata change %v, protocol change %v; want metadata change %v and no protocol change", v, op.ID, op.Kind, mv.metadata, mv.protocol, e.metadata)
 	}
-	if mv.metadata {
+	if mv.metadata && op.Kind == opAlter {
 		m.alter = op.ID
 	}
 	if mv.blind != e.blind {
@@ -496,6 +496,9 @@ func (m *model) expect(op *opRecord) *expectation {
 	case opAlter:
 		// Only a metaData action: as in Spark, that is a blind append.
 		e.operation, e.metadata, e.blind = "SET TBLPROPERTIES", true, true
+	case opSchema:
+		// A schema change: only a metaData action too.
+		e.operation, e.metadata, e.blind = op.SchemaOp, true, true
 	default:
 		m.errorf("op %s: unknown kind %q", op.ID, op.Kind)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/schema"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -51,6 +52,10 @@ const (
 	opMerge        = "merge"        // MERGE on id into partition x: update matches, insert the rest
 	opOptimize     = "optimize"     // compact partition x (dataChange=false)
 	opAlter        = "alter"        // SET TBLPROPERTIES: a metadata change
+	// opSchema is a change of the table's shape (package schema) on a
+	// column-mapped table: add a column, rename, drop or widen one the
+	// model's ops added (id, p and v stay), a metadata change.
+	opSchema = "schema"
 )
 
 // Faults injected into one operation.
@@ -90,6 +95,7 @@ type opRecord struct {
 	AppID      string `json:"appId,omitempty"`
 	AppVersion int64  `json:"appVersion,omitempty"`
 	RetryOf    string `json:"retryOf,omitempty"`
+	SchemaOp   string `json:"schemaOp,omitempty"` // opSchema: the commit's operation (ADD COLUMNS, ...)
 
 	ReadVersion int64    `json:"readVersion"`
 	ReadFiles   []string `json:"readFiles,omitempty"` // canonical paths the op read
@@ -251,6 +257,9 @@ func (w *worker) step(ctx context.Context) error {
 	case k < 880:
 		rec.Kind = opAlter
 		return w.alter(ctx, rec)
+	case k < 920 && w.snap.ColumnMappingMode() != actions.ColumnMappingNone:
+		rec.Kind = opSchema
+		return w.schemaChange(ctx, rec, draws)
 	default:
 		rec.Kind, rec.Part = opOptimize, part
 		return w.rewrite(ctx, rec, draws)
@@ -469,6 +478,66 @@ func (w *worker) alter(ctx context.Context, rec *opRecord) error {
 	return w.finish(ctx, rec, res, err)
 }
 
+// schemaChange changes the shape of a column-mapped table with package
+// schema: it adds a column x_<op> (int), or renames, drops or widens (int
+// to long) one an earlier op added, chosen by draws[0]; the model's
+// columns id, p and v stay as they are. Its commit is metadata only, as
+// alter's.
+func (w *worker) schemaChange(ctx context.Context, rec *opRecord, draws [4]uint64) error {
+	var extras []*actions.StructField
+	for _, f := range w.snap.Schema().Fields {
+		if f.Name != "id" && f.Name != "p" && f.Name != "v" {
+			extras = append(extras, f)
+		}
+	}
+	suffix := strings.NewReplacer(".", "_", "-", "_").Replace(rec.ID)
+	opts := []schema.Option{schema.WithTxnOptions(w.txnOptions(rec)...), schema.WithOperationParameters(map[string]any{"modelOp": rec.ID})}
+	var do func() (*deltalog.CommitResult, error)
+	choice := int(draws[0] % 4)
+	if len(extras) == 0 {
+		choice = 0
+	}
+	pick := extras[0:0]
+	if len(extras) > 0 {
+		pick = extras[int(draws[1]%uint64(len(extras))):][:1]
+	}
+	if choice == 3 && pick[0].Type != actions.TypeInteger {
+		choice = 0
+	}
+	switch choice {
+	case 0:
+		rec.SchemaOp = "ADD COLUMNS"
+		do = func() (*deltalog.CommitResult, error) {
+			return schema.AddColumns(ctx, w.snap, []schema.Column{{Path: "x_" + suffix, Type: actions.TypeInteger}}, opts...)
+		}
+	case 1:
+		rec.SchemaOp = "RENAME COLUMN"
+		do = func() (*deltalog.CommitResult, error) {
+			return schema.RenameColumn(ctx, w.snap, pick[0].Name, "r_"+suffix, opts...)
+		}
+	case 2:
+		rec.SchemaOp = "DROP COLUMNS"
+		do = func() (*deltalog.CommitResult, error) {
+			return schema.DropColumns(ctx, w.snap, []string{pick[0].Name}, opts...)
+		}
+	case 3:
+		rec.SchemaOp = "CHANGE COLUMN"
+		do = func() (*deltalog.CommitResult, error) {
+			return schema.ChangeColumnType(ctx, w.snap, pick[0].Name, actions.TypeLong, opts...)
+		}
+	}
+	if rec.Fault == faultCrash {
+		return w.crash(ctx, rec)
+	}
+	if err := w.beforeCommit(rec); err != nil {
+		return err
+	}
+	w.arm(rec)
+	res, err := do()
+	w.disarm()
+	return w.finish(ctx, rec, res, err)
+}
+
 // readFile is a data file a rewrite read, with its rows.
 type readFile struct {
 	add  *actions.Add
@@ -655,6 +724,12 @@ var errNothingMatched = errors.New("nothing matched")
 func (w *worker) dml(ctx context.Context, rec *opRecord, pred expr.Expr) error {
 	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
 		dopts := []dml.Option{dml.WithWriterOptions(opts...)}
+		if w.snap.ColumnMappingMode() != actions.ColumnMappingNone {
+			// The source has only id, p and v: INSERT * leaves the
+			// columns schema changes added NULL, which takes schema
+			// evolution (as in Spark); the source adds no column.
+			dopts = append(dopts, dml.WithSchemaEvolution())
+		}
 		var res *dml.Result
 		var err error
 		switch rec.Kind {
