@@ -185,7 +185,7 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
 	}
-	big := s.cfg.parallelism > 1 && largestRowGroup(o.md) >= 2*s.splitRows(largestRowGroup(o.md))
+	big := s.cfg.parallelism > 1 && s.largeRowGroups(o.md)
 	var sources []columnSource
 	if s.pruner != nil || big {
 		// The page index may leave only some rows, and a row group may be
@@ -218,7 +218,7 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 		// index, or columns pqarrow decodes): its columns decoded side
 		// by side. (The pieces splitUnits makes are not.)
 		for i, u := range o.units {
-			if u.rgTo-u.rgFrom == 1 && u.rows >= 2*s.splitRows(u.rows) {
+			if u.rgTo-u.rgFrom == 1 && s.large(o.md, u.rgFrom) {
 				o.units[i].columns = true
 			}
 		}
@@ -272,13 +272,27 @@ func decodePages(sources []columnSource, mem memory.Allocator, n int) (out []arr
 // unitsSplit counts the units splitUnits cut (for tests).
 var unitsSplit atomic.Int64
 
-// largestRowGroup is the most rows a row group of md holds.
-func largestRowGroup(md *metadata.FileMetaData) int64 {
-	var most int64
+// large reports whether row group rg of md is worth decoding by
+// several goroutines: more bytes (uncompressed) than the decode-ahead
+// budget, so that a second worker decoding the next unit would soon wait
+// on the budget while one decodes this one, and rows enough for two
+// pieces. (A row group below the budget is decoded ahead whole while
+// the consumer reads the one before: splitting it only costs the
+// pieces' dictionary re-reads, a quarter more CPU on delta-rs's row
+// groups of 1Mi rows.)
+func (s *Scan) large(md *metadata.FileMetaData, rg int) bool {
+	r := md.RowGroup(rg)
+	return r.TotalByteSize() > s.cfg.decodeAhead && r.NumRows() >= 2*s.splitRows(r.NumRows())
+}
+
+// largeRowGroups reports whether any row group of md is large.
+func (s *Scan) largeRowGroups(md *metadata.FileMetaData) bool {
 	for rg := range md.NumRowGroups() {
-		most = max(most, md.RowGroup(rg).NumRows())
+		if s.large(md, rg) {
+			return true
+		}
 	}
-	return most
+	return false
 }
 
 // splitRows is the rows of each piece splitUnits cuts a row group of
@@ -315,7 +329,7 @@ func (s *Scan) splitUnits(pf *file.Reader, sources []columnSource, units []fileU
 	out := make([]fileUnit, 0, len(units))
 	for _, u := range units {
 		piece := s.splitRows(u.rows)
-		if u.rgTo-u.rgFrom != 1 || u.rows < 2*piece || !offsetIndexed(pir, u.rgFrom, cols) {
+		if u.rgTo-u.rgFrom != 1 || !s.large(pf.MetaData(), u.rgFrom) || !offsetIndexed(pir, u.rgFrom, cols) {
 			out = append(out, u)
 			continue
 		}
