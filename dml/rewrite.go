@@ -307,7 +307,14 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 	if len(reads) == 0 && j.inserts == nil {
 		return nil
 	}
-	full, err := reader.NewScan(j.snap, reader.WithRowIndex(), reader.WithAllocator(j.mem))
+	fullOpts := []reader.Option{reader.WithRowIndex(), reader.WithAllocator(j.mem)}
+	if j.op != opMerge {
+		// Dictionary-encoded string columns stay dictionaries into the
+		// writer, which takes them without hashing every value again.
+		// (MERGE joins target rows with its source's plain ones.)
+		fullOpts = append(fullOpts, reader.WithDictionaries())
+	}
+	full, err := reader.NewScan(j.snap, fullOpts...)
 	if err != nil {
 		return fmt.Errorf("dml: %w", err)
 	}

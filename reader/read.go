@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/internal/arrowconv"
 	"github.com/lakelog/lakelog/internal/rangefetch"
 	"github.com/lakelog/lakelog/objstore"
@@ -808,7 +808,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 	if s.cfg.rowIndex {
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
 	}
-	rec := array.NewRecordBatch(batchSchema(s.readSchema, cols), cols, n)
+	rec := array.NewRecordBatch(arrowbatch.SchemaOf(s.readSchema, cols), cols, n)
 	if del := sel.deletedIn(start, n); del != nil {
 		kept, err := selectRows(ctx, rec, del, mem)
 		if err != nil {
@@ -849,7 +849,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		if s.cfg.rowIndex {
 			proj = append(proj, rec.Column(int(rec.NumCols())-1))
 		}
-		out := array.NewRecordBatch(batchSchema(s.outSchema, proj), proj, rec.NumRows())
+		out := array.NewRecordBatch(arrowbatch.SchemaOf(s.outSchema, proj), proj, rec.NumRows())
 		rec.Release()
 		rec = out
 	}
@@ -1066,24 +1066,4 @@ func int96Micros(v parquet.Int96) int64 {
 	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
 	day := int64(binary.LittleEndian.Uint32(v[8:]))
 	return (day-julianUnixEpoch)*86_400_000_000 + floorDiv(nanos, 1000)
-}
-
-// batchSchema is sc, or with WithDictionaries, when a column of cols is a
-// dictionary array, a copy naming the columns' own types.
-func batchSchema(sc *arrow.Schema, cols []arrow.Array) *arrow.Schema {
-	var fields []arrow.Field
-	for i, c := range cols {
-		if c.DataType().ID() != arrow.DICTIONARY || sc.Field(i).Type.ID() == arrow.DICTIONARY {
-			continue
-		}
-		if fields == nil {
-			fields = slices.Clone(sc.Fields())
-		}
-		fields[i].Type = c.DataType()
-	}
-	if fields == nil {
-		return sc
-	}
-	md := sc.Metadata()
-	return arrow.NewSchema(fields, &md)
 }

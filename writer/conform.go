@@ -14,6 +14,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/internal/arrowconv"
 )
 
@@ -85,6 +86,12 @@ type conformer struct {
 	widen bool
 	parts []string
 	deps  map[string]string
+	// keepDicts: a dictionary array given for a top-level string or
+	// binary column that is neither a partition column (partition, lower
+	// case) nor generated stays a dictionary array, for the Parquet
+	// writer's direct dictionary path (see dictpass.go).
+	keepDicts bool
+	partition map[string]bool
 }
 
 func newConformer(schema *actions.StructType, md *actions.Metadata, props *actions.TableProperties, merge bool, mem memory.Allocator) (*conformer, error) {
@@ -228,6 +235,13 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 		if err := compatible(in.Field(j).Type, f.Type, f.Name); err != nil {
 			return nil, err
 		}
+		if d := c.passDictionary(rec.Column(j), f, target); d != nil {
+			cols[i] = d
+			if err := checkNulls(d, f.Type, f.Nullable, f.Name, nil, nil, rowBase); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		a, err := arrowconv.Conform(ctx, c.mem, rec.Column(j), target)
 		if err != nil {
 			return nil, &SchemaError{Column: f.Name, Reason: err.Error()}
@@ -237,7 +251,7 @@ func (c *conformer) conform(ctx context.Context, rec arrow.RecordBatch, rowBase 
 			return nil, err
 		}
 	}
-	out := array.NewRecordBatch(c.arrow, cols, n)
+	out := array.NewRecordBatch(arrowbatch.SchemaOf(c.arrow, cols), cols, n)
 	if !c.generate {
 		return out, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,6 +144,10 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	// files copy rows the table had.
 	conf.generate = cfg.dataChange && !cfg.changeFiles
 	conf.tableRows = cfg.tableRows
+	conf.keepDicts, conf.partition = true, map[string]bool{}
+	for _, p := range md.PartitionColumns {
+		conf.partition[strings.ToLower(p)] = true
+	}
 	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
 		uploadSlots: make(chan struct{}, uploadsInFlight), mode: props.ColumnMappingMode}
 	if fs.mode != actions.ColumnMappingNone || props.RandomizeFilePrefixes {
@@ -524,6 +529,7 @@ func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error
 		fs.rowGroup = make([]int32, n)
 	}
 	of := fs.rowGroup[:n] // the group of each row
+	byFolder := map[string]int32{}
 	newGroup := func(r int) (int32, error) {
 		// partitionValues are keyed by the metadata's spelling, or by
 		// physical names in a column-mapped table; the folder (the
@@ -550,6 +556,12 @@ func (fs *fileSet) groupByPartition(full arrow.RecordBatch) ([]*partGroup, error
 		if err != nil {
 			return 0, fmt.Errorf("writer: %w", err)
 		}
+		if g, ok := byFolder[folder]; ok {
+			// Two keys, one partition: an empty string is null, as in
+			// Spark. One group, else two workers would write one file.
+			return g, nil
+		}
+		byFolder[folder] = int32(len(groups))
 		groups = append(groups, &partGroup{folder: folder, values: values})
 		return int32(len(groups) - 1), nil
 	}
@@ -742,6 +754,18 @@ func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int32) (arrow.Record
 			cols[k] = relabel(col, fs.dataSchema.Field(k).Type)
 			continue
 		}
+		if d, ok := col.(*array.Dictionary); ok {
+			// Rows of several partitions: decoded (each partition's
+			// file would take a dictionary most of whose entries it
+			// does not reference).
+			col = d.Dictionary()
+			taken, err := compute.TakeArray(compute.WithAllocator(fs.ctx, fs.cfg.mem), col, d.Indices())
+			if err != nil {
+				return nil, fmt.Errorf("writer: split partitions: %w", err)
+			}
+			defer taken.Release()
+			col = taken
+		}
 		taken, err := compute.TakeArray(compute.WithAllocator(fs.ctx, fs.cfg.mem), col, indices)
 		if err != nil {
 			return nil, fmt.Errorf("writer: split partitions: %w", err)
@@ -753,7 +777,7 @@ func (fs *fileSet) dataRecord(full arrow.RecordBatch, idx []int32) (arrow.Record
 	if idx != nil {
 		n = int64(len(idx))
 	}
-	return array.NewRecordBatch(fs.dataSchema, cols, n), nil
+	return array.NewRecordBatch(arrowbatch.SchemaOf(fs.dataSchema, cols), cols, n), nil
 }
 
 // fileFor returns the open file of a partition, starting one (and
@@ -932,6 +956,8 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		path:    actions.EscapePath(rel),
 		seq:     seq,
 		stats:   newStatsCollector(fs.leaves),
+		mem:     fs.cfg.mem,
+		schema:  fs.dataSchema,
 		rgLimit: min(fs.cfg.targetFileSize, 128<<20),
 		target:  fs.cfg.targetFileSize,
 		shared:  &fs.encoded,
@@ -980,6 +1006,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
 	}
 	f.fw = fw
+	f.maxRows = props.MaxRowGroupLength()
 	// Bounds and null counts come from the Parquet writer's statistics
 	// (footerstats.go).
 	f.stats.useFooter(fs.dataSchema, props, pqSchema)
@@ -1012,6 +1039,10 @@ type openFile struct {
 	fw      *pqarrow.FileWriter
 	upload  objstore.Writer // the file's streaming upload
 	stats   *statsCollector
+	dicts   dictChunks // the dictionaries of the row group's chunks
+	mem     memory.Allocator
+	schema  *arrow.Schema // the file's columns
+	maxRows int64         // the Parquet writer's row group length limit
 	// For size estimates: Arrow bytes written since the last row group
 	// flush, bytes in and out of this file's flushes so far, and those of
 	// every file of the write.
@@ -1063,6 +1094,26 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 		f.stats.update(rec)
 		return nil
 	}
+	n := rec.NumRows()
+	if cur, err := f.fw.RowGroupNumRows(); err == nil && int64(cur)+n > f.maxRows {
+		// pqarrow would cut the row group itself inside the batch; cut
+		// it here, so that f.dicts follows the row groups' chunks.
+		room := f.maxRows - int64(cur)
+		if room > 0 {
+			head := rec.NewSlice(0, room)
+			err := f.write(head, arrowBytes*room/n)
+			head.Release()
+			if err != nil {
+				return err
+			}
+		}
+		if err := f.flushRowGroup(); err != nil {
+			return err
+		}
+		tail := rec.NewSlice(max(room, 0), n)
+		defer tail.Release()
+		return f.write(tail, arrowBytes-arrowBytes*max(room, 0)/n)
+	}
 	if f.stats.needsOwn(rec) {
 		// A string too long for the footer's bounds: the row groups so
 		// far keep theirs, the leaf's rows are observed from here on.
@@ -1071,7 +1122,13 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 		}
 		f.stats.switchOwn(rec)
 	}
-	if err := f.fw.WriteBuffered(rec); err != nil {
+	enc, err := f.dicts.prepare(rec, f.schema, f.mem)
+	if err != nil {
+		return fmt.Errorf("writer: write %s: %w", f.key, err)
+	}
+	err = f.fw.WriteBuffered(enc)
+	enc.Release()
+	if err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
 	f.pendingArrow += arrowBytes
@@ -1131,6 +1188,7 @@ func (f *openFile) flushRowGroup() error {
 	if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
+	f.dicts.reset() // a new row group's chunks start new dictionaries
 	f.flushed.add(f.pendingArrow, f.upload.Written()-before)
 	f.shared.add(f.pendingArrow, f.upload.Written()-before)
 	f.pendingArrow = 0
@@ -1142,6 +1200,7 @@ func (f *openFile) finishEncoding() error {
 	if f.noColumns {
 		return nil
 	}
+	f.dicts.reset()
 	if err := f.fw.Close(); err != nil {
 		f.upload.Abort()
 		return fmt.Errorf("writer: finish %s: %w", f.key, err)
@@ -1204,6 +1263,7 @@ func (f *openFile) abort() {
 	if f.noColumns {
 		return // nothing was uploaded
 	}
+	f.dicts.reset()
 	_ = f.fw.Close()
 	f.upload.Abort()
 }
@@ -1260,4 +1320,3 @@ func relabelData(d arrow.ArrayData, t arrow.DataType) arrow.ArrayData {
 	}
 	return out
 }
-

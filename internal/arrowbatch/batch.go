@@ -5,6 +5,7 @@ package arrowbatch
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -94,4 +95,25 @@ func dataBytes(d arrow.ArrayData) int64 {
 		n += dataBytes(d.Dictionary())
 	}
 	return n
+}
+
+// SchemaOf is sc, or, when a column of cols is a dictionary array where
+// sc names the plain type (the reader's WithDictionaries, the writer's
+// dictionary pass-through), a copy of sc naming the dictionary type.
+func SchemaOf(sc *arrow.Schema, cols []arrow.Array) *arrow.Schema {
+	var fields []arrow.Field
+	for i, c := range cols {
+		if c.DataType().ID() != arrow.DICTIONARY || sc.Field(i).Type.ID() == arrow.DICTIONARY {
+			continue
+		}
+		if fields == nil {
+			fields = slices.Clone(sc.Fields())
+		}
+		fields[i].Type = c.DataType()
+	}
+	if fields == nil {
+		return sc
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md)
 }
