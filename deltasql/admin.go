@@ -379,11 +379,17 @@ func (x *run) optimizeMetrics(ctx context.Context, snap *deltalog.Snapshot, n *o
 	if v, ok := snap.Metadata().Configuration["delta.dataSkippingStatsColumns"]; ok {
 		withStats = int64(len(strings.Split(v, ",")))
 	}
+	// Spark reports deletion vector stats on a table that may have
+	// deletion vectors, null on others.
+	var dvStats any
+	if m.NumDeletionVectorsRemoved > 0 || strings.EqualFold(snap.Metadata().Configuration["delta.enableDeletionVectors"], "true") {
+		dvStats = []any{m.NumDeletionVectorsRemoved, dvRows}
+	}
 	return []any{
 		added.n, removed.n, added.value(), removed.value(), int64(len(partitions)), zorder, nil,
 		m.NumBatches, int64(len(res.Commits)), m.TotalConsideredFiles, m.TotalConsideredFiles - removed.n, false,
 		int64(0), int64(0), start.UnixMilli(), end.UnixMilli(), int64(runtime.GOMAXPROCS(0)), m.NumBatches,
-		nil, []any{m.NumDeletionVectorsRemoved, dvRows}, cols, withStats,
+		nil, dvStats, cols, withStats,
 	}, nil
 }
 

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lakelog/lakelog/cdf"
 	"github.com/lakelog/lakelog/expr"
@@ -29,8 +31,8 @@ func init() {
 			{name: "follow", kind: boolFlag, help: "go on printing the changes of each new version as it is committed, until interrupted (each batch of versions printed and flushed as one block)"},
 		},
 		groups:  []flagGroup{{alts: [][]string{{"from", "to"}, {"from-timestamp", "to-timestamp"}}}},
-		formats: allFormats,
-		run:     runChanges,
+		formats: allFormats, progress: true,
+		run: runChanges,
 	})
 }
 
@@ -81,7 +83,37 @@ func runChanges(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.printRows(ctx, feed.Schema(), feed.Records(ctx))
+	records := feed.Records(ctx)
+	if !isTerminal(c.stdout) {
+		if m := c.meter(); m != nil {
+			records = versionProgress(m, feed, records)
+			defer m.clear()
+		}
+	}
+	return c.printRows(ctx, feed.Schema(), records)
+}
+
+// versionProgress passes the feed's batches on, reporting on m the
+// versions done (those before the version of the latest batch) of the
+// range, and the rows.
+func versionProgress(m *meter, feed *cdf.Feed, in iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
+	from, to := feed.Versions()
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		var rows int64
+		for rec, err := range in {
+			if err == nil {
+				rows += rec.NumRows()
+				if idx := rec.Schema().FieldIndices("_commit_version"); len(idx) == 1 && rec.NumRows() > 0 {
+					if v, ok := rec.Column(idx[0]).(*array.Int64); ok {
+						m.set("changes: versions", v.Value(v.Len()-1)-from, to-from+1, "", fmt.Sprintf("%d rows", rows))
+					}
+				}
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
 }
 
 // fromVersion reads --from's version.

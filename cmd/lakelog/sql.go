@@ -35,7 +35,8 @@ json.` + "`x.jsonl`" + `, parquet.` + "`x.parquet`" + `. Statements:
   CREATE TABLE [IF NOT EXISTS] t (id BIGINT NOT NULL, ...) USING DELTA
       [PARTITIONED BY (c)] [LOCATION 'path'] [TBLPROPERTIES ('k' = 'v')]
       [AS SELECT ...]
-  INSERT INTO|OVERWRITE t [(cols)] VALUES (...), ... | SELECT ...
+  INSERT INTO|OVERWRITE t [(cols) | BY NAME] VALUES (...), ... | SELECT ...
+      (columns by position, as Spark; BY NAME matches a SELECT's by name)
   DELETE FROM t [WHERE ...]       UPDATE t SET c = e, ... [WHERE ...]
   MERGE INTO t [AS a] USING source [AS s] ON cond
       WHEN MATCHED [AND cond] THEN UPDATE SET * | UPDATE SET c = e, ... | DELETE
@@ -50,6 +51,10 @@ json.` + "`x.jsonl`" + `, parquet.` + "`x.parquet`" + `. Statements:
   VACUUM t [RETAIN n HOURS] [DRY RUN]
   OPTIMIZE t [WHERE ...] [ZORDER BY (c, ...)]
   ALTER TABLE t SET TBLPROPERTIES (...) | UNSET TBLPROPERTIES [IF EXISTS] (...)
+      | ADD COLUMNS (c type [NOT NULL] [COMMENT 'x'] [FIRST | AFTER b], ...)
+      | RENAME COLUMN c TO d | DROP COLUMN[S] [IF EXISTS] c, ...
+      | ALTER COLUMN c TYPE type | DROP NOT NULL | COMMENT 'x'
+      | ADD CONSTRAINT name CHECK (cond) | DROP CONSTRAINT [IF EXISTS] name
   SET spark.databricks.delta.retentionDurationCheck.enabled = false
 
 Each statement runs through the same library call as the command that does

@@ -61,7 +61,8 @@ func TestSQLOptimizeRow(t *testing.T) {
 	}
 	// Nothing to do: no file added or removed, min and max null.
 	out = ok(t, "sql", "OPTIMIZE delta.`"+table+"`", "--format", "json")
-	if !strings.Contains(out, `"filesAdded":{"min":null,"max":null,"avg":0,"totalFiles":0,"totalSize":0}`) || !strings.Contains(out, `"zOrderStats":null`) {
+	if !strings.Contains(out, `"filesAdded":{"min":null,"max":null,"avg":0,"totalFiles":0,"totalSize":0}`) || !strings.Contains(out, `"zOrderStats":null`) ||
+		!strings.Contains(out, `"deletionVectorStats":null`) {
 		t.Errorf("OPTIMIZE with nothing to do: %s", out)
 	}
 }

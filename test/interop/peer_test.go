@@ -207,6 +207,12 @@ func (p *peer) start() {
 // do sends one request and returns the response. A response with ok false
 // is an error carrying the peer's message and traceback.
 func (p *peer) do(req request) (*response, error) {
+	return p.doWithin(req, requestTimeout)
+}
+
+// doWithin is do for a request that may take up to timeout (a batch of
+// many statements).
+func (p *peer) doWithin(req request, timeout time.Duration) (*response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.mu.dead != nil {
@@ -220,7 +226,7 @@ func (p *peer) do(req request) (*response, error) {
 		p.killLocked(fmt.Errorf("write to the %s worker: %w", p.engine, err))
 		return nil, p.mu.dead
 	}
-	resp, err := p.receiveLocked(requestTimeout)
+	resp, err := p.receiveLocked(timeout)
 	if err != nil {
 		return nil, err
 	}

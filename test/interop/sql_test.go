@@ -129,7 +129,12 @@ func TestSQLGoldenAgainstSpark(t *testing.T) {
 		last[i] = len(stmts) - 1
 	}
 	begin := time.Now()
-	res := sp.call(t, request{Op: "sql_rows", Statements: stmts, KeepGoing: true})
+	// A statement takes Spark a second or more (three or more on a loaded
+	// machine): the batch gets a minute a statement.
+	res, err := sp.doWithin(request{Op: "sql_rows", Statements: stmts, KeepGoing: true}, time.Duration(len(stmts))*time.Minute)
+	if err != nil {
+		t.Fatalf("interop: %v", err)
+	}
 	if len(res.StatementRows) != len(stmts) {
 		t.Fatalf("Spark answered %d statements of %d", len(res.StatementRows), len(stmts))
 	}
