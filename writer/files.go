@@ -65,7 +65,13 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
+	md := snap.Metadata()
+	if cfg.rowTracking {
+		if md, cfg.hidden, err = rowTrackingMetadata(snap); err != nil {
+			return nil, err
+		}
+	}
+	return writeFiles(ctx, snap.Store(), snap.Root(), md, snap.Properties(), batches, cfg)
 }
 
 // rowCheck validates a conformed batch (replaceWhere's constraint).
@@ -333,6 +339,12 @@ func (fs *fileSet) fileSchema(data *actions.StructType) (*arrow.Schema, error) {
 		last := data.Fields[len(data.Fields)-1]
 		data = &actions.StructType{Fields: data.Fields[:len(data.Fields)-1]}
 		extra = append(extra, arrow.Field{Name: last.Name, Type: arrow.BinaryTypes.String, Nullable: last.Nullable})
+	}
+	if k := len(fs.cfg.hidden); k > 0 && len(data.Fields) >= k {
+		for _, f := range data.Fields[len(data.Fields)-k:] {
+			extra = append(extra, arrow.Field{Name: f.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+		}
+		data = &actions.StructType{Fields: data.Fields[:len(data.Fields)-k]}
 	}
 	sc, err := actions.ToArrowSchema(data, true, fs.mode)
 	if err != nil {
@@ -1128,7 +1140,6 @@ func (f *openFile) abort() {
 	_ = f.fw.Close()
 	f.upload.Abort()
 }
-
 
 // randomPrefix is a folder name of n random letters and digits, as
 // Spark's DeltaUtils.getRandomPrefix makes them.

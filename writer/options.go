@@ -46,7 +46,9 @@ type config struct {
 	txnOpts        []deltalog.TxnOption
 	parquetProps   []parquet.WriterProperty
 	rowCheck       rowCheck
-	changeFiles    bool // WriteChangeFiles: _change_data/cdc-*.parquet
+	changeFiles    bool     // WriteChangeFiles: _change_data/cdc-*.parquet
+	rowTracking    bool     // WithMaterializedRowTracking
+	hidden         []string // trailing columns written as named (rowtracking.go)
 	err            error
 }
 
