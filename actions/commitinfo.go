@@ -25,6 +25,9 @@ type CommitInfo struct {
 	EngineInfo          string         `json:"engineInfo,omitempty"`
 	TxnID               string         `json:"txnId,omitempty"`
 	UserMetadata        string         `json:"userMetadata,omitempty"`
+	// Tags are Spark's commit tags (DeltaCommitTag), such as
+	// delta.identity.schemaUpdate and delta.rowTracking.preserved.
+	Tags map[string]string `json:"tags,omitempty"`
 	// Extra holds the fields not named above, verbatim.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -34,7 +37,7 @@ var commitInfoKnown = map[string]bool{
 	"timestamp": true, "inCommitTimestamp": true, "operation": true,
 	"operationParameters": true, "readVersion": true, "isolationLevel": true,
 	"isBlindAppend": true, "operationMetrics": true, "engineInfo": true,
-	"txnId": true, "userMetadata": true,
+	"txnId": true, "userMetadata": true, "tags": true,
 }
 
 type commitInfoFields CommitInfo // no methods: plain struct codec

@@ -574,7 +574,7 @@ func (r *reader) open(ctx context.Context, src source) (f *openFile, err error) 
 		}
 		f.size = size
 		t := &trackedReader{ra: ra, size: size}
-		pf, err := file.NewParquetReader(t, file.WithReadProps(r.readProps()))
+		pf, err := file.NewParquetReader(t.parquetSource(), file.WithReadProps(r.readProps()))
 		if err != nil {
 			if t.err != nil {
 				return t.err
@@ -676,7 +676,7 @@ func (r *reader) readRowGroup(ctx context.Context, f *openFile, rg int, leaves [
 	}
 	defer closeFn()
 	t := &trackedReader{ra: ra, size: f.size}
-	pf, err := file.NewParquetReader(t, file.WithMetadata(f.md), file.WithReadProps(r.readProps()))
+	pf, err := file.NewParquetReader(t.parquetSource(), file.WithMetadata(f.md), file.WithReadProps(r.readProps()))
 	if err != nil {
 		return t.orFormat(err)
 	}
@@ -772,7 +772,6 @@ func (r *reader) rowGroupReader(ctx context.Context, f *openFile) (io.ReaderAt, 
 type trackedReader struct {
 	ra   io.ReaderAt
 	size int64
-	pos  int64
 	mu   sync.Mutex
 	err  error
 }
@@ -789,27 +788,10 @@ func (t *trackedReader) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-func (t *trackedReader) Read(p []byte) (int, error) {
-	n, err := t.ReadAt(p, t.pos)
-	t.pos += int64(n)
-	return n, err
-}
-
-func (t *trackedReader) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += t.pos
-	case io.SeekEnd:
-		offset += t.size
-	default:
-		return 0, errors.New("checkpoint: bad whence")
-	}
-	if offset < 0 {
-		return 0, errors.New("checkpoint: negative seek")
-	}
-	t.pos = offset
-	return offset, nil
+// parquetSource is t as the Parquet reader wants it: Read and Seek over
+// t's ReadAt.
+func (t *trackedReader) parquetSource() *io.SectionReader {
+	return io.NewSectionReader(t, 0, t.size)
 }
 
 // orFormat returns the store's error if there was one, else err as a

@@ -264,10 +264,21 @@ func (c *checker) ownDowngrade(w *Winner) *Error {
 }
 
 // metadata: Spark's checkNoMetadataUpdates. Any metadata change by the
-// winner aborts. (Spark tolerates a winner that only moved IDENTITY
-// high-water marks or only enabled row tracking, column mapping or
-// deletion vectors; lakelog writes neither and aborts.)
+// winner aborts, except one whose only change is identity high-water
+// marks (commitInfo tag delta.identity.schemaUpdate) when tx changes no
+// metadata: tx then commits under the winner's metadata, as Spark's.
+// (Spark also tolerates a winner that only enabled row tracking, column
+// mapping or deletion vectors; lakelog aborts.)
 func (c *checker) metadata(w *Winner) *Error {
+	identityOnly := false
+	for _, a := range w.Actions {
+		if a.CommitInfo != nil && a.CommitInfo.Tags[identityOnlyTag] == "true" {
+			identityOnly = true
+		}
+	}
+	if identityOnly && !c.metadataChanged {
+		return nil
+	}
 	for _, a := range w.Actions {
 		if a.Metadata != nil {
 			return &Error{Kind: ErrMetadataChanged, Detail: fmt.Sprintf("%s changed the table's metadata", winnerName(w))}
@@ -275,6 +286,10 @@ func (c *checker) metadata(w *Winner) *Error {
 	}
 	return nil
 }
+
+// identityOnlyTag is Spark's commitInfo tag of a commit whose only
+// metadata change is identity high-water marks.
+const identityOnlyTag = "delta.identity.schemaUpdate"
 
 // domainMetadata: Spark's checkIfDomainMetadataConflict. Two commits that
 // write the same metadata domain conflict. Spark resolves the row

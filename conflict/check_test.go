@@ -230,6 +230,29 @@ func TestMetadataRule(t *testing.T) {
 	}
 }
 
+// A winner whose only metadata change is identity high-water marks
+// (Spark's tag) does not abort a transaction that changes no metadata;
+// it aborts one that does, such as another identity-generating append.
+func TestIdentityOnlyMetadataRule(t *testing.T) {
+	tbl := partTable(t)
+	md := metadataFor(layouts["part"], nil)
+	wi := info("WRITE", true)
+	wi.CommitInfo.Tags = map[string]string{"delta.identity.schemaUpdate": "true"}
+	w := conflict.Winner{Version: 11, Actions: []actions.Action{wi, {Metadata: md}, addIn("country=nl/w.parquet", "nl", true, "")}}
+	if err := conflict.Check(deleteTx(t, tbl, conflict.WriteSerializable), tbl, w); err != nil {
+		t.Fatalf("DELETE vs an identity-only metadata update: %v", err)
+	}
+	plain := &conflict.Txn{ReadVersion: 10, ReadProtocol: readProtocol, IsBlindAppend: true, Actions: []actions.Action{addIn("country=nl/o.parquet", "nl", true, "")}}
+	if err := conflict.Check(plain, tbl, w); err != nil {
+		t.Fatalf("append without identity values vs an identity-only update: %v", err)
+	}
+	ours := &conflict.Txn{ReadVersion: 10, ReadProtocol: readProtocol, IsBlindAppend: true, Actions: []actions.Action{{Metadata: md}, addIn("country=nl/o.parquet", "nl", true, "")}}
+	mustConflict(t, conflict.Check(ours, tbl, w), conflict.ErrMetadataChanged)
+	// Without the tag, the same winner aborts both.
+	w.Actions[0] = info("WRITE", true)
+	mustConflict(t, conflict.Check(plain, tbl, w), conflict.ErrMetadataChanged)
+}
+
 func TestMetadataChangeCountsBlindAppends(t *testing.T) {
 	tbl := partTable(t)
 	w := conflict.Winner{Version: 11, Actions: []actions.Action{info("WRITE", true), addIn("country=nl/w.parquet", "nl", true, "")}}

@@ -267,7 +267,7 @@ func checkProperties(md *actions.Metadata, props *actions.TableProperties) error
 	if err := props.Err(); err != nil {
 		return err
 	}
-	return nil
+	return checkUniversalFormat(props)
 }
 
 // ReadVersion is the version the transaction read (-1 when creating).
@@ -312,6 +312,20 @@ func (tx *Transaction) Metadata() *actions.Metadata {
 
 // SetMetadata changes the table's metadata in this commit.
 func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata, tx.mdProps = md, nil }
+
+// SetsMetadata reports whether the commit changes the table's metadata
+// (SetMetadata was called, or the transaction creates the table).
+func (tx *Transaction) SetsMetadata() bool { return tx.metadata != nil }
+
+// SetTag sets a commitInfo tag (commitInfo.tags, Spark's DeltaCommitTag):
+// a flag for the conflict checker and readers of the history, such as
+// delta.identity.schemaUpdate.
+func (tx *Transaction) SetTag(key, value string) {
+	if tx.info.Tags == nil {
+		tx.info.Tags = map[string]string{}
+	}
+	tx.info.Tags[key] = value
+}
 
 // properties are the table properties the commit leaves: those of the
 // metadata it sets, else the snapshot's.

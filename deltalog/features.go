@@ -54,11 +54,18 @@ var features = []feature{
 		enabled: func(t *tableConfig) bool {
 			return t.props.ColumnMappingMode != actions.ColumnMappingNone || t.props.InvalidProperty(actions.PropColumnMappingMode) != nil
 		}},
+	{name: actions.FeatureIcebergCompatV1, ops: allOps, check: icebergCompatCheck(1),
+		enabled: func(t *tableConfig) bool { return t.props.EnableIcebergCompatV1 }},
+	{name: actions.FeatureIcebergCompatV2, ops: allOps, check: icebergCompatCheck(2),
+		enabled: func(t *tableConfig) bool { return t.props.EnableIcebergCompatV2 }},
 	{name: actions.FeatureCheckConstraints, ops: allOps, // writers check every new row
 		enabled: func(t *tableConfig) bool { return len(t.props.Constraints) > 0 }},
 	{name: actions.FeatureGeneratedColumns, ops: allOps, check: generatedColumnsCheck,
 		enabled: func(t *tableConfig) bool { return hasGenerated(t.schema) }},
-	{name: actions.FeatureIdentityColumns, ops: allOps, check: fieldMetadataCheck("delta.identity.start", "identity columns")},
+	// Writers generate identity values (writer.Identity) and move the
+	// high-water mark; UPDATE and MERGE refuse to change them.
+	{name: actions.FeatureIdentityColumns, ops: allOps, check: identityColumnsCheck,
+		enabled: func(t *tableConfig) bool { return hasIdentity(t.schema) }},
 	// Transaction.SetDomainMetadata writes user domains; row tracking
 	// needs the feature for its high-water mark.
 	{name: actions.FeatureDomainMetadata, ops: allOps,
@@ -68,7 +75,16 @@ var features = []feature{
 	// materialize the rows' IDs.
 	{name: actions.FeatureRowTracking, ops: rowTrackingOps, check: rowTrackingCheck,
 		enabled: func(t *tableConfig) bool { return t.props.EnableRowTracking }},
+	// VACUUM checks the whole write protocol, as every write does
+	// (Snapshot.Supports(OpVacuum)).
 	{name: actions.FeatureVacuumProtocolCheck, ops: allOps},
+	// CleanupLog keeps the checkpoints before
+	// delta.requireCheckpointProtectionBeforeVersion unless it truncates
+	// all of that history at once, removing commits before checkpoints;
+	// Checkpoint writes one only for a protocol lakelog writes.
+	{name: actions.FeatureCheckpointProtection, ops: allOps},
+	// The writer puts partition columns into the data files too.
+	{name: actions.FeatureMaterializePartitionColumns, ops: allOps},
 	{name: actions.FeatureV2Checkpoint, ops: readOps},
 	// Writers write the current types; readers widen older files.
 	{name: actions.FeatureTypeWidening, ops: allOps,
@@ -265,13 +281,42 @@ func hasGenerated(s *actions.StructType) bool {
 	return false
 }
 
-func fieldMetadataCheck(key, what string) func(*tableConfig, Operation) error {
-	return func(t *tableConfig, op Operation) error {
-		if readOps.has(op) {
-			return nil
-		}
-		return unusedFieldMetadata(t.schema, key, what)
+// identityColumnsCheck: every identity column has a definition writers
+// can follow (a long, a non-zero step, numbers where Spark writes them),
+// at the top level, where Spark allows them.
+func identityColumnsCheck(t *tableConfig, op Operation) error {
+	if readOps.has(op) || t.schema == nil {
+		return nil
 	}
+	for _, f := range t.schema.Fields {
+		if _, _, err := actions.IdentityOf(f); err != nil {
+			return err
+		}
+	}
+	for _, f := range t.schema.Fields {
+		if err := unusedFieldMetadata(nestedOnly(f), actions.MetaIdentityStart, "a nested identity column"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nestedOnly is the struct of f's nested fields (none for a non-struct).
+func nestedOnly(f *actions.StructField) *actions.StructType {
+	return &actions.StructType{Fields: []*actions.StructField{{Name: f.Name, Type: f.Type}}}
+}
+
+// hasIdentity reports whether a top-level column is an identity column.
+func hasIdentity(s *actions.StructType) bool {
+	if s == nil {
+		return false
+	}
+	for _, f := range s.Fields {
+		if actions.IsIdentity(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // columnMappingCheck: column-mapped tables (mode name or id) are read

@@ -3,7 +3,9 @@ package deltasql
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/maintenance"
+	"github.com/lakelog/lakelog/schema"
 )
 
 // describe is DESCRIBE HISTORY (deltalog.History, as `lakelog
@@ -235,9 +238,10 @@ func (x *run) vacuum(ctx context.Context, n *vacuum) error {
 	return nil
 }
 
-// optimize is OPTIMIZE: maintenance.Optimize, as `lakelog optimize`. The
-// row is the table's path and the operation's metrics (lakelog's
-// operationMetrics, not Spark's struct).
+// optimize is OPTIMIZE: maintenance.Optimize, as `lakelog optimize`.
+// The row is Spark's: the table's path and the metrics struct of Delta's
+// OptimizeMetrics, its fields filled from what lakelog did (the files
+// its commits added and removed, read back from the log).
 func (x *run) optimize(ctx context.Context, n *optimize) error {
 	snap, err := x.snapshot(ctx, n.table)
 	if err != nil {
@@ -254,18 +258,20 @@ func (x *run) optimize(ctx context.Context, n *optimize) error {
 	if x.s.progress != nil {
 		opts = append(opts, maintenance.OptimizeProgress(func(done, total int) { x.s.progress("optimize: bins rewritten", done, total) }))
 	}
+	start := time.Now()
 	res, err := maintenance.Optimize(ctx, snap, opts...)
 	if err != nil {
 		return x.errAt(wherePos(n.where, n.table), err)
 	}
+	end := time.Now()
 	for _, c := range res.Commits {
 		x.r.committed(c)
 	}
-	metrics := map[string]string{}
-	for k, v := range res.Metrics.OperationMetrics() {
-		metrics[k] = fmt.Sprint(v)
+	metrics, err := x.optimizeMetrics(ctx, snap, n, res, start, end)
+	if err != nil {
+		return x.errAt(n.table.pos, err)
 	}
-	t := newRowTable(col("path", arrow.BinaryTypes.String), col("metrics", mapOfStrings))
+	t := newRowTable(col("path", arrow.BinaryTypes.String), col("metrics", optimizeMetricsType))
 	t.add(loc, metrics)
 	x.r.set(t)
 	x.r.Summary = fmt.Sprintf("OPTIMIZE: nothing to compact (%d files considered)", res.Metrics.TotalConsideredFiles)
@@ -277,6 +283,108 @@ func (x *run) optimize(ctx context.Context, n *optimize) error {
 		x.r.Summary = fmt.Sprintf("OPTIMIZE: %d files rewritten as %d in version %s", res.Metrics.NumRemovedFiles, res.Metrics.NumAddedFiles, strings.Join(vs, ", "))
 	}
 	return nil
+}
+
+// The struct types of Delta's OptimizeMetrics, field for field.
+var (
+	i64Field            = func(name string) arrow.Field { return col(name, arrow.PrimitiveTypes.Int64) }
+	fileSizeMetrics     = arrow.StructOf(i64Field("min"), i64Field("max"), col("avg", arrow.PrimitiveTypes.Float64), i64Field("totalFiles"), i64Field("totalSize"))
+	zOrderFileStats     = arrow.StructOf(i64Field("num"), i64Field("size"))
+	clusterFileStats    = arrow.StructOf(i64Field("numFiles"), i64Field("size"))
+	optimizeMetricsType = arrow.StructOf(
+		i64Field("numFilesAdded"), i64Field("numFilesRemoved"),
+		col("filesAdded", fileSizeMetrics), col("filesRemoved", fileSizeMetrics),
+		i64Field("partitionsOptimized"),
+		col("zOrderStats", arrow.StructOf(col("strategyName", arrow.BinaryTypes.String), col("inputCubeFiles", zOrderFileStats),
+			col("inputOtherFiles", zOrderFileStats), i64Field("inputNumCubes"), col("mergedFiles", zOrderFileStats),
+			i64Field("numOutputCubes"), i64Field("mergedNumCubes"))),
+		col("clusteringStats", arrow.StructOf(col("inputZCubeFiles", clusterFileStats), col("inputOtherFiles", clusterFileStats),
+			i64Field("inputNumZCubes"), col("mergedFiles", clusterFileStats), i64Field("numOutputZCubes"))),
+		i64Field("numBins"), i64Field("numBatches"), i64Field("totalConsideredFiles"), i64Field("totalFilesSkipped"),
+		col("preserveInsertionOrder", arrow.FixedWidthTypes.Boolean),
+		i64Field("numFilesSkippedToReduceWriteAmplification"), i64Field("numBytesSkippedToReduceWriteAmplification"),
+		i64Field("startTimeMs"), i64Field("endTimeMs"), i64Field("totalClusterParallelism"), i64Field("totalScheduledTasks"),
+		col("autoCompactParallelismStats", arrow.StructOf(i64Field("maxClusterActiveParallelism"), i64Field("minClusterActiveParallelism"),
+			i64Field("maxSessionActiveParallelism"), i64Field("minSessionActiveParallelism"))),
+		col("deletionVectorStats", arrow.StructOf(i64Field("numDeletionVectorsRemoved"), i64Field("numDeletionVectorRowsRemoved"))),
+		i64Field("numTableColumns"), i64Field("numTableColumnsWithStats"),
+	)
+)
+
+// sizeStats are the file size metrics of some files.
+type sizeStats struct{ n, total, min, max int64 }
+
+func (s *sizeStats) add(size int64) {
+	if s.n == 0 || size < s.min {
+		s.min = size
+	}
+	s.max = max(s.max, size)
+	s.n++
+	s.total += size
+}
+
+// value is the FileSizeMetrics struct: min and max null without files.
+func (s sizeStats) value() []any {
+	if s.n == 0 {
+		return []any{nil, nil, 0.0, int64(0), int64(0)}
+	}
+	return []any{s.min, s.max, float64(s.total) / float64(s.n), s.n, s.total}
+}
+
+// optimizeMetrics is the metrics struct of an OPTIMIZE: the files its
+// commits added and removed (read back from the log), the partitions
+// they were in, the bins and commits, and the times.
+func (x *run) optimizeMetrics(ctx context.Context, snap *deltalog.Snapshot, n *optimize, res *maintenance.OptimizeResult, start, end time.Time) ([]any, error) {
+	var added, removed sizeStats
+	var dvRows int64
+	partitions := map[string]bool{}
+	for _, c := range res.Commits {
+		for vc, err := range deltalog.Commits(ctx, snap.Store(), snap.Root(), c.Version, c.Version) {
+			if err != nil {
+				return nil, err
+			}
+			for _, a := range vc.Actions {
+				switch {
+				case a.Add != nil:
+					added.add(a.Add.Size)
+				case a.Remove != nil:
+					if a.Remove.Size != nil {
+						removed.add(*a.Remove.Size)
+					} else {
+						removed.add(0)
+					}
+					if dv := a.Remove.DeletionVector; dv != nil {
+						dvRows += dv.Cardinality
+					}
+					key, _ := json.Marshal(a.Remove.PartitionValues)
+					partitions[string(key)] = true
+				}
+			}
+		}
+	}
+	m := res.Metrics
+	var zorder any
+	if len(n.zorder) > 0 {
+		zorder = []any{"all", []any{int64(0), int64(0)}, []any{removed.n, removed.total}, int64(0), []any{removed.n, removed.total}, m.NumBatches, nil}
+	}
+	cols := int64(len(snap.Schema().Fields))
+	withStats := cols
+	if v, ok := snap.Metadata().Configuration["delta.dataSkippingNumIndexedCols"]; ok {
+		if k, err := strconv.ParseInt(v, 10, 64); err == nil && k >= 0 {
+			withStats = min(cols, k)
+		}
+	} else {
+		withStats = min(cols, 32)
+	}
+	if v, ok := snap.Metadata().Configuration["delta.dataSkippingStatsColumns"]; ok {
+		withStats = int64(len(strings.Split(v, ",")))
+	}
+	return []any{
+		added.n, removed.n, added.value(), removed.value(), int64(len(partitions)), zorder, nil,
+		m.NumBatches, int64(len(res.Commits)), m.TotalConsideredFiles, m.TotalConsideredFiles - removed.n, false,
+		int64(0), int64(0), start.UnixMilli(), end.UnixMilli(), int64(runtime.GOMAXPROCS(0)), m.NumBatches,
+		nil, []any{m.NumDeletionVectorsRemoved, dvRows}, cols, withStats,
+	}, nil
 }
 
 // alter is ALTER TABLE SET/UNSET TBLPROPERTIES:
@@ -306,6 +414,131 @@ func (x *run) alter(ctx context.Context, n *alterProperties) error {
 	x.r.committed(res)
 	x.r.Summary = fmt.Sprintf("ALTER TABLE: version %d", res.Version)
 	return nil
+}
+
+// alterColumns is ALTER TABLE's column and constraint forms: the schema
+// package function `lakelog alter` calls for each, one commit or none.
+// Spark returns no rows; the summary says what was committed.
+func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	var res *deltalog.CommitResult
+	var done string
+	pos := n.pos
+	switch n.op {
+	case "ADD COLUMNS":
+		var cols []schema.Column
+		for i, def := range n.defs {
+			c, err := schema.ParseColumn(def)
+			if err != nil {
+				return x.errAt(n.defsPos[i], err)
+			}
+			cols = append(cols, c)
+		}
+		res, err = schema.AddColumns(ctx, snap, cols)
+		done = fmt.Sprintf("added %d columns", len(cols))
+		var ce *schema.ChangeError
+		if errors.As(err, &ce) {
+			for i, c := range cols {
+				if strings.EqualFold(c.Path, ce.Column) {
+					pos = n.defsPos[i]
+				}
+			}
+		}
+	case "RENAME COLUMN":
+		res, err = schema.RenameColumn(ctx, snap, n.column, n.newName)
+		done = fmt.Sprintf("renamed %s to %s", n.column, n.newName)
+	case "DROP COLUMNS":
+		cols := n.columns
+		if n.ifExists {
+			cols = nil
+			for _, c := range n.columns {
+				if columnExists(snap.Schema(), c) {
+					cols = append(cols, c)
+				}
+			}
+			if len(cols) == 0 {
+				x.r.Summary = "ALTER TABLE DROP COLUMNS: no such column; nothing was committed"
+				return nil
+			}
+		}
+		res, err = schema.DropColumns(ctx, snap, cols)
+		done = "dropped " + strings.Join(cols, ", ")
+	case "CHANGE COLUMN":
+		switch n.action {
+		case "TYPE":
+			st, perr := actions.ParseDDL("x " + n.typ)
+			if perr != nil || len(st.Fields) != 1 {
+				if perr == nil {
+					perr = fmt.Errorf("not one type")
+				}
+				return x.errorf(n.typePos, "TYPE %s: %v", n.typ, perr)
+			}
+			res, err = schema.ChangeColumnType(ctx, snap, n.column, st.Fields[0].Type)
+			done = fmt.Sprintf("%s is now %s", n.column, st.Fields[0].Type)
+		case "DROP NOT NULL":
+			res, err = schema.DropNotNull(ctx, snap, n.column)
+			done = n.column + " is nullable"
+		case "COMMENT":
+			res, err = schema.SetComment(ctx, snap, n.column, n.comment)
+			done = "set the comment of " + n.column
+		}
+	case "ADD CONSTRAINT":
+		res, err = schema.AddConstraint(ctx, snap, n.constraint, n.check)
+		done = "added CHECK constraint " + n.constraint
+	case "DROP CONSTRAINT":
+		var opts []schema.Option
+		if n.ifExists {
+			opts = append(opts, schema.IfExists())
+		}
+		res, err = schema.DropConstraint(ctx, snap, n.constraint, opts...)
+		done = "dropped CHECK constraint " + n.constraint
+	}
+	if err != nil {
+		return x.errAt(pos, err)
+	}
+	x.r.committed(res)
+	x.r.Summary = fmt.Sprintf("ALTER TABLE %s: version %d: %s", n.op, res.Version, done)
+	return nil
+}
+
+// columnExists reports whether the SQL column path names a column or
+// nested field of s (names compared without case, as Spark).
+func columnExists(s *actions.StructType, path string) bool {
+	names, err := schema.ParseColumnPath(path)
+	if err != nil {
+		return false
+	}
+	var t actions.DataType = s
+	for _, name := range names {
+		switch x := t.(type) {
+		case *actions.StructType:
+			f := x.FieldFold(name)
+			if f == nil {
+				return false
+			}
+			t = f.Type
+		case *actions.ArrayType:
+			if !strings.EqualFold(name, "element") {
+				return false
+			}
+			t = x.ElementType
+		case *actions.MapType:
+			switch {
+			case strings.EqualFold(name, "key"):
+				t = x.KeyType
+			case strings.EqualFold(name, "value"):
+				t = x.ValueType
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // setConf is SET key = value, for the Spark settings lakelog honours.

@@ -83,9 +83,12 @@ type createTable struct {
 type insert struct {
 	table     tableRef
 	overwrite bool
-	columns   []string
-	values    [][]Expr
-	query     *query
+	// byName: INSERT ... BY NAME matches the query's columns to the
+	// table's by name; otherwise by position, as Spark.
+	byName  bool
+	columns []string
+	values  [][]Expr
+	query   *query
 }
 
 type deleteStmt struct {
@@ -185,6 +188,37 @@ type alterProperties struct {
 	unset    []string
 	ifExists bool
 }
+
+// alterColumns is ALTER TABLE's column and constraint forms; op is
+// Spark's operation name (ADD COLUMNS, RENAME COLUMN, DROP COLUMNS,
+// CHANGE COLUMN, ADD CONSTRAINT, DROP CONSTRAINT), each run by the
+// schema package function `lakelog alter` calls.
+type alterColumns struct {
+	table tableRef
+	op    string
+	pos   int // of the form (ADD, RENAME, ...), for errors
+	// ADD COLUMNS: the definitions' text (schema.ParseColumn) and where
+	// each starts.
+	defs    []string
+	defsPos []int
+	// the column concerned (SQL path text): RENAME, ALTER COLUMN; DROP's
+	// columns.
+	column  string
+	columns []string
+	newName string // RENAME COLUMN ... TO
+	// ALTER COLUMN's action: "TYPE" (typ), "DROP NOT NULL", "COMMENT"
+	// (comment).
+	action  string
+	typ     string
+	typePos int
+	comment string
+	// constraints
+	constraint string
+	check      string
+	ifExists   bool
+}
+
+func (a *alterColumns) kind() string { return "ALTER TABLE" }
 
 func (*createTable) kind() string     { return "CREATE TABLE" }
 func (i *insert) kind() string        { return "WRITE" }

@@ -14,8 +14,10 @@
 // and cdf feeds, with WHERE, GROUP BY with COUNT, SUM, MIN, MAX and AVG,
 // ORDER BY and LIMIT over arrow-go compute), table_changes (cdf),
 // DESCRIBE HISTORY / DETAIL (deltalog), RESTORE, VACUUM, OPTIMIZE and
-// ALTER TABLE SET/UNSET TBLPROPERTIES (maintenance). There is no second
-// implementation of any operation here.
+// ALTER TABLE SET/UNSET TBLPROPERTIES (maintenance), ALTER TABLE's column
+// and constraint forms (schema). There is no second implementation of
+// any operation here. INSERT matches columns by position, as Spark, or
+// BY NAME.
 //
 // Tables are named by path (delta.`s3://b/t`, delta.`./t`) or by name in
 // a Catalog file; files are read as tables with read_files('x.csv') or
@@ -27,6 +29,6 @@
 //
 // Not supported: joins, subqueries other than a MERGE source, DISTINCT,
 // HAVING, functions other than the aggregates and CAST, CREATE OR
-// REPLACE, and the column and constraint forms of ALTER TABLE (they come
-// with schema changes, issue 22).
+// REPLACE, ALTER COLUMN SET NOT NULL (Delta refuses it) and moving a
+// column (ALTER COLUMN FIRST/AFTER).
 package deltasql

@@ -87,41 +87,53 @@ func col(name string, t arrow.DataType) arrow.Field {
 }
 
 // add appends one row: a value per column (nil for NULL): string, int64,
-// bool, time.Time, map[string]string or []string as the column's type.
+// float64, bool, time.Time, map[string]string, []string, or for a struct
+// column []any holding its fields' values in order.
 func (t *rowTable) add(vals ...any) {
 	for i, v := range vals {
-		fb := t.b.Field(i)
-		if v == nil {
-			fb.AppendNull()
-			continue
+		appendValue(t.b.Field(i), v)
+	}
+}
+
+func appendValue(fb array.Builder, v any) {
+	if v == nil {
+		fb.AppendNull()
+		return
+	}
+	switch b := fb.(type) {
+	case *array.StringBuilder:
+		b.Append(v.(string))
+	case *array.Int64Builder:
+		b.Append(v.(int64))
+	case *array.Float64Builder:
+		b.Append(v.(float64))
+	case *array.BooleanBuilder:
+		b.Append(v.(bool))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v.(time.Time).UnixMicro()))
+	case *array.MapBuilder:
+		m := v.(map[string]string)
+		b.Append(true)
+		kb, vb := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder().(*array.StringBuilder)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			kb.Append(k)
+			vb.Append(m[k])
 		}
-		switch b := fb.(type) {
-		case *array.StringBuilder:
-			b.Append(v.(string))
-		case *array.Int64Builder:
-			b.Append(v.(int64))
-		case *array.BooleanBuilder:
-			b.Append(v.(bool))
-		case *array.TimestampBuilder:
-			b.Append(arrow.Timestamp(v.(time.Time).UnixMicro()))
-		case *array.MapBuilder:
-			m := v.(map[string]string)
-			b.Append(true)
-			kb, vb := b.KeyBuilder().(*array.StringBuilder), b.ItemBuilder().(*array.StringBuilder)
-			for _, k := range slices.Sorted(maps.Keys(m)) {
-				kb.Append(k)
-				vb.Append(m[k])
-			}
-		case *array.ListBuilder:
-			l := v.([]string)
-			b.Append(true)
-			eb := b.ValueBuilder().(*array.StringBuilder)
-			for _, s := range l {
-				eb.Append(s)
-			}
-		default:
-			panic(fmt.Sprintf("deltasql: no result column of type %s", fb.Type()))
+	case *array.ListBuilder:
+		l := v.([]string)
+		b.Append(true)
+		eb := b.ValueBuilder().(*array.StringBuilder)
+		for _, s := range l {
+			eb.Append(s)
 		}
+	case *array.StructBuilder:
+		fields := v.([]any)
+		b.Append(true)
+		for i, f := range fields {
+			appendValue(b.FieldBuilder(i), f)
+		}
+	default:
+		panic(fmt.Sprintf("deltasql: no result column of type %s", fb.Type()))
 	}
 }
 

@@ -94,6 +94,8 @@ func (s *Session) Run(ctx context.Context, st *Statement) (*Result, error) {
 		err = x.optimize(ctx, n)
 	case *alterProperties:
 		err = x.alter(ctx, n)
+	case *alterColumns:
+		err = x.alterColumns(ctx, n)
 	case *setConf:
 		err = x.setConf(n)
 	default:

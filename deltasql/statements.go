@@ -152,13 +152,23 @@ func (p *parser) insert() (node, error) {
 	if in.table.format != "" {
 		return nil, p.errorf(in.table.pos, "INSERT writes to a Delta table, not to files")
 	}
+	byNamePos := p.tok.pos
+	if in.byName, err = p.accept("BY", "NAME"); err != nil {
+		return nil, err
+	}
 	if p.isPunct("(") {
+		if in.byName {
+			return nil, p.errorf(p.tok.pos, "INSERT BY NAME takes no column list: the query's column names choose the columns")
+		}
 		if in.columns, err = p.nameList("a column"); err != nil {
 			return nil, err
 		}
 	}
 	switch {
 	case p.is("VALUES"):
+		if in.byName {
+			return nil, p.errorf(byNamePos, "INSERT BY NAME needs a query whose columns are named (SELECT ... AS name), not VALUES")
+		}
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
@@ -787,7 +797,7 @@ func (p *parser) optimize() (node, error) {
 }
 
 // ALTER TABLE t SET TBLPROPERTIES (...) | UNSET TBLPROPERTIES [IF EXISTS]
-// (...); the column and constraint forms are not supported yet.
+// (...), or a column or constraint form (alterColumn).
 func (p *parser) alter() (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
@@ -823,6 +833,289 @@ func (p *parser) alter() (node, error) {
 		}
 		_, a.unset, err = p.properties(false)
 		return a, err
+	case p.is("ADD", "DROP", "RENAME", "ALTER", "CHANGE"):
+		return p.alterColumn(a.table)
 	}
-	return nil, p.errorf(pos, "ALTER TABLE %s is not supported yet: only SET TBLPROPERTIES and UNSET TBLPROPERTIES; adding, renaming, dropping and changing columns and constraints come with schema changes (issue 22)", strings.TrimSpace(p.src[pos:min(len(p.src), pos+40)]))
+	return nil, p.errorf(pos, "ALTER TABLE %s is not supported: lakelog runs SET/UNSET TBLPROPERTIES, ADD COLUMNS, RENAME COLUMN, DROP COLUMNS, ALTER COLUMN (TYPE, DROP NOT NULL, COMMENT), ADD CONSTRAINT and DROP CONSTRAINT", strings.TrimSpace(p.src[pos:min(len(p.src), pos+40)]))
+}
+
+// alterColumn reads ALTER TABLE's column and constraint forms, as Spark
+// writes them:
+//
+//	ADD COLUMN[S] [(] c type [NOT NULL] [COMMENT 'x'] [FIRST | AFTER b], ... [)]
+//	RENAME COLUMN c TO d
+//	DROP COLUMN[S] [IF EXISTS] [(] c, ... [)]
+//	ALTER | CHANGE [COLUMN] c TYPE type | DROP NOT NULL | COMMENT 'x'
+//	ADD CONSTRAINT name CHECK (expr)
+//	DROP CONSTRAINT [IF EXISTS] name
+func (p *parser) alterColumn(t tableRef) (node, error) {
+	a := &alterColumns{table: t, pos: p.tok.pos}
+	var err error
+	switch {
+	case p.is("ADD"):
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if p.is("CONSTRAINT") {
+			a.op = "ADD CONSTRAINT"
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if a.constraint, _, err = p.name("the constraint's name"); err != nil {
+				return nil, err
+			}
+			if err := p.expect("CHECK"); err != nil {
+				return nil, err
+			}
+			// The expression's text, parentheses and all: the schema
+			// package parses and stores it as Spark does.
+			start := p.tok.pos
+			if !p.isPunct("(") {
+				return nil, p.unexpected("'(' and the constraint's expression")
+			}
+			text, end, err := p.rawUntil(start, false, false)
+			if err != nil {
+				return nil, err
+			}
+			text = strings.TrimSpace(text)
+			a.check = strings.TrimSpace(text[1 : len(text)-1])
+			return a, p.skipTo(end)
+		}
+		a.op = "ADD COLUMNS"
+		if !p.is("COLUMN", "COLUMNS") {
+			return nil, p.unexpected("COLUMN, COLUMNS or CONSTRAINT")
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		paren := p.isPunct("(")
+		if paren {
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+		}
+		for {
+			start := p.tok.pos
+			if p.tok.kind == tokEOF || p.isPunct(")") {
+				return nil, p.unexpected("a column definition (name type ...)")
+			}
+			text, end, err := p.rawUntil(start, true, true)
+			if err != nil {
+				return nil, err
+			}
+			a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
+			if err := p.skipTo(end); err != nil {
+				return nil, err
+			}
+			more, err := p.acceptPunct(",")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				break
+			}
+		}
+		if paren {
+			if err := p.expectPunct(")"); err != nil {
+				return nil, err
+			}
+		}
+		return a, nil
+	case p.is("RENAME"):
+		a.op = "RENAME COLUMN"
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if p.is("TO") {
+			return nil, p.errorf(a.pos, "ALTER TABLE RENAME TO is not supported: a Delta table named by its path is renamed by moving its folder")
+		}
+		if err := p.expect("COLUMN"); err != nil {
+			return nil, err
+		}
+		if a.column, err = p.columnPath(); err != nil {
+			return nil, err
+		}
+		if err := p.expect("TO"); err != nil {
+			return nil, err
+		}
+		if a.newName, _, err = p.name("the new name"); err != nil {
+			return nil, err
+		}
+		return a, nil
+	case p.is("DROP"):
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if p.is("CONSTRAINT") {
+			a.op = "DROP CONSTRAINT"
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if a.ifExists, err = p.accept("IF", "EXISTS"); err != nil {
+				return nil, err
+			}
+			a.constraint, _, err = p.name("the constraint's name")
+			return a, err
+		}
+		a.op = "DROP COLUMNS"
+		if !p.is("COLUMN", "COLUMNS") {
+			return nil, p.unexpected("COLUMN, COLUMNS or CONSTRAINT")
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if a.ifExists, err = p.accept("IF", "EXISTS"); err != nil {
+			return nil, err
+		}
+		paren, err := p.acceptPunct("(")
+		if err != nil {
+			return nil, err
+		}
+		for {
+			c, err := p.columnPath()
+			if err != nil {
+				return nil, err
+			}
+			a.columns = append(a.columns, c)
+			more, err := p.acceptPunct(",")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				break
+			}
+		}
+		if paren {
+			if err := p.expectPunct(")"); err != nil {
+				return nil, err
+			}
+		}
+		return a, nil
+	}
+	// ALTER | CHANGE [COLUMN] c action
+	a.op = "CHANGE COLUMN"
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	if _, err := p.accept("COLUMN"); err != nil {
+		return nil, err
+	}
+	if a.column, err = p.columnPath(); err != nil {
+		return nil, err
+	}
+	at := p.tok.pos
+	switch {
+	case p.is("TYPE"):
+		a.action = "TYPE"
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		a.typePos = p.tok.pos
+		if p.tok.kind == tokEOF {
+			return nil, p.unexpected("a type")
+		}
+		a.typ = strings.TrimSpace(p.src[a.typePos:])
+		return a, p.skipTo(len(p.src))
+	case p.is("DROP"):
+		if err := p.expect("DROP", "NOT", "NULL"); err != nil {
+			return nil, err
+		}
+		a.action = "DROP NOT NULL"
+		return a, nil
+	case p.is("SET"):
+		if err := p.expect("SET", "NOT", "NULL"); err != nil {
+			return nil, err
+		}
+		return nil, p.errorf(at, "ALTER COLUMN %s SET NOT NULL is not supported: Delta does not tighten a nullable column (Spark refuses it too); ADD CONSTRAINT name CHECK (%s IS NOT NULL) checks the rows and every later write", a.column, a.column)
+	case p.is("COMMENT"):
+		a.action = "COMMENT"
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		a.comment, _, err = p.stringLit("the comment, in quotes")
+		return a, err
+	case p.is("FIRST", "AFTER"):
+		return nil, p.errorf(at, "ALTER COLUMN %s %s is not supported yet: lakelog does not move an existing column", a.column, strings.ToUpper(p.tok.text))
+	}
+	return nil, p.unexpected("TYPE, DROP NOT NULL or COMMENT")
+}
+
+// columnPath reads a column path (a.b, `x y`.c) and returns it as SQL
+// text for the schema package (schema.ParseColumnPath).
+func (p *parser) columnPath() (string, error) {
+	parts, _, err := p.qualifiedName("a column")
+	if err != nil {
+		return "", err
+	}
+	for i, part := range parts {
+		if !plainName(part) {
+			parts[i] = "`" + strings.ReplaceAll(part, "`", "``") + "`"
+		}
+	}
+	return strings.Join(parts, "."), nil
+}
+
+// plainName reports whether s is a name that needs no backquotes.
+func plainName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// rawUntil returns the text from start up to the first comma (when
+// atComma) or unmatched closing parenthesis outside parentheses, angle
+// brackets (when angles: a type's STRUCT<...>) and quotes, or to the
+// end of the statement, and where it ended. Without atComma it ends
+// after the parenthesis that closes the one at start.
+func (p *parser) rawUntil(start int, atComma, angles bool) (string, int, error) {
+	var open []int // where each open parenthesis or bracket is
+	i := start
+	for ; i < len(p.src); i++ {
+		c := p.src[i]
+		if !angles && (c == '<' || c == '>') {
+			continue
+		}
+		switch c {
+		case '(', '<':
+			open = append(open, i)
+		case ')':
+			switch {
+			case len(open) == 0:
+				return p.src[start:i], i, nil
+			case p.src[open[len(open)-1]] == '<':
+				return "", 0, p.errorf(open[len(open)-1], "no closing angle bracket")
+			}
+			open = open[:len(open)-1]
+			if len(open) == 0 && !atComma {
+				return p.src[start : i+1], i + 1, nil
+			}
+		case '>':
+			if len(open) > 0 && p.src[open[len(open)-1]] == '<' {
+				open = open[:len(open)-1]
+			}
+		case ',':
+			if len(open) == 0 && atComma {
+				return p.src[start:i], i, nil
+			}
+		case '\'', '"', '`':
+			_, end, err := quoted(p.src, i, c)
+			if err != nil {
+				return "", 0, err
+			}
+			i = end - 1
+		}
+	}
+	if len(open) > 0 {
+		return "", 0, p.errorf(open[len(open)-1], "no closing parenthesis or angle bracket")
+	}
+	return p.src[start:i], i, nil
+}
+
+// skipTo moves the lexer to byte off and reads the token there.
+func (p *parser) skipTo(off int) error {
+	p.lx.off = off
+	return p.advance()
 }

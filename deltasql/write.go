@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
@@ -125,9 +126,9 @@ func countRows(in iter.Seq2[arrow.RecordBatch, error], n *atomic.Int64) iter.Seq
 }
 
 // insert is INSERT INTO / OVERWRITE: writer.Append or writer.Overwrite,
-// as `lakelog append`. Values are matched to the table's columns by
-// position (or to the columns listed); the rows of a SELECT by name when
-// it returns the table's column names, else by position.
+// as `lakelog append`. VALUES and a query's columns are matched to the
+// table's columns (or to the columns listed) by position, as Spark;
+// INSERT ... BY NAME matches a query's columns by name.
 func (x *run) insert(ctx context.Context, n *insert) error {
 	snap, err := x.snapshot(ctx, n.table)
 	if err != nil {
@@ -159,7 +160,7 @@ func (x *run) insert(ctx context.Context, n *insert) error {
 		if err != nil {
 			return err
 		}
-		renamed, err := x.matchColumns(n.query.pos, as, targets)
+		renamed, err := x.matchColumns(n.query.pos, as, targets, n.byName)
 		if err != nil {
 			return err
 		}
@@ -186,31 +187,88 @@ func (x *run) insert(ctx context.Context, n *insert) error {
 	return nil
 }
 
-// matchColumns maps a query's output columns to the target columns: by
-// name when every output column names a target column, else by position.
-func (x *run) matchColumns(pos int, out *arrow.Schema, targets []*actions.StructField) (func(arrow.RecordBatch) (arrow.RecordBatch, error), error) {
-	byName := true
-	for _, f := range out.Fields() {
-		found := false
-		for _, t := range targets {
-			found = found || strings.EqualFold(t.Name, f.Name)
-		}
-		byName = byName && found
-	}
+// matchColumns maps a query's output columns to the target columns as
+// Spark does: by position (the query returns one column for each target,
+// whatever it names them), or with INSERT ... BY NAME by name (each
+// output column names a distinct table column; the others are null).
+func (x *run) matchColumns(pos int, out *arrow.Schema, targets []*actions.StructField, byName bool) (func(arrow.RecordBatch) (arrow.RecordBatch, error), error) {
 	if byName {
-		return func(rec arrow.RecordBatch) (arrow.RecordBatch, error) { rec.Retain(); return rec, nil }, nil
+		named := make([]*actions.StructField, out.NumFields())
+		seen := map[string]bool{}
+		for i, f := range out.Fields() {
+			var t *actions.StructField
+			for _, c := range targets {
+				if strings.EqualFold(c.Name, f.Name) {
+					t = c
+				}
+			}
+			if t == nil {
+				known := make([]string, len(targets))
+				for j, c := range targets {
+					known[j] = c.Name
+				}
+				return nil, x.errAt(pos, fmt.Errorf("INSERT BY NAME: %w", &expr.UnknownColumnError{Column: f.Name, Known: known}))
+			}
+			if seen[strings.ToLower(t.Name)] {
+				return nil, x.errorf(pos, "INSERT BY NAME: the query returns column %s twice", t.Name)
+			}
+			seen[strings.ToLower(t.Name)] = true
+			named[i] = t
+		}
+		return x.renameColumns(named), nil
 	}
 	if out.NumFields() != len(targets) {
-		return nil, x.errorf(pos, "the query returns %d columns for %d table columns", out.NumFields(), len(targets))
+		want := make([]string, len(targets))
+		for i, t := range targets {
+			want[i] = t.Name
+		}
+		return nil, x.errorf(pos, "the query returns %d columns for the %d table columns (%s): INSERT matches them by position (INSERT INTO t BY NAME SELECT ... matches by name)",
+			out.NumFields(), len(targets), strings.Join(want, ", "))
 	}
+	return x.renameColumns(targets), nil
+}
+
+// renameColumns names a batch's columns, in order, and brings a number
+// to its target column's number type as Spark's ANSI store assignment
+// does (a BIGINT query column into an INT column: a value that does not
+// fit is an error naming the column, never a wrapped number). targets
+// holds, for each column, the table column it goes to.
+func (x *run) renameColumns(targets []*actions.StructField) func(arrow.RecordBatch) (arrow.RecordBatch, error) {
 	return func(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 		fields := make([]arrow.Field, len(targets))
+		cols := make([]arrow.Array, len(targets))
+		defer func() {
+			for _, c := range cols {
+				if c != nil {
+					c.Release()
+				}
+			}
+		}()
 		for i, t := range targets {
 			fields[i] = rec.Schema().Field(i)
 			fields[i].Name = t.Name
+			col := rec.Column(i)
+			col.Retain()
+			cols[i] = col
+			want, err := actions.ArrowType(t.Type)
+			if err != nil || arrow.TypeEqual(want, col.DataType()) || !isNumber(want) || !isNumber(col.DataType()) {
+				continue
+			}
+			cast, err := compute.CastArray(context.Background(), col, compute.SafeCastOptions(want))
+			if err != nil {
+				return nil, fmt.Errorf("column %s: a %s value does not fit in %s: %s", t.Name, col.DataType(), t.Type, strings.TrimPrefix(err.Error(), "invalid: "))
+			}
+			col.Release()
+			cols[i], fields[i].Type = cast, want
 		}
-		return array.NewRecordBatch(arrow.NewSchema(fields, nil), rec.Columns(), rec.NumRows()), nil
-	}, nil
+		return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows()), nil
+	}
+}
+
+// isNumber reports whether t is an integer, floating point or decimal
+// type.
+func isNumber(t arrow.DataType) bool {
+	return arrow.IsInteger(t.ID()) || arrow.IsFloating(t.ID()) || arrow.IsDecimal(t.ID())
 }
 
 // valuesRows are the rows of VALUES: each value bound as an assignment to

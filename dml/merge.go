@@ -125,6 +125,10 @@ type merge struct {
 	firstI    map[int64]int32
 	next      []int32
 
+	// table is the schema the MERGE writes: the target's, or with schema
+	// evolution the target's and the source's new columns.
+	table *actions.StructType
+
 	// The bound statement (merge_bind.go).
 	joined     *actions.StructType // {target: ..., source: ...}
 	keys       []mergeKey
@@ -202,6 +206,12 @@ func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.
 		return nil, err
 	}
 	defer m.src.Release()
+	m.table = snap.Schema()
+	if cfg.evolve {
+		if err := m.evolve(clauses); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.bind(on, clauses); err != nil {
 		return nil, fmt.Errorf("dml: MERGE: %w", err)
 	}

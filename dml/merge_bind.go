@@ -98,7 +98,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 		}
 		return nil
 	}
-	table := m.snap.Schema()
+	table := m.table
 	bc.values = make([]expr.Expr, len(table.Fields))
 	if bc.All {
 		if bc.Kind == NotMatchedBySourceUpdate {
@@ -108,6 +108,17 @@ func (m *merge) bindValues(bc *boundClause) error {
 			si := m.srcSchema.IndexFold(f.Name)
 			if _, gen := f.Metadata[actions.MetaGenerationExpression]; si < 0 && gen {
 				continue // computed below
+			}
+			if id, ok, _ := actions.IdentityOf(f); ok {
+				switch {
+				case bc.Kind != NotMatchedInsert || si < 0:
+					continue // UPDATE SET * keeps the row's value; INSERT * without one generates it
+				case !id.AllowExplicitInsert:
+					return fmt.Errorf("column %s is GENERATED ALWAYS AS IDENTITY and INSERT * would supply its values from the source's column %s: list the columns to insert without it", f.Name, m.srcSchema.Fields[si].Name)
+				}
+			}
+			if si < 0 && m.cfg.evolve {
+				continue // kept (UPDATE) or NULL (INSERT), as Spark's schema evolution
 			}
 			if si < 0 {
 				return fmt.Errorf("the source has no column %q for %s * (source columns: %s)", f.Name, map[bool]string{true: "INSERT", false: "UPDATE SET"}[bc.Kind == NotMatchedInsert], strings.Join(m.srcSchema.Names(), ", "))
@@ -138,6 +149,14 @@ func (m *merge) bindValues(bc *boundClause) error {
 		if bc.values[i] != nil {
 			return fmt.Errorf("column %s is assigned twice", table.Fields[i].Name)
 		}
+		if id, ok, _ := actions.IdentityOf(table.Fields[i]); ok {
+			switch {
+			case bc.Kind != NotMatchedInsert:
+				return fmt.Errorf("SET %s: %s is an identity column, whose values cannot be updated", a.Column, table.Fields[i].Name)
+			case !id.AllowExplicitInsert:
+				return fmt.Errorf("INSERT %s: %s is GENERATED ALWAYS AS IDENTITY, whose values cannot be supplied", a.Column, table.Fields[i].Name)
+			}
+		}
 		val, err := m.qualify(a.Value)
 		if err == nil {
 			err = m.checkSides(bc.Kind, val)
@@ -158,7 +177,7 @@ func (m *merge) bindValues(bc *boundClause) error {
 // it must recompute (every one for an INSERT, whose other unassigned
 // columns are null; for an UPDATE those reading an assigned column).
 func (m *merge) generatedValues(bc *boundClause) error {
-	table := m.snap.Schema()
+	table := m.table
 	insert := bc.Kind == NotMatchedInsert
 	current := func(i int) expr.Expr {
 		if insert {

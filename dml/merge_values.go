@@ -66,7 +66,7 @@ func (m *merge) updateRows(t *target, rows arrow.RecordBatch) (arrow.RecordBatch
 // evalValues evaluates a clause's values over a joined batch; a column
 // without a value keeps the target's (keep non-nil) or is NULL.
 func (m *merge) evalValues(c *boundClause, j arrow.RecordBatch, keep *array.Struct) (arrow.RecordBatch, error) {
-	table := m.snap.Schema()
+	table := m.table
 	sc, err := actions.ToArrowSchema(table, false, "")
 	if err != nil {
 		return nil, err
@@ -82,7 +82,9 @@ func (m *merge) evalValues(c *boundClause, j arrow.RecordBatch, keep *array.Stru
 			if v, err = expr.EvalScalar(c.values[i], j, m.mem); err != nil {
 				return nil, fmt.Errorf("dml: MERGE: %s: column %s: %w", c.Kind, f.Name, err)
 			}
-		case keep != nil:
+		case keep != nil && i < keep.NumField():
+			// The target's columns come first in an evolved schema; the
+			// new ones (i beyond) the target row does not have are NULL.
 			v = keep.Field(i)
 			v.Retain()
 		default:

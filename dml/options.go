@@ -20,6 +20,7 @@ type config struct {
 	parallelism int
 	targetAlias string
 	sourceAlias string
+	evolve      bool // WithSchemaEvolution
 }
 
 func newConfig(opts []Option) (*config, error) {
@@ -54,3 +55,13 @@ func WithoutDeletionVectors() Option { return func(c *config) { c.noDV = true } 
 // WithParallelism sets how many data files are read at once (default
 // GOMAXPROCS).
 func WithParallelism(n int) Option { return func(c *config) { c.parallelism = n } }
+
+// WithSchemaEvolution lets a MERGE add the source's columns that the
+// target lacks, as Spark's MERGE WITH SCHEMA EVOLUTION (or
+// spark.databricks.delta.schema.autoMerge.enabled): when a clause is
+// UPDATE SET * or INSERT *, the source's new top-level columns are
+// appended to the table's schema (nullable) in the MERGE's commit, and
+// those clauses set them; rows the MERGE does not write read them as
+// NULL. A target column the source lacks is then kept by UPDATE SET *
+// and NULL for INSERT *, instead of an error. Other operations ignore it.
+func WithSchemaEvolution() Option { return func(c *config) { c.evolve = true } }

@@ -125,7 +125,7 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 				}
 			}
 		}
-		rw, err := writer.WriteFiles(ctx, snap, kept, writer.WithSettings(settings))
+		rw, err := writer.WriteFiles(ctx, snap, kept, writer.WithSettings(settings), writer.WithTableRows())
 		if err != nil {
 			return nil, fmt.Errorf("dml: replaceWhere: rewrite: %w", err)
 		}

@@ -2,7 +2,6 @@ package dml
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -111,6 +110,9 @@ type job struct {
 	// (materializeSourceTimeMs).
 	sourceMs int64
 	written  []string // keys of files written, removed again if the commit fails
+	// schemaChange is the table's metadata after a schema change the
+	// commit makes (MERGE's schema evolution); nil for none.
+	schemaChange *actions.Metadata
 }
 
 func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string) *job {
@@ -220,6 +222,9 @@ type outcome struct {
 	dvOld   []*actions.Add // their previous add
 	dvKeys  []string       // deletion vector files written
 	touched int
+	// highWaterMarks are the identity marks after the values MERGE's
+	// inserts got (writer.Identity.HighWaterMarks).
+	highWaterMarks map[string]int64
 }
 
 // rewrite writes what the operation changes in targets and commits it
@@ -363,6 +368,13 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 		}
 	}
 
+	ids, err := writer.NewIdentity(j.snap.Schema())
+	if err != nil || j.inserts == nil {
+		ids = nil
+	}
+	if err != nil {
+		return fmt.Errorf("dml: %s: %w", j.op, err)
+	}
 	rows := func(yield func(arrow.RecordBatch, error) bool) {
 		if cdc != nil {
 			defer close(cdc)
@@ -382,18 +394,33 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 					yield(nil, err)
 					return
 				}
-				j.count("inserted", rec.NumRows())
-				if err := emitChange(rec, changeInsert); err != nil {
+				// Inserted rows get identity values where their clause
+				// gave none, in order, beyond the snapshot's marks.
+				filled, err := ids.FillNulls(rec, j.mem)
+				if err != nil {
 					yield(nil, err)
 					return
 				}
-				if !yield(rec, nil) {
+				j.count("inserted", filled.NumRows())
+				if err := emitChange(filled, changeInsert); err != nil {
+					filled.Release()
+					yield(nil, err)
+					return
+				}
+				ok := yield(filled, nil)
+				filled.Release()
+				if !ok {
 					return
 				}
 			}
 		}
 	}
-	wr, err := writer.WriteFiles(ctx, j.snap, rows, writeOpts...)
+	// The rows hold their identity values: copies keep theirs, inserts
+	// got theirs above.
+	wr, err := writer.WriteFiles(ctx, j.snap, rows, append(writeOpts, writer.WithTableRows())...)
+	if err == nil {
+		out.highWaterMarks = ids.HighWaterMarks()
+	}
 	<-cdcDone
 	if wr != nil {
 		out.data = wr
@@ -683,6 +710,16 @@ func withChangeType(rec arrow.RecordBatch, kind string, mem memory.Allocator) (a
 // change files, the app transaction, and commitInfo with Spark's metrics.
 func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Result, error) {
 	tx := j.tx
+	if md := j.schemaChange; md != nil {
+		schema, err := md.Schema()
+		if err != nil {
+			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+		}
+		tx.SetMetadata(md)
+		if p := actions.MergeProtocols(deltalog.MinimalProtocol(md, schema), j.snap.Protocol()); p != j.snap.Protocol() {
+			tx.SetProtocol(p)
+		}
+	}
 	for _, a := range out.removed {
 		tx.RemoveFile(a, true)
 	}
@@ -703,6 +740,9 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	if app, v, ok := j.cfg.writer.AppTransaction(); ok {
 		tx.SetTransaction(app, v)
 	}
+	if err := writer.SetHighWaterMarks(tx, out.highWaterMarks); err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+	}
 	maps.Copy(params, j.cfg.writer.OperationParameters())
 	m := j.finalMetrics(out, rewriteMs)
 	metrics := map[string]any{}
@@ -711,7 +751,7 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	}
 	tx.SetOperation(j.op, params, metrics)
 	if j.rowTracking {
-		tx.Add(actions.Action{CommitInfo: &actions.CommitInfo{Extra: map[string]json.RawMessage{"tags": json.RawMessage(`{"` + rowTrackingTag + `":"true"}`)}}})
+		tx.SetTag(rowTrackingTag, "true")
 	}
 	res, err := tx.Commit(j.ctx)
 	if err != nil {

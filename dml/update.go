@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 )
@@ -43,6 +44,9 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 		}
 		if values[i] != nil {
 			return nil, fmt.Errorf("dml: UPDATE: column %s is assigned twice", schema.Fields[i].Name)
+		}
+		if actions.IsIdentity(schema.Fields[i]) {
+			return nil, fmt.Errorf("dml: UPDATE: SET %s: %s is an identity column, whose values cannot be updated", a.Column, schema.Fields[i].Name)
 		}
 		v, err := expr.BindAssignment(a.Value, schema, schema.Fields[i].Type)
 		if err != nil {

@@ -195,8 +195,12 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 		tx.RemoveFile(f, true)
 		m.RemovedFilesSize += f.Size
 	}
-	if !sameJSON(target.Metadata(), snap.Metadata()) {
-		tx.SetMetadata(target.Metadata())
+	md, err := keepHighWaterMarks(target.Metadata(), target.Schema(), snap.Schema())
+	if err != nil {
+		return nil, err
+	}
+	if !sameJSON(md, snap.Metadata()) {
+		tx.SetMetadata(md)
 	}
 	p := actions.MergeProtocols(target.Protocol(), snap.Protocol())
 	if p != snap.Protocol() {
@@ -265,4 +269,22 @@ func checkExist(ctx context.Context, snap *deltalog.Snapshot, adds []*actions.Ad
 		return e
 	}
 	return nil
+}
+
+// keepHighWaterMarks is md (of schema restored) with the identity
+// high-water marks of the current schema where they are farther, as
+// Spark's RESTORE keeps them: values generated after the restored version
+// are never generated again.
+func keepHighWaterMarks(md *actions.Metadata, restored, current *actions.StructType) (*actions.Metadata, error) {
+	merged := actions.MergeIdentityHighWaterMarks(restored, current)
+	if merged == restored {
+		return md, nil
+	}
+	s, err := actions.SchemaString(merged)
+	if err != nil {
+		return nil, fmt.Errorf("maintenance: restore: %w", err)
+	}
+	n := *md
+	n.SchemaString = s
+	return &n, nil
 }

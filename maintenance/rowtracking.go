@@ -2,7 +2,6 @@ package maintenance
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -68,8 +67,7 @@ func tagRowTrackingPreserved(snap *deltalog.Snapshot, tx *deltalog.Transaction) 
 	if !snap.RowTrackingEnabled() {
 		return
 	}
-	tags, _ := json.Marshal(map[string]string{rowTrackingPreservedTag: "true"})
-	tx.Add(actions.Action{CommitInfo: &actions.CommitInfo{Extra: map[string]json.RawMessage{"tags": tags}}})
+	tx.SetTag(rowTrackingPreservedTag, "true")
 }
 
 // backfillAttempts bounds how often a backfill commit that lost to a

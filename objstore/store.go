@@ -115,68 +115,33 @@ const (
 	OpList     Op = "list"
 )
 
-// ReaderAt adapts one object to io.ReaderAt and io.Seeker, for Parquet
-// readers. It issues one ranged read per ReadAt, into the caller's buffer
-// ([GetRangeInto]).
+// ReaderAt adapts one object to io.ReaderAt, io.Reader and io.Seeker, for
+// Parquet readers. It issues one ranged read per ReadAt, into the caller's
+// buffer ([GetRangeInto]); reads past the object's end are cut there, as
+// [io.SectionReader] does.
 type ReaderAt struct {
-	ctx   context.Context
-	store Store
-	key   string
-	size  int64
-	pos   int64
+	*io.SectionReader
 }
 
 // NewReaderAt returns a reader over key, whose size the caller knows (from
 // Head, List or the Delta log).
 func NewReaderAt(ctx context.Context, s Store, key string, size int64) *ReaderAt {
-	return &ReaderAt{ctx: ctx, store: s, key: key, size: size}
+	return &ReaderAt{io.NewSectionReader(rangeAt{ctx, s, key}, 0, size)}
 }
 
-// Size is the object's length.
-func (r *ReaderAt) Size() int64 { return r.size }
-
-// ReadAt implements io.ReaderAt.
-func (r *ReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off >= r.size {
-		return 0, io.EOF
-	}
-	want := p
-	if off+int64(len(p)) > r.size {
-		want = p[:r.size-off]
-	}
-	c, err := GetRangeInto(r.ctx, r.store, r.key, off, want)
-	if err != nil {
-		return 0, err
-	}
-	if c < len(p) {
-		return c, io.EOF
-	}
-	return c, nil
+// rangeAt reads one object at offsets, one ranged read per call.
+type rangeAt struct {
+	ctx   context.Context
+	store Store
+	key   string
 }
 
-// Read implements io.Reader.
-func (r *ReaderAt) Read(p []byte) (int, error) {
-	n, err := r.ReadAt(p, r.pos)
-	r.pos += int64(n)
-	return n, err
-}
-
-// Seek implements io.Seeker.
-func (r *ReaderAt) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += r.pos
-	case io.SeekEnd:
-		offset += r.size
-	default:
-		return 0, errors.New("objstore: invalid whence")
+func (r rangeAt) ReadAt(p []byte, off int64) (int, error) {
+	c, err := GetRangeInto(r.ctx, r.store, r.key, off, p)
+	if err == nil && c < len(p) {
+		err = io.EOF
 	}
-	if offset < 0 {
-		return 0, errors.New("objstore: negative position")
-	}
-	r.pos = offset
-	return offset, nil
+	return c, err
 }
 
 // Close releases what a store holds open, when it holds anything: stores

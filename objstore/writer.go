@@ -160,3 +160,20 @@ func (w *putWriter) Abort() {
 		<-w.done
 	})
 }
+
+// BodyReader wraps the body of a Put and remembers the first error other
+// than io.EOF that it returned, so that a store can tell a failing body
+// from a failing upload (a failing body must never publish an object).
+type BodyReader struct {
+	R   io.Reader
+	Err error
+}
+
+// Read implements io.Reader.
+func (b *BodyReader) Read(p []byte) (int, error) {
+	n, err := b.R.Read(p)
+	if err != nil && err != io.EOF && b.Err == nil {
+		b.Err = err
+	}
+	return n, err
+}

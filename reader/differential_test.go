@@ -26,6 +26,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deletionvector"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/tabletest"
@@ -103,6 +104,56 @@ func TestDifferentialScans(t *testing.T) {
 	}
 }
 
+// TestDifferentialSplitRowGroups is TestDifferentialScans on tables whose
+// row groups are large next to the batches, scanned through flat columns
+// only (every column decoded page by page), so that parallel passes cut
+// row groups into pieces decoded on several goroutines (splitUnits): the
+// rows, and their order, must be those of the reference and of a serial
+// scan. It fails if no row group was split.
+func TestDifferentialSplitRowGroups(t *testing.T) {
+	tables := 6
+	if raceEnabled || testing.Short() {
+		tables = 3
+	}
+	if *diffTables > 0 {
+		tables = *diffTables
+	}
+	base := *diffBase
+	if base == 0 {
+		base = uint64(time.Now().UnixNano())
+	}
+	fmt.Fprintf(os.Stderr, "TestDifferentialSplitRowGroups: base seed %d (replay: go test ./reader -run TestDifferentialSplitRowGroups -diff.base %d)\n", base, base)
+	before, beforeCols := reader.UnitsSplit(), reader.BatchesByColumns()
+	for i := range tables {
+		// Seeds with bit 1 set make tables read through the object-store
+		// path too (odd tables), where row groups are not split but their
+		// columns are decoded side by side.
+		seed := base + uint64(i)*0x9E3779B97F4A7C15
+		if seed &^= 2; i%2 == 1 {
+			seed |= 2
+		}
+		if *diffSeed != 0 {
+			seed = *diffSeed
+		}
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Logf("replay: go test ./reader -run TestDifferentialSplitRowGroups -diff.seed %d", seed)
+			runDifferentialWith(t, seed, diffOptions{long: *diffLong, flat: true, remote: seed&2 != 0})
+		})
+		if *diffSeed != 0 {
+			break
+		}
+	}
+	if *diffSeed != 0 {
+		return // one table: it need not split anything
+	}
+	if !t.Failed() && reader.UnitsSplit() == before {
+		t.Fatal("no row group was split: the test checked nothing of splitUnits")
+	}
+	if !t.Failed() && tables > 1 && reader.BatchesByColumns() == beforeCols {
+		t.Fatal("no batch was decoded column by column: the test checked nothing of decodePages")
+	}
+}
+
 // diffSchema is every table's schema; p is the partition column of the
 // partitioned ones.
 const diffSchema = "id long not null, i int, d double, s string, b binary, dt date, ts timestamp, " +
@@ -133,6 +184,19 @@ type diffGen struct {
 // through a store read by GetRange with random latency (the object-store
 // path), and must return what the in-place read returns, in its order.
 func runDifferential(t *testing.T, seed uint64, long, remote bool) {
+	runDifferentialWith(t, seed, diffOptions{long: long, remote: remote})
+}
+
+// diffOptions vary runDifferential's tables and scans. flat: large row
+// groups (several thousand rows, one per file) and scans that read
+// only flat columns (no array, map or struct column in the projection or
+// the filter), the tables splitUnits splits.
+type diffOptions struct {
+	long, remote, flat bool
+}
+
+func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
+	long, remote := o.long, o.remote
 	ctx := context.Background()
 	g := &diffGen{r: rand.New(rand.NewPCG(seed, seed^0x5bd1e995)), long: long,
 		prefixes: []string{"", "a", "ab", "abc", "b", "ba", "é", "日本", "z", "😀"}}
@@ -171,10 +235,22 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 		if long {
 			rows = 1 + g.r.IntN(20000)
 		}
+		if o.flat {
+			rows = maxRows + g.r.IntN(2*maxRows)
+		}
 		g.nullRate = []float64{0, 0.05, 0.3, 0.9}[g.r.IntN(4)]
 		g.bigRate = []float64{0, 0, 0.002, 0.02}[g.r.IntN(4)]
 		total += rows
 		props, shape := g.parquetShape()
+		if o.flat {
+			// One row group per file, with its offset index; small pages.
+			// (Without the page index, a large row group is decoded column
+			// by column instead of split.)
+			index := g.r.IntN(4) > 0
+			props = append(props, parquet.WithMaxRowGroupLength(64<<20), parquet.WithPageIndexEnabled(index),
+				parquet.WithDataPageSize([]int64{64, 1 << 10, 16 << 10}[g.r.IntN(3)]))
+			shape += fmt.Sprintf(" (then: one row group, page index %v, small pages)", index)
+		}
 		shapes = append(shapes, shape)
 		var recs []arrow.RecordBatch
 		for left := rows; left > 0; {
@@ -183,7 +259,7 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 			left -= n
 		}
 		opts := []writer.Option{writer.WithParquetProperties(props...)}
-		if g.r.IntN(3) == 0 {
+		if g.r.IntN(3) == 0 && !o.flat {
 			opts = append(opts, writer.WithTargetFileSize(int64(8<<10+g.r.IntN(256<<10))))
 		}
 		if _, err := writer.Append(ctx, tabletest.Open(t, store), seq(recs...), opts...); err != nil {
@@ -224,14 +300,27 @@ func runDifferential(t *testing.T, seed uint64, long, remote bool) {
 	for k := range scans {
 		filter := g.predicate(2)
 		var cols []string
-		if g.r.IntN(3) > 0 {
+		if g.r.IntN(3) > 0 || o.flat {
 			cols = g.projection()
 		}
 		batch := []int{1, 3, 17, 100, 1000, 4096, reader.DefaultBatchSize}[g.r.IntN(7)]
+		if o.flat {
+			for usesNested(t, filter.text) {
+				filter = g.predicate(2)
+			}
+			cols = slices.DeleteFunc(cols, func(c string) bool { return c == "l" || c == "m" || c == "st" })
+			if len(cols) == 0 {
+				cols = []string{"id"}
+			}
+			batch = []int{17, 100, 300}[g.r.IntN(3)]
+		}
 		if batch < 17 && total > 1500 && !long {
 			batch = 17 // batches of one row or three cost seconds on larger tables
 		}
 		par := 1 + g.r.IntN(4)
+		if o.flat {
+			par = 2 + g.r.IntN(3)
+		}
 		what := fmt.Sprintf("scan %d: --where %q --columns %v, batch %d, parallelism %d", k, filter.text, cols, batch, par)
 
 		// A parallel pass decodes units (runs of row groups) of a file on
@@ -384,6 +473,17 @@ func compareRemote(t *testing.T, what string, snap, remoteSnap *deltalog.Snapsho
 	if !slices.Equal(gotL, wantL) || int64(len(gotL)) != limit {
 		t.Fatalf("%s, limit %d, through GetRange (%d rows, %d in place): %s", what, limit, len(gotL), len(wantL), diffRows(gotL, wantL))
 	}
+}
+
+// usesNested reports whether the filter text reads an array, map or
+// struct column.
+func usesNested(t *testing.T, text string) bool {
+	for _, c := range expr.Columns(mustParse(t, text)) {
+		if c == "l" || c == "m" || c == "st" || strings.HasPrefix(c, "st.") {
+			return true
+		}
+	}
+	return false
 }
 
 func countFiles(snap *deltalog.Snapshot) int {

@@ -34,3 +34,10 @@ func FetchSizes(piece, gap, tailMin, tailMax int64) (restore func()) {
 // DecodeAhead bounds the decoded batches a parallel pass holds ahead of
 // the consumer (default 32 MiB), for tests of the pipeline.
 func DecodeAhead(bytes int64) Option { return func(c *config) { c.decodeAhead = bytes } }
+
+// UnitsSplit is how many units row groups have been split into so far.
+func UnitsSplit() int64 { return unitsSplit.Load() }
+
+// BatchesByColumns is how many batches have been decoded column by column
+// (their page-decoded columns side by side) so far.
+func BatchesByColumns() int64 { return batchesByColumns.Load() }

@@ -106,8 +106,14 @@ func TestPageIndexSkipping(t *testing.T) {
 					scan := mustScan(t, snap, reader.WithFilter(mustParse(t, p)), reader.WithBatchSize(batch), reader.WithAllocator(tabletest.CheckedMem(t)))
 					got := collect(t, scan)
 					tabletest.DiffLines(t, "rows", got, want)
-					if scan.Metrics().RowsRead < rows {
+					m := scan.Metrics()
+					if m.RowsRead < rows {
 						skippedSome = true
+					}
+					// What the page index rules out is what is not
+					// decoded.
+					if m.RowsRead+m.RowsSkippedByPageIndex != rows || (m.RowsSkippedByPageIndex > 0) != (m.FilesUsingPageIndex == 1) {
+						t.Errorf("batch %d: %d rows decoded, %d skipped by the page index in %d files; the file has %d", batch, m.RowsRead, m.RowsSkippedByPageIndex, m.FilesUsingPageIndex, rows)
 					}
 				}
 			})

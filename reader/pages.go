@@ -63,6 +63,12 @@ type pageColumn struct {
 	dictLong  bool
 	dictIdx   int32
 
+	// Decoding to dictionary arrays (dictOut, WithDictionaries): the
+	// current chunk's dictionary as an Arrow array that batches share,
+	// made when a batch first needs it.
+	dictOut bool
+	dictArr arrow.Array
+
 	// The current data page.
 	left  int    // levels not yet read
 	defs  hybrid // definition levels, when maxDef > 0
@@ -202,7 +208,7 @@ func isLogical[T any](lt schema.LogicalType) bool {
 // next decodes the next n values.
 func (c *pageColumn) next(mem memory.Allocator, n int) (arrow.Array, error) {
 	c.scratch(n)
-	out := &columnOut{mem: mem, width: c.width, n: n, view: c.view}
+	out := &columnOut{mem: mem, width: c.width, n: n, view: c.view, dictMode: c.dictOut}
 	defer out.free()
 	out.start(c.avg)
 	for row := 0; row < n; {
@@ -300,6 +306,9 @@ func (c *pageColumn) readDense(out *columnOut, row, k int) error {
 		if err := c.idx.decode(idx); err != nil {
 			return err
 		}
+		if c.takeDictionary(out, row) {
+			return out.putIndices(row, idx, c.dictLen)
+		}
 		switch {
 		case c.width == 8:
 			return gather(arrow.Uint64Traits.CastFromBytes(out.data)[row:row+k], arrow.Uint64Traits.CastFromBytes(c.dictData[:c.dictLen*8]), idx)
@@ -315,6 +324,9 @@ func (c *pageColumn) readDense(out *columnOut, row, k int) error {
 			}
 		}
 		return nil
+	}
+	if out.dictMode {
+		out.demote(row)
 	}
 	if c.width > 0 {
 		nb := k * c.width
@@ -343,6 +355,22 @@ func (c *pageColumn) readSpaced(out *columnOut, row int, defs []uint32, nonNull 
 		if err := c.idx.decode(idx); err != nil {
 			return err
 		}
+		if c.takeDictionary(out, row) {
+			v := 0
+			for i, d := range defs {
+				if d != uint32(c.maxDef) {
+					out.putNull(row + i)
+					continue
+				}
+				if err := out.putIndices(row+i, idx[v:v+1], c.dictLen); err != nil {
+					return err
+				}
+				v++
+			}
+			return nil
+		}
+	} else if out.dictMode {
+		out.demote(row)
 	}
 	v := 0
 	for i, d := range defs {
@@ -669,6 +697,7 @@ func (c *pageColumn) readDictionary(p *file.DictionaryPage) error {
 	if len(data) > math.MaxInt32 || n > len(data)/4 {
 		return errors.New("dictionary page holds fewer values than its header says")
 	}
+	c.releaseDictArr()
 	c.dictOffs = arrow.Int32Traits.CastFromBytes(c.scratchBytes(&c.offMem, (n+1)*arrow.Int32SizeBytes))
 	c.dictOffs[0] = 0
 	var buf []byte
@@ -721,6 +750,48 @@ func (c *pageColumn) makeDictViews() {
 	}
 }
 
+// takeDictionary reports whether the batch out, whose rows before row are
+// written, takes the values from row on as indices into the current
+// chunk's dictionary: it does while it is in dictionary mode and holds no
+// other dictionary; otherwise it is (or is made) plain.
+func (c *pageColumn) takeDictionary(out *columnOut, row int) bool {
+	if !out.dictMode {
+		return false
+	}
+	if c.dictArr == nil {
+		offs := memory.NewResizableBuffer(c.mem)
+		offs.Resize((c.dictLen + 1) * arrow.Int32SizeBytes)
+		copy(offs.Bytes(), arrow.Int32Traits.CastToBytes(c.dictOffs[:c.dictLen+1]))
+		data := memory.NewResizableBuffer(c.mem)
+		data.Resize(len(c.dictData))
+		copy(data.Bytes(), c.dictData)
+		d := array.NewData(c.dtype, c.dictLen, []*memory.Buffer{nil, offs, data}, nil, 0, 0)
+		offs.Release()
+		data.Release()
+		c.dictArr = array.MakeFromData(d)
+		d.Release()
+	}
+	switch out.dict {
+	case nil:
+		c.dictArr.Retain()
+		out.dict = c.dictArr
+		return true
+	case c.dictArr:
+		return true
+	}
+	out.demote(row) // a second chunk's dictionary
+	return false
+}
+
+// releaseDictArr lets go of the chunk's dictionary array (batches that
+// reference it hold their own reference).
+func (c *pageColumn) releaseDictArr() {
+	if c.dictArr != nil {
+		c.dictArr.Release()
+		c.dictArr = nil
+	}
+}
+
 // releaseDictionary lets go of the views' dictionary buffer (batches
 // that reference it hold their own reference).
 func (c *pageColumn) releaseDictionary() {
@@ -759,6 +830,7 @@ func (c *pageColumn) close() {
 	}
 	c.dictData, c.dictOffs, c.hasDict = nil, nil, false
 	c.releaseDictionary()
+	c.releaseDictArr()
 	c.freeScratch()
 	c.releasePage()
 	if c.pages != nil {
@@ -789,6 +861,16 @@ type columnOut struct {
 	copied  *memory.Buffer
 	copyIdx int32 // copied's index in bufs
 	copyPos int
+
+	// Dictionary mode (dictMode, byte arrays): rows are indices into
+	// dict, in idxB, until a value comes from elsewhere (a plain page,
+	// another chunk's dictionary), when demote turns the rows so far into
+	// offsets and data.
+	dictMode bool
+	dict     arrow.Array
+	idxB     []byte
+	idx      []int32
+	avg      float64
 }
 
 // viewCopySize is the size of the buffers plain values too long to be
@@ -797,6 +879,12 @@ const viewCopySize = 256 << 10
 
 // start allocates the batch's buffers; avg estimates a byte array's size.
 func (o *columnOut) start(avg float64) {
+	if o.dictMode {
+		o.avg = avg
+		o.idxB = allocUninit(o.mem, o.n*arrow.Int32SizeBytes)
+		o.idx = arrow.Int32Traits.CastFromBytes(o.idxB)
+		return
+	}
 	if o.view {
 		o.data = allocUninit(o.mem, o.n*arrow.ViewHeaderSizeBytes)
 		o.views = arrow.ViewHeaderTraits.CastFromBytes(o.data)
@@ -864,6 +952,63 @@ func (o *columnOut) holdBuffer(b *memory.Buffer) int32 {
 	return int32(len(o.bufs) - 1)
 }
 
+// putIndices sets rows [r, r+len(idx)) to the dictionary entries idx.
+func (o *columnOut) putIndices(r int, idx []uint32, dictLen int) error {
+	for i, j := range idx {
+		if int(j) >= dictLen {
+			return fmt.Errorf("dictionary index %d out of range (%d entries)", j, dictLen)
+		}
+		o.idx[r+i] = int32(j)
+	}
+	return nil
+}
+
+// demote ends dictionary mode: rows [0, row) become offsets and data.
+func (o *columnOut) demote(row int) {
+	if !o.dictMode {
+		return
+	}
+	var dOffs []int32
+	var dData []byte
+	if o.dict != nil {
+		b := o.dict.(interface {
+			ValueOffsets() []int32
+			ValueBytes() []byte
+		})
+		dOffs, dData = b.ValueOffsets(), b.ValueBytes()
+	}
+	valid := func(r int) bool { return o.valid == nil || bitutil.BitIsSet(o.valid.Bytes(), r) }
+	size := 0
+	for r := range row {
+		if valid(r) {
+			j := o.idx[r]
+			size += int(dOffs[j+1] - dOffs[j])
+		}
+	}
+	avg := o.avg
+	if avg <= 0 {
+		avg = 16
+	}
+	o.offB = allocUninit(o.mem, (o.n+1)*arrow.Int32SizeBytes)
+	o.offs = arrow.Int32Traits.CastFromBytes(o.offB)
+	o.offs[0] = 0
+	o.data = allocUninit(o.mem, size+int(avg*float64(o.n-row))+64)
+	for r := range row {
+		if valid(r) {
+			j := o.idx[r]
+			o.pos += copy(o.data[o.pos:], dData[dOffs[j]:dOffs[j+1]])
+		}
+		o.offs[r+1] = int32(o.pos)
+	}
+	o.mem.Free(o.idxB)
+	o.idxB, o.idx = nil, nil
+	if o.dict != nil {
+		o.dict.Release()
+		o.dict = nil
+	}
+	o.dictMode = false
+}
+
 // putNull sets row r (rows are put in order) to null.
 func (o *columnOut) putNull(r int) {
 	if o.valid == nil {
@@ -874,6 +1019,8 @@ func (o *columnOut) putNull(r int) {
 	bitutil.ClearBit(o.valid.Bytes(), r)
 	o.nulls++
 	switch {
+	case o.dictMode:
+		o.idx[r] = 0
 	case o.view:
 		o.views[r] = arrow.ViewHeader{}
 	case o.width > 0:
@@ -885,6 +1032,25 @@ func (o *columnOut) putNull(r int) {
 
 // array hands the buffers to an Arrow array of type dt.
 func (o *columnOut) array(dt arrow.DataType) (arrow.Array, error) {
+	if o.dictMode && o.dict == nil {
+		o.demote(o.n) // no value came from a dictionary
+	}
+	if o.dictMode {
+		idx := memory.NewBufferWithAllocator(o.idxB, o.mem)
+		bufs := []*memory.Buffer{o.valid, idx}
+		dictType := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: dt}
+		d := array.NewDataWithDictionary(dictType, o.n, bufs, o.nulls, 0, o.dict.Data().(*array.Data))
+		o.done = true
+		for _, b := range bufs {
+			if b != nil {
+				b.Release()
+			}
+		}
+		o.dict.Release()
+		o.dict = nil
+		defer d.Release()
+		return array.MakeFromData(d), nil
+	}
 	if o.width == 0 && o.pos > math.MaxInt32 {
 		return nil, errors.New("a batch holds over 2 GiB of values")
 	}
@@ -920,6 +1086,12 @@ func (o *columnOut) array(dt arrow.DataType) (arrow.Array, error) {
 func (o *columnOut) free() {
 	if o.done {
 		return
+	}
+	if o.idxB != nil {
+		o.mem.Free(o.idxB)
+	}
+	if o.dict != nil {
+		o.dict.Release()
 	}
 	if o.data != nil {
 		o.mem.Free(o.data)

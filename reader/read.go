@@ -8,6 +8,9 @@ import (
 	"io"
 	"iter"
 	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
@@ -84,7 +87,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 		defer fe.Close()
 		h = s.addFile(fe, f)
 	}
-	o, err := s.openFile(ctx, f, h)
+	o, err := s.openFile(ctx, f, h, false)
 	if err != nil {
 		return err
 	}
@@ -122,10 +125,15 @@ type openedFile struct {
 }
 
 // fileUnit is a run of whole row groups of a file, rgFrom..rgTo-1, whose
-// first row is the file's row base.
+// first row is the file's row base, or a range of the rows of one row
+// group (splitUnits): rows rows from base, rgBase the row group's first.
 type fileUnit struct {
 	rgFrom, rgTo int
 	base, rows   int64
+	rgBase       int64
+	// columns: the unit's page-decoded columns are decoded on goroutines
+	// of their own, batch by batch (a large row group not split).
+	columns bool
 }
 
 // unitRows is the fewest rows a unit holds when the file has more: a
@@ -136,8 +144,8 @@ func unitRows(batch int) int64 { return int64(max(batch, 1)) }
 // openFile opens f: it loads its deletion vector, waits for its plan
 // (object store) or opens it (local disk), parses its footer, finds the
 // rows the page index leaves and cuts the row groups that hold any into
-// units.
-func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File) (_ *openedFile, err error) {
+// units; with split, large row groups into several (splitUnits).
+func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, split bool) (_ *openedFile, err error) {
 	o := &openedFile{f: f, h: h, close: func() {}}
 	defer func() {
 		if err != nil {
@@ -177,28 +185,166 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File) (_
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
 	}
-	if s.pruner != nil {
-		// The page index may leave only some rows: which depends on the
-		// decoders the columns get, resolved here for the file.
+	big := s.cfg.parallelism > 1 && largestRowGroup(o.md) >= 2*s.splitRows(largestRowGroup(o.md))
+	var sources []columnSource
+	if s.pruner != nil || big {
+		// The page index may leave only some rows, and a row group may be
+		// split: both depend on the decoders the columns get, resolved
+		// here for the file.
 		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, s.cfg.mem)
 		if err != nil {
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
-		sources, err := s.columnSources(f)
-		if err != nil {
+		if sources, err = s.columnSources(f); err != nil {
 			return nil, err
 		}
-		_, err = s.resolveSources(pf, fr, sources)
-		if err == nil {
-			o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
-		}
-		closeSources(sources)
-		if err != nil {
+		defer closeSources(sources)
+		if _, err = s.resolveSources(pf, fr, sources); err != nil {
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+		}
+		o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
+		if o.pages != nil {
+			left := int64(0)
+			for _, r := range o.pages {
+				left += r.end - r.start
+			}
+			s.m.pageIndexFiles.Add(1)
+			s.m.pageIndexSkipped.Add(pf.NumRows() - left)
 		}
 	}
 	o.units = cutUnits(o.md, o.pages, unitRows(s.cfg.batchSize))
+	if big && pageColumns(sources) > 1 {
+		// A large row group not split below (an object store, no offset
+		// index, or columns pqarrow decodes): its columns decoded side
+		// by side. (The pieces splitUnits makes are not.)
+		for i, u := range o.units {
+			if u.rgTo-u.rgFrom == 1 && u.rows >= 2*s.splitRows(u.rows) {
+				o.units[i].columns = true
+			}
+		}
+	}
+	if big && split {
+		o.units = s.splitUnits(pf, sources, o.units)
+	}
 	return o, nil
+}
+
+// pageColumns counts the sources decoded page by page.
+func pageColumns(sources []columnSource) int {
+	n := 0
+	for _, src := range sources {
+		if src.pages != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// batchesByColumns counts the batches decoded column by column (for tests).
+var batchesByColumns atomic.Int64
+
+// decodePages decodes the next n values of each page-decoded column of
+// sources at once, one goroutine a column (this one takes the first):
+// each reads its own column chunk in order, as a serial decode does, so
+// an object store's fetcher sees the same reads. out[i] is source i's
+// array, errs[i] its error.
+func decodePages(sources []columnSource, mem memory.Allocator, n int) (out []arrow.Array, errs []error) {
+	out, errs = make([]arrow.Array, len(sources)), make([]error, len(sources))
+	var wg sync.WaitGroup
+	first := -1
+	for i := range sources {
+		if sources[i].pages == nil {
+			continue
+		}
+		if first < 0 {
+			first = i
+			continue
+		}
+		wg.Go(func() { out[i], errs[i] = sources[i].pages.next(mem, n) })
+	}
+	if first >= 0 {
+		out[first], errs[first] = sources[first].pages.next(mem, n)
+	}
+	wg.Wait()
+	return out, errs
+}
+
+// unitsSplit counts the units splitUnits cut (for tests).
+var unitsSplit atomic.Int64
+
+// largestRowGroup is the most rows a row group of md holds.
+func largestRowGroup(md *metadata.FileMetaData) int64 {
+	var most int64
+	for rg := range md.NumRowGroups() {
+		most = max(most, md.RowGroup(rg).NumRows())
+	}
+	return most
+}
+
+// splitRows is the rows of each piece splitUnits cuts a row group of
+// rows rows into: at least 4 batches (the pieces re-read each column's
+// dictionary and the page each starts in), and few enough that the
+// parallelism has about four pieces each.
+func (s *Scan) splitRows(rows int64) int64 {
+	return max(4*unitRows(s.cfg.batchSize), (rows+4*int64(s.cfg.parallelism)-1)/(4*int64(s.cfg.parallelism)))
+}
+
+// splitUnits cuts the units that are one large row group into ranges of
+// its rows, decoded apart (several goroutines on one row group, as on
+// the row groups of a file): a file of one or a few large row groups,
+// as lakelog writes them (a row group per file up to 128 MiB) or delta-rs
+// (1Mi rows), would otherwise be decoded by one goroutine while the
+// others wait on the decode-ahead budget. Only where every column the
+// file gives is decoded page by page (pageColumn, which can start at a
+// row) and the row group has an offset index for each, so that a piece
+// jumps to its first page instead of decoding the rows before it.
+func (s *Scan) splitUnits(pf *file.Reader, sources []columnSource, units []fileUnit) []fileUnit {
+	var cols []int
+	for _, src := range sources {
+		if src.inFile && src.pages == nil {
+			return units // pqarrow or another decoder: it cannot start at a row
+		}
+		if src.pages != nil {
+			cols = append(cols, src.pages.col)
+		}
+	}
+	pir := pf.GetPageIndexReader()
+	if len(cols) == 0 || pir == nil {
+		return units // (nothing to decode: a unit is cheap whatever its size)
+	}
+	out := make([]fileUnit, 0, len(units))
+	for _, u := range units {
+		piece := s.splitRows(u.rows)
+		if u.rgTo-u.rgFrom != 1 || u.rows < 2*piece || !offsetIndexed(pir, u.rgFrom, cols) {
+			out = append(out, u)
+			continue
+		}
+		for from := int64(0); from < u.rows; {
+			n := min(piece, u.rows-from)
+			if u.rows-from-n < piece/2 {
+				n = u.rows - from // no short piece at the end
+			}
+			out = append(out, fileUnit{rgFrom: u.rgFrom, rgTo: u.rgTo, base: u.base + from, rows: n, rgBase: u.base})
+			unitsSplit.Add(1)
+			from += n
+		}
+	}
+	return out
+}
+
+// offsetIndexed reports whether row group rg has an offset index for
+// each column of cols.
+func offsetIndexed(pir *metadata.PageIndexReader, rg int, cols []int) bool {
+	rgIdx, err := pir.RowGroup(rg)
+	if err != nil || rgIdx == nil {
+		return false
+	}
+	for _, c := range cols {
+		if oi, err := rgIdx.GetOffsetIndex(c); err != nil || oi == nil || len(oi.GetPageLocations()) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // cutUnits gathers the row groups of md into units of at least minRows
@@ -218,7 +364,7 @@ func cutUnits(md *metadata.FileMetaData, pages []rowRange, minRows int64) []file
 			out[n-1].rgTo, out[n-1].rows = rg+1, out[n-1].rows+rows
 			continue
 		}
-		out = append(out, fileUnit{rgFrom: rg, rgTo: rg + 1, base: from, rows: rows})
+		out = append(out, fileUnit{rgFrom: rg, rgTo: rg + 1, base: from, rows: rows, rgBase: from})
 	}
 	return out
 }
@@ -266,7 +412,7 @@ func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit fun
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}
 	for _, src := range sources {
-		src.startAt(u.rgFrom, u.base)
+		src.startAt(u.rgFrom, u.rgBase)
 		if src.pages != nil {
 			pageColumnsUsed.Add(1)
 		}
@@ -289,7 +435,7 @@ func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit fun
 			for start := r.start; start < r.end; start += int64(s.cfg.batchSize) {
 				n := min(int64(s.cfg.batchSize), r.end-start)
 				s.m.rowsRead.Add(n)
-				rec, err := s.assemble(ctx, f, sources, nil, start, n, o.sel)
+				rec, err := s.assemble(ctx, f, sources, nil, start, n, o.sel, u.columns)
 				if err != nil {
 					return err
 				}
@@ -313,7 +459,7 @@ func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit fun
 	for rr.Next() {
 		batch := rr.RecordBatch()
 		s.m.rowsRead.Add(batch.NumRows())
-		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), o.sel)
+		rec, err := s.assemble(ctx, f, sources, batch, start, batch.NumRows(), o.sel, u.columns)
 		start += batch.NumRows()
 		if err != nil {
 			return err
@@ -355,6 +501,7 @@ func (s *Scan) resolveSources(pf *file.Reader, fr *pqarrow.FileReader, sources [
 		}
 		if sf.IsLeaf() && !disablePageColumns {
 			if pc := pageColumnFor(pf, sf.ColIndex, src.arrow.Type, mem); pc != nil {
+				pc.dictOut = s.cfg.dictionaries && pc.width == 0 && !pc.view
 				src.pages = pc
 				continue
 			}
@@ -589,20 +736,26 @@ func selectRows(ctx context.Context, rec arrow.RecordBatch, del []int, mem memor
 // it conforms file columns to the table's types, adds partition constants
 // and null columns, drops the rows sel does not select, applies the
 // filter and projects. It returns nil when no row is left.
-func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel *rowSelector) (arrow.RecordBatch, error) {
+func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel *rowSelector, byColumns bool) (arrow.RecordBatch, error) {
 	mem := s.cfg.mem
 	ncols := len(sources)
 	if s.rowIndex {
 		ncols++
 	}
 	cols := make([]arrow.Array, ncols)
+	var pages []arrow.Array // decoded side by side (byColumns)
+	var pageErrs []error
 	defer func() {
-		for _, c := range cols {
+		for _, c := range append(cols, pages...) {
 			if c != nil {
 				c.Release()
 			}
 		}
 	}()
+	if byColumns {
+		pages, pageErrs = decodePages(sources, mem, int(n))
+		batchesByColumns.Add(1)
+	}
 	for i, src := range sources {
 		var err error
 		switch {
@@ -614,6 +767,8 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 				cols[i], err = arrowconv.Conform(ctx, mem, ts, src.arrow.Type)
 				ts.Release()
 			}
+		case src.pages != nil && pages != nil:
+			cols[i], pages[i], err = pages[i], nil, pageErrs[i]
 		case src.pages != nil:
 			cols[i], err = src.pages.next(mem, int(n))
 		case src.bytes != nil:
@@ -639,7 +794,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 	if s.rowIndex {
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
 	}
-	rec := array.NewRecordBatch(s.readSchema, cols, n)
+	rec := array.NewRecordBatch(batchSchema(s.readSchema, cols), cols, n)
 	if del := sel.deletedIn(start, n); del != nil {
 		kept, err := selectRows(ctx, rec, del, mem)
 		if err != nil {
@@ -680,7 +835,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		if s.rowIndex {
 			proj = append(proj, rec.Column(int(rec.NumCols())-1))
 		}
-		out := array.NewRecordBatch(s.assembled, proj, rec.NumRows())
+		out := array.NewRecordBatch(batchSchema(s.assembled, proj), proj, rec.NumRows())
 		rec.Release()
 		rec = out
 	}
@@ -900,4 +1055,24 @@ func int96Micros(v parquet.Int96) int64 {
 	nanos := int64(binary.LittleEndian.Uint64(v[:8]))
 	day := int64(binary.LittleEndian.Uint32(v[8:]))
 	return (day-julianUnixEpoch)*86_400_000_000 + floorDiv(nanos, 1000)
+}
+
+// batchSchema is sc, or with WithDictionaries, when a column of cols is a
+// dictionary array, a copy naming the columns' own types.
+func batchSchema(sc *arrow.Schema, cols []arrow.Array) *arrow.Schema {
+	var fields []arrow.Field
+	for i, c := range cols {
+		if c.DataType().ID() != arrow.DICTIONARY || sc.Field(i).Type.ID() == arrow.DICTIONARY {
+			continue
+		}
+		if fields == nil {
+			fields = slices.Clone(sc.Fields())
+		}
+		fields[i].Type = c.DataType()
+	}
+	if fields == nil {
+		return sc
+	}
+	md := sc.Metadata()
+	return arrow.NewSchema(fields, &md)
 }

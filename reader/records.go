@@ -243,7 +243,10 @@ func (p *pass) work() {
 			if p.fe != nil && j.h == nil {
 				j.h = p.s.addFile(p.fe, j.f)
 			}
-			o, err := p.s.openFile(p.ctx, j.f, j.h)
+			// On local disk a large row group is split among the
+			// workers; an object store's fetcher plans and frees its
+			// pieces by whole column chunks read in order.
+			o, err := p.s.openFile(p.ctx, j.f, j.h, p.fe == nil)
 			p.opened(j, o, err)
 		case u != nil:
 			err := p.s.readUnit(p.ctx, u.job.o, u.u, func(rec arrow.RecordBatch) bool { return p.put(u, rec) })

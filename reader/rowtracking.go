@@ -116,6 +116,7 @@ func (rt *rowTracking) apply(rec arrow.RecordBatch, f *ScanFile, out *arrow.Sche
 	if rt.keepRowIndex {
 		cols = append(cols, index)
 	}
+	out = batchSchema(out, cols) // dictionary columns (WithDictionaries) keep their type
 	idArr, verArr := ids.NewArray(), vers.NewArray()
 	defer idArr.Release()
 	defer verArr.Release()

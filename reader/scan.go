@@ -61,17 +61,18 @@ const DefaultBatchSize = 64 * 1024
 type Option func(*config)
 
 type config struct {
-	filter      expr.Expr
-	columns     []string
-	columnsSet  bool
-	limit       int64
-	batchSize   int
-	mem         memory.Allocator
-	parallelism int
-	tx          *deltalog.Transaction  // RecordReads
-	rowIndex    bool                   // WithRowIndex
-	rowTracking bool                   // WithRowTracking
-	extra       []*actions.StructField // WithFileColumns
+	filter       expr.Expr
+	columns      []string
+	columnsSet   bool
+	limit        int64
+	batchSize    int
+	mem          memory.Allocator
+	parallelism  int
+	tx           *deltalog.Transaction  // RecordReads
+	rowIndex     bool                   // WithRowIndex
+	dictionaries bool                   // WithDictionaries
+	rowTracking  bool                   // WithRowTracking
+	extra        []*actions.StructField // WithFileColumns
 	// fetchBudget and fetchConcurrency bound the I/O stage on object
 	// stores (fetch.go).
 	fetchBudget      int64
@@ -141,6 +142,17 @@ const RowIndexColumn = "_row_index"
 // _metadata.row_index).
 func WithRowIndex() Option { return func(c *config) { c.rowIndex = true } }
 
+// WithDictionaries returns a string or binary column's values as an Arrow
+// dictionary array (int32 indices into the chunk's dictionary, shared by
+// the batches of the chunk) when all of a batch's values of it come from
+// one dictionary-encoded column chunk, instead of expanding them: a
+// writer that re-encodes the rows (dml's copy-on-write rewrite) then
+// takes the dictionary as it is rather than hashing every value again.
+// Other batches of the column are plain. A batch's schema names the type
+// each column has in it, so it may differ from the scan's Schema for such
+// columns.
+func WithDictionaries() Option { return func(c *config) { c.dictionaries = true } }
+
 // WithFileColumns adds columns that data files may hold beside the
 // table's schema (the change data feed's _change_type in _change_data
 // files), after the projection: each is read by name from the file, null
@@ -178,6 +190,11 @@ type ScanMetrics struct {
 	RowsRead int64
 	// RowsReturned is the number of rows yielded.
 	RowsReturned int64
+	// FilesUsingPageIndex are the files read in which the Parquet page
+	// index ruled rows out (pages, or whole row groups), and
+	// RowsSkippedByPageIndex the rows it ruled out: they are not decoded,
+	// so they are not in RowsRead.
+	FilesUsingPageIndex, RowsSkippedByPageIndex int64
 	// On an object store (a store that is not objstore.RandomAccess):
 	// Requests is the number of ranged GETs the scan issued for data
 	// files, BytesFetched the bytes they returned, UncoveredReads those
@@ -189,6 +206,7 @@ type ScanMetrics struct {
 
 type metrics struct {
 	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
+	pageIndexFiles, pageIndexSkipped                                             atomic.Int64
 	fetch                                                                        rangefetch.Stats // the object-store reads of every pass
 }
 
@@ -480,6 +498,8 @@ func (s *Scan) Metrics() ScanMetrics {
 		FilesRead:              s.m.filesRead.Load(),
 		RowsRead:               s.m.rowsRead.Load(),
 		RowsReturned:           s.m.rowsReturned.Load(),
+		FilesUsingPageIndex:    s.m.pageIndexFiles.Load(),
+		RowsSkippedByPageIndex: s.m.pageIndexSkipped.Load(),
 		Requests:               s.m.fetch.Requests.Load(),
 		BytesFetched:           s.m.fetch.Bytes.Load(),
 		UncoveredReads:         s.m.fetch.Uncovered.Load(),

@@ -40,7 +40,13 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 		return nil, err
 	}
 	cfg.changeFiles, cfg.mergeSchema, cfg.rowCheck = true, false, nil
-	schema := snap.Schema()
+	base, props, schema := snap.Metadata(), snap.Properties(), snap.Schema()
+	if cfg.schemaChange != nil {
+		base, props = cfg.schemaChange, cfg.schemaChange.Properties()
+		if schema, err = base.Schema(); err != nil {
+			return nil, fmt.Errorf("writer: %w", err)
+		}
+	}
 	if schema.Field(ChangeTypeColumn) != nil {
 		return nil, fmt.Errorf("writer: the table has a column %q, which change data files reserve", ChangeTypeColumn)
 	}
@@ -49,9 +55,9 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	md := *snap.Metadata()
+	md := *base
 	md.SchemaString = text
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), &md, snap.Properties(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), &md, props, batches, cfg)
 	if err != nil {
 		return nil, err
 	}

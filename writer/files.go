@@ -45,6 +45,10 @@ type WriteResult struct {
 	// that the commit must carry.
 	Metadata      *actions.Metadata
 	SchemaChanged bool
+	// HighWaterMarks are the identity columns' high-water marks after the
+	// values the write generated, by column name (none when it generated
+	// none). The commit must carry them (SetHighWaterMarks; Commit does).
+	HighWaterMarks map[string]int64
 }
 
 // WriteFiles writes batches as data files of snap's table, without
@@ -64,6 +68,20 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	}
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
+	}
+	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
+		return nil, err
+	}
+	if md := cfg.schemaChange; md != nil {
+		if cfg.rowTracking {
+			return nil, fmt.Errorf("writer: a rewrite that keeps row IDs cannot change the schema yet")
+		}
+		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, md.Properties(), batches, cfg)
+		if err != nil {
+			return nil, err
+		}
+		wr.SchemaChanged = true
+		return wr, nil
 	}
 	md := snap.Metadata()
 	if cfg.rowTracking {
@@ -104,7 +122,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 			return checkConstraints(cs, rec, rowBase, cfg.mem)
 		}
 	}
-	conf, err := newConformer(schema, props, cfg.mergeSchema, cfg.mem)
+	conf, err := newConformer(schema, md, props, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +130,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 	// checked, when given); a rearrangement (OPTIMIZE) and change data
 	// files copy rows the table had.
 	conf.generate = cfg.dataChange && !cfg.changeFiles
+	conf.tableRows = cfg.tableRows
 	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
 		uploadSlots: make(chan struct{}, uploadsInFlight), mode: props.ColumnMappingMode}
 	if fs.mode != actions.ColumnMappingNone || props.RandomizeFilePrefixes {
@@ -172,6 +191,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 		res.NumBytes += a.Size
 	}
 	res.NumRows = fs.rows
+	res.HighWaterMarks = conf.ids.HighWaterMarks()
 	if conf.changed {
 		s, err := actions.SchemaString(conf.schema)
 		if err != nil {
@@ -926,12 +946,21 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 	props := parquet.NewWriterProperties(popts...)
 	// Only the Write of the upload: the Parquet writer closes a sink that
 	// is an io.Closer, and the upload must be closed (committed) here.
-	fw, err := pqarrow.NewFileWriter(fs.dataSchema, objstore.WriteOnly(upload), props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem)))
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(fs.cfg.mem))
+	pqSchema, err := pqarrow.ToParquet(fs.dataSchema, props, aprops)
+	if err != nil {
+		upload.Abort()
+		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
+	}
+	fw, err := pqarrow.NewFileWriter(fs.dataSchema, objstore.WriteOnly(upload), props, aprops)
 	if err != nil {
 		upload.Abort()
 		return nil, fmt.Errorf("writer: start %s: %w", f.key, err)
 	}
 	f.fw = fw
+	// Bounds and null counts come from the Parquet writer's statistics
+	// (footerstats.go).
+	f.stats.useFooter(fs.dataSchema, props, pqSchema)
 	return f, nil
 }
 
@@ -1012,6 +1041,14 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 		f.stats.update(rec)
 		return nil
 	}
+	if f.stats.needsOwn(rec) {
+		// A string too long for the footer's bounds: the row groups so
+		// far keep theirs, the leaf's rows are observed from here on.
+		if err := f.flushRowGroup(); err != nil {
+			return err
+		}
+		f.stats.switchOwn(rec)
+	}
 	if err := f.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}
@@ -1086,6 +1123,14 @@ func (f *openFile) finishEncoding() error {
 	if err := f.fw.Close(); err != nil {
 		f.upload.Abort()
 		return fmt.Errorf("writer: finish %s: %w", f.key, err)
+	}
+	md, err := f.fw.FileMetadata()
+	if err == nil {
+		err = f.stats.fromFooter(md)
+	}
+	if err != nil {
+		f.upload.Abort()
+		return fmt.Errorf("writer: finish %s: statistics: %w", f.key, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 )
 
@@ -38,6 +39,8 @@ type config struct {
 	bufferSize     int64
 	mem            memory.Allocator
 	mergeSchema    bool
+	overwrite      *overwriteSchema  // WithOverwriteSchema
+	schemaChange   *actions.Metadata // WithSchemaChange
 	dataChange     bool
 	appID          string
 	appVersion     int64
@@ -47,6 +50,7 @@ type config struct {
 	parquetProps   []parquet.WriterProperty
 	rowCheck       rowCheck
 	changeFiles    bool     // WriteChangeFiles: _change_data/cdc-*.parquet
+	tableRows      bool     // WithTableRows
 	rowTracking    bool     // WithMaterializedRowTracking
 	hidden         []string // trailing columns written as named (rowtracking.go)
 	err            error
@@ -82,6 +86,10 @@ func (c *config) clone() *config {
 	n.opParams = maps.Clone(c.opParams)
 	n.txnOpts = slices.Clone(c.txnOpts)
 	n.parquetProps = slices.Clone(c.parquetProps)
+	if c.overwrite != nil {
+		o := *c.overwrite
+		n.overwrite = &o
+	}
 	return &n
 }
 
@@ -237,6 +245,26 @@ func WithRowCheck(check func(rec arrow.RecordBatch, rowBase int64) error) Option
 // Without it an unknown column is an error.
 func WithMergeSchema() Option { return func(c *config) { c.mergeSchema = true } }
 
+// WithOverwriteSchema makes an Overwrite replace the table's schema and
+// partitioning with the input's (Spark's overwriteSchema option): the
+// new schema is the first input batch's columns, all nullable, and the
+// table is partitioned by partitionBy (none: not partitioned), which
+// must be columns of the input. On a column-mapped table every column
+// gets a new id and physical name. Other writes refuse it.
+func WithOverwriteSchema(partitionBy ...string) Option {
+	return func(c *config) { c.overwrite = &overwriteSchema{partitionBy: slices.Clone(partitionBy)} }
+}
+
+// WithSchemaChange makes WriteFiles and WriteChangeFiles write for md,
+// the table's metadata after a schema change that the same commit makes
+// (MERGE's schema evolution): the files take md's columns, physical
+// names and partitioning, and input without md's new columns gets nulls
+// in them. WriteFiles' result then has Metadata md and SchemaChanged
+// set; the commit must carry md.
+func WithSchemaChange(md *actions.Metadata) Option {
+	return func(c *config) { c.schemaChange = md }
+}
+
 // WithDataChange sets add.dataChange (default true). Operations that
 // rearrange data without changing it (OPTIMIZE) write false.
 func WithDataChange(b bool) Option { return func(c *config) { c.dataChange = b } }
@@ -270,3 +298,12 @@ func WithOperationParameters(params map[string]any) Option {
 func WithTxnOptions(opts ...deltalog.TxnOption) Option {
 	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
 }
+
+// WithTableRows marks an input whose rows already hold their identity
+// column values: rows an operation copies from the table's files, and
+// rows DML inserts with values it generated (Identity.FillNulls). The
+// writer then takes identity columns as given, neither generating values
+// nor refusing GENERATED ALWAYS ones. Without it (appends, overwrites,
+// replaceWhere's new rows), an input that lacks an identity column gets
+// new values, and one that supplies a GENERATED ALWAYS column is refused.
+func WithTableRows() Option { return func(c *config) { c.tableRows = true } }

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -42,13 +41,6 @@ import (
 //     column: readers disagree on how a NaN bound compares, and a missing
 //     bound is never wrong.
 
-// stringPrefixLength is Spark's default
-// spark.databricks.delta.stats.truncateStringLength.
-const stringPrefixLength = 32
-
-// tieBreaker is what Spark appends to a truncated max string.
-const tieBreaker = '\ufffd'
-
 // statsLeaf accumulates one leaf column's statistics.
 type statsLeaf struct {
 	path      []int    // indices from the data record's column through struct children
@@ -68,6 +60,21 @@ type statsLeaf struct {
 	minD      decimal128.Num
 	maxD      decimal128.Num
 	decScale  int32
+
+	// Where the bounds and null count come from (footerstats.go): col is
+	// the leaf's Parquet column when the Parquet writer's own statistics
+	// supply them (-1: this collector's pass over the rows), from its row
+	// groups before row ownFrom (-1: all of them); from row ownFrom on
+	// the rows are observed here. ownFrom counts rows, as a row group
+	// can be cut where the Parquet writer decides. maxStats is the Parquet writer's limit on
+	// an encoded bound: a longer string makes it drop the chunk's bounds.
+	col      int
+	ownFrom  int64
+	maxStats int64
+	// unknown: a chunk's statistics lacked what the leaf needs, so the
+	// file gets no bounds (noBounds) or no null count for it.
+	noBounds    bool
+	nullUnknown bool
 }
 
 // statsCollector collects statistics for one data file.
@@ -154,7 +161,7 @@ func namedStatsColumns(data *actions.StructType, paths [][]string) ([]*statsLeaf
 }
 
 func newStatsLeaf(path []int, names []string, t actions.DataType) *statsLeaf {
-	l := &statsLeaf{path: path, names: names, dtype: t}
+	l := &statsLeaf{path: path, names: names, dtype: t, col: -1, ownFrom: -1}
 	switch t := t.(type) {
 	case *actions.DecimalType:
 		l.minMax = true
@@ -178,6 +185,10 @@ func newStatsCollector(leaves []*statsLeaf) *statsCollector {
 	return c
 }
 
+// own reports whether the leaf's rows are observed by update (rather than
+// taken from the footer) from now on.
+func (l *statsLeaf) own() bool { return l.col < 0 || l.ownFrom >= 0 }
+
 // update adds a batch of the data file's record (the data schema's
 // logical Arrow types).
 func (c *statsCollector) update(rec arrow.RecordBatch) {
@@ -190,6 +201,10 @@ func (c *statsCollector) update(rec arrow.RecordBatch) {
 			st := arr.(*array.Struct)
 			parentNull = orNulls(parentNull, st, n)
 			arr = st.Field(idx)
+		}
+		if !l.own() {
+			l.observeFooterLeaf(arr, parentNull, n)
+			continue
 		}
 		l.observeArray(arr, parentNull, n)
 	}
@@ -268,6 +283,27 @@ func (l *statsLeaf) observeArray(arr arrow.Array, parentNull []bool, n int) {
 			}
 			l.has = true
 		}
+	case *array.Dictionary:
+		dict, ok := a.Dictionary().(*array.String)
+		if !ok {
+			l.minMax = false
+			l.observeArray(arr, parentNull, n) // nulls only
+			return
+		}
+		for i := 0; i < n; i++ {
+			if !present(arr, parentNull, i) || dict.IsNull(a.GetValueIndex(i)) {
+				l.nulls++
+				continue
+			}
+			v := dict.Value(a.GetValueIndex(i))
+			if !l.has || v < l.minS {
+				l.minS = strings.Clone(v)
+			}
+			if !l.has || v > l.maxS {
+				l.maxS = strings.Clone(v)
+			}
+			l.has = true
+		}
 	case *array.Decimal128:
 		for i := 0; i < n; i++ {
 			if !present(arr, parentNull, i) {
@@ -336,8 +372,10 @@ func (l *statsLeaf) observeFloat(v float64) {
 func (c *statsCollector) json() (string, error) {
 	minV, maxV, nulls := &orderedObject{}, &orderedObject{}, &orderedObject{}
 	for _, l := range c.leaves {
-		nulls.set(l.names, l.nulls)
-		if !l.minMax || !l.has || l.nan {
+		if !l.nullUnknown {
+			nulls.set(l.names, l.nulls)
+		}
+		if !l.minMax || !l.has || l.nan || l.noBounds {
 			continue
 		}
 		lo, hi, ok := l.bounds()
@@ -396,44 +434,12 @@ func (l *statsLeaf) bounds() (lo, hi any, ok bool) {
 	return nil, nil, false
 }
 
-// truncateMin keeps the first stringPrefixLength characters: a prefix is
-// never greater than the string.
-func truncateMin(s string) string {
-	if utf8.RuneCountInString(s) <= stringPrefixLength {
-		return s
-	}
-	i := 0
-	for n := 0; n < stringPrefixLength; n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	return s[:i]
-}
+// truncateMin and truncateMax are the stats' string bounds
+// (actions.TruncateStatsMin, actions.TruncateStatsMax: Spark's
+// truncation to 32 characters, the max with its tie-breaker).
+func truncateMin(s string) string { return actions.TruncateStatsMin(s) }
 
-// truncateMax is Spark's truncateMaxStringAgg in code points: keep the
-// first stringPrefixLength characters, then every following character up
-// to the first one below U+FFFD, then append U+FFFD. Whatever the dropped
-// tail is, it begins with a character below U+FFFD, so the result is
-// greater than the string. (Spark counts UTF-16 units, so for characters
-// above U+FFFF its bound can be too low; counting code points avoids it.)
-func truncateMax(s string) string {
-	if utf8.RuneCountInString(s) <= stringPrefixLength {
-		return s
-	}
-	i := 0
-	for n := 0; n < stringPrefixLength; n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r < tieBreaker {
-			break
-		}
-		i += size
-	}
-	return s[:i] + string(tieBreaker)
-}
+func truncateMax(s string) string { return actions.TruncateStatsMax(s) }
 
 func decimalJSON(v decimal128.Num, scale int) string {
 	return v.ToString(int32(scale))

@@ -37,6 +37,9 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
+	if err := refuseOverwriteSchema(cfg, "an append"); err != nil {
+		return nil, err
+	}
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
@@ -54,7 +57,9 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 
 // Overwrite replaces the table's rows with batches: Spark's
 // df.write.mode("overwrite"). Every active file is removed and the new
-// files added in one commit. The transaction depends on the whole table,
+// files added in one commit. With WithOverwriteSchema the table's schema
+// and partitioning become the input's in the same commit. The
+// transaction depends on the whole table,
 // so a concurrent commit that removed files it removes (or a non-blind
 // append, under WriteSerializable) makes it fail with a conflict.
 func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
@@ -68,10 +73,23 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
+	md, props, replaced := snap.Metadata(), snap.Properties(), false
+	if cfg.overwrite != nil {
+		sc, seq, stop := peekSchema(batches)
+		defer stop()
+		batches = seq
+		if sc != nil {
+			if md, replaced, err = cfg.overwrite.metadata(snap, sc); err != nil {
+				return nil, err
+			}
+			props = md.Properties()
+		}
+	}
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, props, batches, cfg)
 	if err != nil {
 		return nil, err
 	}
+	wr.SchemaChanged = wr.SchemaChanged || replaced
 	tx := snap.NewTransaction(cfg.txnOpts...)
 	tx.ReadWholeTable()
 	if err := snap.LoadStats(ctx); err != nil { // the removes carry them, as Spark's do
@@ -81,7 +99,7 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	for f := range snap.Files() {
 		removed = append(removed, f)
 	}
-	params := map[string]any{"mode": "Overwrite", "partitionBy": actions.JSONText(snap.PartitionColumns())}
+	params := map[string]any{"mode": "Overwrite", "partitionBy": actions.JSONText(wr.Metadata.PartitionColumns)}
 	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
 }
 
@@ -119,6 +137,21 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 			return nil, err
 		}
 		tx.SetMetadata(wr.Metadata)
+		// A widened type (delta.typeChanges) needs typeWidening, which a
+		// table with delta.enableTypeWidening has; raise it all the same
+		// when the protocol lacks it, never down.
+		if snap := tx.Snapshot(); snap != nil {
+			schema, err := wr.Metadata.Schema()
+			if err != nil {
+				return nil, fmt.Errorf("writer: %w", err)
+			}
+			if p := actions.MergeProtocols(deltalog.MinimalProtocol(wr.Metadata, schema), snap.Protocol()); p != snap.Protocol() {
+				tx.SetProtocol(p)
+			}
+		}
+	}
+	if err := SetHighWaterMarks(tx, wr.HighWaterMarks); err != nil {
+		return nil, err
 	}
 	var removedBytes int64
 	for _, f := range removed {
@@ -156,6 +189,9 @@ func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr 
 func CreateTable(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseOverwriteSchema(cfg, "a create"); err != nil {
 		return nil, err
 	}
 	tx, err := deltalog.Create(store, root, md, cfg.txnOpts...)

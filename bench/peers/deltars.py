@@ -487,6 +487,25 @@ def op_vacuum(spec):
     secs = time.perf_counter() - start
     dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
     return {"seconds": secs, "count": len(deleted), "files": len(dt.file_uris()), "version": dt.version()}
+def op_convert(spec):
+    """CONVERT TO DELTA of a folder of Parquet files in Hive partition
+    folders p=.../ (convert_to_deltalake: footers read for schema and
+    stats, one commit)."""
+    from deltalake import convert_to_deltalake
+
+    start = time.perf_counter()
+    convert_to_deltalake(
+        spec["table"],
+        partition_by=pa.schema([pa.field("p", pa.string())]),
+        partition_strategy="hive",
+        storage_options=spec.get("storage"),
+    )
+    secs = time.perf_counter() - start
+    dt = DeltaTable(spec["table"], storage_options=spec.get("storage"))
+    n = len(dt.file_uris())
+    return {"seconds": secs, "count": n, "files": n, "version": dt.version()}
+
+
 def op_changes(spec):
     """The change data feed of every version (DeltaTable.load_cdf), every
     batch folded into a checksum."""
@@ -520,6 +539,7 @@ OPS = {
     "restore": op_restore,
     "vacuum": op_vacuum,
     "changes": op_changes,
+    "convert": op_convert,
 }
 
 

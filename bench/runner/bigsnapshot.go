@@ -42,6 +42,9 @@ const (
 func bigSnapshot(ctx context.Context, cfg *config, rep *report) error {
 	const suite = "snapshot of a 10M-file table"
 	n := bigSnapshotFiles(cfg.scale)
+	if cfg.snapshotFiles > 0 {
+		n = cfg.snapshotFiles
+	}
 	table := filepath.Join(cfg.work, "bigsnapshot", fmt.Sprintf("files-%d", n))
 	if _, err := newestCheckpoint(table); err != nil {
 		start := time.Now()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,19 @@ func childMain(specJSON string) error {
 		return fmt.Errorf("runner child: bad spec: %w", err)
 	}
 	ctx := context.Background()
+	// LAKELOG_CPUPROFILE=FILE profiles the operation (for profiling one
+	// row by hand; the runner never sets it).
+	if path := os.Getenv("LAKELOG_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	o, err := lakelogOp(ctx, spec)
 	if err != nil {
 		return fmt.Errorf("runner child %s: %w", spec.Op, err)
@@ -102,6 +116,8 @@ func lakelogOp(ctx context.Context, spec Spec) (Outcome, error) {
 		return lakelogDML(ctx, spec)
 	case "optimize", "restore", "vacuum":
 		return lakelogMaintenance(ctx, spec)
+	case "convert":
+		return lakelogConvert(ctx, spec)
 	}
 	return Outcome{}, fmt.Errorf("unknown op %q", spec.Op)
 }

@@ -24,6 +24,7 @@ type config struct {
 	targetFileSize int64
 	dmlRows        int64 // dml suite size, 0: the scale's
 	dmlFiles       int
+	snapshotFiles  int // snapshot suite's table, 0: the scale's
 	lakelog        *Engine
 	deltars        *Engine // nil without the peer
 	spark          *Engine // bench/peers/spark.py, nil without the peer
@@ -31,7 +32,7 @@ type config struct {
 }
 
 var suites = []string{"datapath", "checkpoint", "commit", "commit-s3", "checkpoint-s3", "dml", "maintenance", "cdf", "follow", "follow-s3", "pipeline", "writers", "writers-s3",
-	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3"}
+	"datapath-s3", "datapath-gcs", "datapath-azure", "snapshot", "maintenance-s3", "convert"}
 
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "-child" {
@@ -57,6 +58,7 @@ func runMain(args []string) int {
 	target := fs.Int64("target-file-size", 0, "data file target size in bytes for the data-path tables (default: sized for ~150 files)")
 	dmlRows := fs.Int64("dml-rows", 0, "rows of the dml suite's table (default: the scale's, 200k small, 10M full)")
 	dmlFiles := fs.Int("dml-files", 0, "data files of the dml suite's table (default: the scale's, 10 small, 100 full)")
+	snapshotFiles := fs.Int("snapshot-files", 0, "files of the snapshot suite's synthetic table (default: the scale's, 100k small, 10M full)")
 	benchmarks := fs.String("benchmarks", "", "also write this run's tables into FILE (BENCHMARKS.md) between its tables markers")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -66,7 +68,7 @@ func runMain(args []string) int {
 		return 2
 	}
 	cfg := &config{scale: *scale, count: max(1, *count), keep: *keep, targetFileSize: *target, only: map[string]bool{},
-		dmlRows: *dmlRows, dmlFiles: *dmlFiles}
+		dmlRows: *dmlRows, dmlFiles: *dmlFiles, snapshotFiles: *snapshotFiles}
 	for _, s := range strings.Split(*only, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -164,6 +166,8 @@ func runMain(args []string) int {
 			err = bigSnapshot(ctx, cfg, rep)
 		case "maintenance-s3":
 			err = maintenanceS3(ctx, cfg, rep)
+		case "convert":
+			err = convertSuite(ctx, cfg, rep)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "runner: suite %s: %v\n", s, err)

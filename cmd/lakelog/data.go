@@ -32,7 +32,9 @@ func init() {
 		summary: "add the rows of .jsonl, .csv or .parquet files in one commit; bad input names file, line and column and commits nothing",
 		flags: []flagDef{
 			{name: "mode", kind: choiceFlag, choices: []string{"append", "overwrite"}, help: "append, or overwrite to replace every row"},
-			{name: "merge-schema", kind: boolFlag, help: "add the input's new columns to the table schema"},
+			{name: "merge-schema", kind: boolFlag, help: "add the input's new columns (and struct fields) to the table schema; widen columns to wider input types where delta.enableTypeWidening=true"},
+			{name: "overwrite-schema", kind: boolFlag, help: "with --mode overwrite: replace the table's schema and partitioning with the input's (its columns as inferred, partitioned by --partition-by)"},
+			{name: "partition-by", kind: listFlag, help: "with --overwrite-schema: the new partition columns, comma-separated (default: none)"},
 		},
 		formats: allFormats, progress: true,
 		more: inputFormats,
@@ -48,10 +50,10 @@ func init() {
 			{name: "columns", kind: listFlag, help: "print these columns, comma-separated, in this order (also _metadata.row_id and _metadata.row_commit_version on a table with row tracking)"},
 			{name: "limit", kind: countFlag, help: "print at most N rows (0 prints none; default: every row)"},
 			{name: "sorted", kind: boolFlag, help: "sort the output lines by their bytes (holds the output in memory)"},
-			{name: "explain", kind: boolFlag, help: "print what planning and reading did (files and bytes: total, pruned by partition, skipped by stats, planned; rows decoded and returned; deletion vectors) instead of the rows"},
+			{name: "explain", kind: boolFlag, help: "print what planning and reading did (files and bytes: total, pruned by partition, skipped by stats, planned; rows skipped by the page index, decoded and returned; deletion vectors) instead of the rows"},
 		},
-		formats: allFormats,
-		run:     runScan,
+		formats: allFormats, progress: true,
+		run: runScan,
 	})
 	register(&verb{
 		name: "count", section: sectionRead,
@@ -89,7 +91,21 @@ func runAppend(ctx context.Context, c *call) error {
 	}
 	schema := snap.Schema()
 	var wopts []writer.Option
-	if c.on("merge-schema") {
+	if c.given("partition-by") && !c.on("overwrite-schema") {
+		return usagef("--partition-by needs --overwrite-schema")
+	}
+	if c.on("overwrite-schema") {
+		if mode != "overwrite" {
+			return usagef("--overwrite-schema needs --mode overwrite")
+		}
+		// The input's own columns, inferred as merge-schema infers new
+		// ones, become the table's.
+		schema, err = input.MergeSchema(ctx, &actions.StructType{}, files)
+		if err != nil {
+			return err
+		}
+		wopts = append(wopts, writer.WithOverwriteSchema(c.list("partition-by")...))
+	} else if c.on("merge-schema") {
 		schema, err = input.MergeSchema(ctx, schema, files)
 		if err != nil {
 			return err
@@ -250,16 +266,11 @@ func (s *appendSource) explain(err error) error {
 }
 
 // progress prints a line on a terminal's stderr while an append that has
-// run for progressAfter is still going, updated in place.
+// run for progressDelay is still going, updated in place.
 type progress struct {
 	stopc chan struct{}
 	done  chan struct{}
 }
-
-const (
-	progressAfter = 2 * time.Second
-	progressEvery = 250 * time.Millisecond
-)
 
 func (c *call) startProgress(src *appendSource, mode string) *progress {
 	w := c.stderr
@@ -282,7 +293,7 @@ func (c *call) startProgress(src *appendSource, mode string) *progress {
 				return
 			case <-t.C:
 				el := time.Since(start)
-				if el < progressAfter {
+				if el < progressDelay {
 					continue
 				}
 				fmt.Fprint(w, "\r"+progressLine(mode, src.rows.Load(), src.bytesRead(), src.total, el)+"\x1b[K")
@@ -316,16 +327,6 @@ func progressLine(mode string, rows, read, total int64, elapsed time.Duration) s
 	}
 	fmt.Fprintf(&b, "), %s", elapsed.Round(time.Second))
 	return b.String()
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // ---- scan and count ----
@@ -376,6 +377,22 @@ func runScan(ctx context.Context, c *call) error {
 	if c.on("explain") {
 		return c.explain(ctx, snap.NumFiles(), snap.SizeInBytes(), sc)
 	}
+	// Rows going to a file or a pipe, stderr a terminal: a progress line
+	// of the files read out of those planning may keep (it converges as
+	// planning rules files out), the rows written and the bytes fetched.
+	var m *meter
+	if !isTerminal(c.stdout) {
+		m = c.meter()
+	}
+	stop := m.watch(func() {
+		sm := sc.Metrics()
+		extra := fmt.Sprintf("%d rows", sm.RowsReturned)
+		if sm.BytesFetched > 0 {
+			extra += ", " + humanBytes(sm.BytesFetched) + " fetched"
+		}
+		m.set("scan", sm.FilesRead, int64(snap.NumFiles())-sm.FilesPrunedByPartition-sm.FilesSkippedByStats, "files", extra)
+	})
+	defer stop()
 	if meta {
 		out, recs := orderColumns(sc.Schema(), cols, sc.Records(ctx))
 		return c.printRows(ctx, out, recs)
@@ -392,6 +409,8 @@ type explanation struct {
 	FilesPlanned           int64 `json:"filesPlanned"`
 	BytesPlanned           int64 `json:"bytesPlanned"`
 	FilesRead              int64 `json:"filesRead"`
+	FilesUsingPageIndex    int64 `json:"filesUsingPageIndex"`
+	RowsSkippedByPageIndex int64 `json:"rowsSkippedByPageIndex"`
 	RowsDecoded            int64 `json:"rowsDecoded"`
 	RowsReturned           int64 `json:"rowsReturned"`
 	FilesWithDVs           int64 `json:"filesWithDeletionVectors"`
@@ -401,9 +420,9 @@ type explanation struct {
 }
 
 // explain plans the scan (which files, and why the others are not read),
-// then reads it without printing the rows, and prints what it did. Pages
-// the page index skips are not decoded: they show in rowsDecoded, not
-// apart.
+// then reads it without printing the rows, and prints what it did: the
+// rows the page index rules out are not decoded (rowsSkippedByPageIndex,
+// not in rowsDecoded).
 func (c *call) explain(ctx context.Context, files int, bytes int64, sc *reader.Scan) error {
 	e := explanation{FilesTotal: int64(files), BytesTotal: bytes}
 	for f, err := range sc.Files(ctx) {
@@ -426,13 +445,14 @@ func (c *call) explain(ctx context.Context, files int, bytes int64, sc *reader.S
 	}
 	m := sc.Metrics()
 	e.FilesRead, e.RowsDecoded, e.RowsReturned = m.FilesRead, m.RowsRead, m.RowsReturned
+	e.FilesUsingPageIndex, e.RowsSkippedByPageIndex = m.FilesUsingPageIndex, m.RowsSkippedByPageIndex
 	e.Requests, e.BytesFetched = m.Requests, m.BytesFetched
 	return c.report(e, func(w io.Writer) {
 		fmt.Fprintf(w, "files: %d (%s) in the version\n", e.FilesTotal, humanBytes(e.BytesTotal))
 		fmt.Fprintf(w, "  pruned by partition values: %d\n", e.FilesPrunedByPartition)
 		fmt.Fprintf(w, "  skipped by statistics: %d\n", e.FilesSkippedByStats)
 		fmt.Fprintf(w, "  planned: %d (%s), %d with deletion vectors deleting %d rows\n", e.FilesPlanned, humanBytes(e.BytesPlanned), e.FilesWithDVs, e.RowsDeletedByDVs)
-		fmt.Fprintf(w, "read: %d files; %d rows decoded (after the page index), %d returned\n", e.FilesRead, e.RowsDecoded, e.RowsReturned)
+		fmt.Fprintf(w, "read: %d files; page index: %d rows skipped in %d files; %d rows decoded, %d returned\n", e.FilesRead, e.RowsSkippedByPageIndex, e.FilesUsingPageIndex, e.RowsDecoded, e.RowsReturned)
 		if e.Requests > 0 {
 			fmt.Fprintf(w, "object store: %d requests, %s fetched\n", e.Requests, humanBytes(e.BytesFetched))
 		}

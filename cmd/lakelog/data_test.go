@@ -296,6 +296,36 @@ func TestAppendMergeSchema(t *testing.T) {
 	wantOutput(t, "parquet merge", ok(t, "scan", table, "--where", "id = 6", "--columns", "id,weight", "--format", "jsonl"), `{"id":6,"weight":70}`)
 }
 
+// TestAppendOverwriteSchema: --overwrite-schema with --mode overwrite
+// replaces the columns and partitioning with the input's; without
+// --mode overwrite, and --partition-by without it, are usage errors that
+// commit nothing.
+func TestAppendOverwriteSchema(t *testing.T) {
+	dir, table := newOrders(t)
+	ok(t, "append", table, writeFile(t, dir, "a.jsonl", "{\"id\":1,\"customer\":\"ann\"}\n"))
+	next := writeFile(t, dir, "b.jsonl", "{\"sku\":\"x\",\"qty\":3,\"region\":\"eu\"}\n{\"sku\":\"y\",\"qty\":4,\"region\":\"us\"}\n")
+	for _, args := range [][]string{{"--overwrite-schema"}, {"--mode", "overwrite", "--partition-by", "region"}} {
+		code, _, errOut := lakelog(t, append([]string{"append", table, next}, args...)...)
+		if code != exitUsage || !strings.Contains(errOut, "needs --") {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	ok(t, "append", table, next, "--mode", "overwrite", "--overwrite-schema", "--partition-by", "region")
+	var d description
+	if err := json.Unmarshal([]byte(ok(t, "describe", table, "--format", "json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(d.Columns, ","); got != "sku,qty,region" || d.Version != 2 {
+		t.Fatalf("version %d columns %s", d.Version, got)
+	}
+	if got := strings.Join(d.PartitionColumns, ","); got != "region" {
+		t.Fatalf("partition columns %q", got)
+	}
+	wantOutput(t, "overwritten", ok(t, "scan", table, "--format", "jsonl", "--sorted"),
+		`{"sku":"x","qty":3,"region":"eu"}`, `{"sku":"y","qty":4,"region":"us"}`)
+	wantOutput(t, "version 1", ok(t, "scan", table, "--version", "1", "--columns", "id,customer", "--format", "jsonl"), `{"id":1,"customer":"ann"}`)
+}
+
 func TestScanOptions(t *testing.T) {
 	dir, table := newOrders(t)
 	ok(t, "append", table, writeFile(t, dir, "a.jsonl", `{"id":1,"customer":"ann","amount":10,"country":"nl"}
@@ -746,6 +776,31 @@ func TestScanExplain(t *testing.T) {
 		t.Errorf("partition pruning: %+v", e)
 	}
 	if out := ok(t, "scan", table, "--explain"); !strings.Contains(out, "pruned by partition values: 0") || !strings.Contains(out, "1 with deletion vectors deleting 1 rows") {
+		t.Errorf("table form:\n%s", out)
+	}
+}
+
+// scan --explain counts the rows the page index rules out: a file of
+// sorted ids over several pages, a filter that keeps the file (its
+// min/max hold the range) but only the first page's rows.
+func TestScanExplainPageIndex(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t")
+	const rows = 100000
+	var b strings.Builder
+	for i := range rows {
+		fmt.Fprintf(&b, "{\"id\": %d}\n", i)
+	}
+	ok(t, "create", table, "--schema", "id long")
+	ok(t, "append", table, writeFile(t, dir, "ids.jsonl", b.String()))
+	var e explanation
+	if err := json.Unmarshal([]byte(ok(t, "scan", table, "--where", "id < 1000", "--explain", "--format", "json")), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.FilesPlanned != 1 || e.FilesUsingPageIndex != 1 || e.RowsSkippedByPageIndex == 0 || e.RowsSkippedByPageIndex+e.RowsDecoded != rows || e.RowsReturned != 1000 {
+		t.Errorf("explain %+v: want one file planned, rows skipped by its page index, and skipped + decoded = %d", e, rows)
+	}
+	if out := ok(t, "scan", table, "--where", "id < 1000", "--explain"); !strings.Contains(out, fmt.Sprintf("page index: %d rows skipped in 1 files; %d rows decoded, 1000 returned", e.RowsSkippedByPageIndex, e.RowsDecoded)) {
 		t.Errorf("table form:\n%s", out)
 	}
 }

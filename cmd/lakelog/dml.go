@@ -62,6 +62,7 @@ func init() {
 			{name: "when-not-matched-by-source", kind: repeatFlag, arg: "CLAUSE", help: "a WHEN NOT MATCHED BY SOURCE clause: \"[AND cond THEN] UPDATE SET c = e, ... | DELETE\""},
 			{name: "target-alias", kind: textFlag, arg: "NAME", help: "the table's name in --on and the clauses (default target)"},
 			{name: "source-alias", kind: textFlag, arg: "NAME", help: "the source's name in --on and the clauses (default source)"},
+			{name: "with-schema-evolution", kind: boolFlag, help: "MERGE WITH SCHEMA EVOLUTION: UPDATE SET * and INSERT * add the source's new columns to the table, in the same commit"},
 		}, dmlFlags...),
 		formats: allFormats,
 		more: "SOURCE_FILE is .jsonl/.ndjson, .csv (a header row) or .parquet, decoded with exactly the columns it holds.\n" +
@@ -207,6 +208,9 @@ func runMerge(ctx context.Context, c *call) error {
 	}
 	defer source.Close()
 	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, dmlOptions(c)...)
+	if c.on("with-schema-evolution") {
+		opts = append(opts, dml.WithSchemaEvolution())
+	}
 	res, err := dml.Merge(ctx, snap, source.Records(ctx), onExpr, clauses, opts...)
 	if errors.Is(err, dml.ErrDuplicateMatch) {
 		return fmt.Errorf("%s: %w", file, err) // its source rows are the file's rows, in order

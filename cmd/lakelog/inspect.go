@@ -25,6 +25,7 @@ func init() {
 			{name: "schema", kind: textFlag, arg: "SCHEMA", required: true, help: "DDL text (lakelog help types), or @file.json holding a Delta schema"},
 			{name: "partition-by", kind: listFlag, help: "partition columns, comma-separated"},
 			{name: "property", kind: propertyFlag, help: "a table property"},
+			{name: "uniform", kind: choiceFlag, choices: []string{"none", "iceberg"}, help: "iceberg: also write Iceberg metadata after each commit (UniForm: column mapping by name, IcebergCompatV2)"},
 		},
 		formats: allFormats,
 		run:     runCreate,
@@ -73,6 +74,9 @@ func runCreate(ctx context.Context, c *call) error {
 	for k, v := range c.properties("property") {
 		md.Configuration[k] = strings.TrimSpace(v)
 	}
+	if c.text("uniform") == "iceberg" {
+		uniformProperties(md.Configuration)
+	}
 	st, err := c.openStore(ctx, c.table())
 	if err != nil {
 		return err
@@ -85,6 +89,7 @@ func runCreate(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
+	c.syncUniform(res)
 	return c.report(newOpResult("CREATE TABLE", res, nil), func(w io.Writer) {
 		fmt.Fprintf(w, "created %s at version %d\n", c.table(), res.Version)
 	})

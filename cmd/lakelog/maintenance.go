@@ -88,23 +88,14 @@ func printMetrics(w io.Writer, m map[string]any) {
 	fmt.Fprintf(w, "metrics: %s\n", strings.Join(parts, " "))
 }
 
-// progressTo returns a progress callback that rewrites one line on
-// stderr when it is a terminal and --quiet is not given, and nil
-// otherwise; done clears the line.
+// progressTo returns a progress callback for the line on stderr (see
+// meter), nil when there is none; clear removes the line.
 func (c *call) progressTo(what string) (fn func(done, total int), clear func()) {
-	w := c.stderr
-	if c.on("quiet") || !isTerminal(w) {
+	m := c.meter()
+	if m == nil {
 		return nil, func() {}
 	}
-	printed := false
-	return func(done, total int) {
-			fmt.Fprintf(w, "\r%s: %d of %d\x1b[K", what, done, total)
-			printed = true
-		}, func() {
-			if printed {
-				fmt.Fprint(w, "\r\x1b[K")
-			}
-		}
+	return func(done, total int) { m.set(what, int64(done), int64(total), "", "") }, m.clear
 }
 
 func runOptimize(ctx context.Context, c *call) error {

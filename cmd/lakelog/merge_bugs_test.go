@@ -81,3 +81,34 @@ func TestMergeEmptySource(t *testing.T) {
 		t.Errorf("rows after deleting de by source: %v", got)
 	}
 }
+
+// --with-schema-evolution: UPDATE SET * and INSERT * add the source's new
+// column (tier) in the MERGE's commit; without the flag the column is
+// ignored and the schema stays.
+func TestMergeWithSchemaEvolution(t *testing.T) {
+	dir, table := newPeople(t)
+	src := writeFile(t, dir, "src.jsonl", `{"id": 2, "name": "bo", "amount": "21.00", "country": "nl", "tier": "gold"}
+{"id": 6, "name": "fay", "amount": "6.00", "country": "es", "tier": "new"}
+`)
+	args := []string{"merge", table, src, "--on", "target.id = source.id", "--when-matched-update-all", "--when-not-matched-insert-all"}
+	ok(t, args...)
+	if got := rowsOf(t, table); len(got) != 6 || strings.Contains(strings.Join(got, "\n"), "tier") {
+		t.Fatalf("without the flag: rows %v", got)
+	}
+	out := ok(t, append(args, "--with-schema-evolution")...)
+	if !strings.HasPrefix(out, "MERGE: version 3\n") {
+		t.Fatalf("merge output %q", out)
+	}
+	got := rowsOf(t, table)
+	want := []string{
+		`{"id":1,"name":"ann","amount":"10.00","country":"nl","tier":null}`,
+		`{"id":2,"name":"bo","amount":"21.00","country":"nl","tier":"gold"}`,
+		`{"id":3,"name":"cat","amount":"30.00","country":"de","tier":null}`,
+		`{"id":4,"name":"dan","amount":"40.00","country":"de","tier":null}`,
+		`{"id":5,"name":"eve","amount":"50.00","country":"fr","tier":null}`,
+		`{"id":6,"name":"fay","amount":"6.00","country":"es","tier":"new"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -83,9 +82,9 @@ func runSQL(ctx context.Context, c *call) error {
 	if c.on("no-deletion-vectors") {
 		opts = append(opts, deltasql.WithDMLOptions(dml.WithoutDeletionVectors()))
 	}
-	if fn := c.progressLine(); fn != nil {
-		opts = append(opts, deltasql.WithProgress(fn.update))
-		defer fn.clear()
+	if m := c.meter(); m != nil {
+		opts = append(opts, deltasql.WithProgress(func(what string, done, total int) { m.set(what, int64(done), int64(total), "", "") }))
+		defer m.clear()
 	}
 	sess := deltasql.New(opts...)
 	defer sess.Close()
@@ -157,32 +156,4 @@ func (c *call) printResult(ctx context.Context, res *deltasql.Result, separate b
 		fmt.Fprintln(c.stdout, res.Summary)
 	}
 	return nil
-}
-
-// liveLine is a progress line on a terminal's stderr.
-type liveLine struct {
-	w       *bufio.Writer
-	printed bool
-}
-
-// progressLine is a progress line on stderr when it is a terminal and
-// --quiet is not given; nil otherwise.
-func (c *call) progressLine() *liveLine {
-	if c.on("quiet") || !isTerminal(c.stderr) {
-		return nil
-	}
-	return &liveLine{w: bufio.NewWriter(c.stderr)}
-}
-
-func (l *liveLine) update(what string, done, total int) {
-	fmt.Fprintf(l.w, "\r%s: %d of %d\x1b[K", what, done, total)
-	l.w.Flush()
-	l.printed = true
-}
-
-func (l *liveLine) clear() {
-	if l.printed {
-		fmt.Fprint(l.w, "\r\x1b[K")
-		l.w.Flush()
-	}
 }

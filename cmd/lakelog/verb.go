@@ -684,6 +684,7 @@ func (c *call) waitCheckpoint(res *deltalog.CommitResult) {
 	if err := res.WaitCheckpoint(); err != nil {
 		fmt.Fprintf(c.stderr, "lakelog %s: warning: checkpoint after version %d failed (the commit stands): %v\n", c.verb.name, res.Version, err)
 	}
+	c.syncUniform(res)
 }
 
 // hasFlag reports whether the verb declares the flag.

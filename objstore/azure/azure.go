@@ -429,30 +429,15 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 	if opts.Size > blockSize*maxBlocks {
 		blockSize = (opts.Size + maxBlocks - 1) / maxBlocks
 	}
-	src := &trackedReader{r: io.MultiReader(bytes.NewReader(first), body)}
+	src := &objstore.BodyReader{R: io.MultiReader(bytes.NewReader(first), body)}
 	_, err = b.UploadStream(ctx, src, &blockblob.UploadStreamOptions{BlockSize: blockSize, Concurrency: s.blockConc})
 	if err != nil {
-		if src.err != nil {
-			return fmt.Errorf("azure: put %q: read body: %w", key, src.err)
+		if src.Err != nil {
+			return fmt.Errorf("azure: put %q: read body: %w", key, src.Err)
 		}
 		return s.fail(objstore.OpPut, key, err)
 	}
 	return nil
-}
-
-// trackedReader remembers the error its reader returned, so that Put can
-// tell a failing body from a failing upload.
-type trackedReader struct {
-	r   io.Reader
-	err error
-}
-
-func (t *trackedReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if err != nil && err != io.EOF {
-		t.err = err
-	}
-	return n, err
 }
 
 // Delete implements objstore.Store. Deleting a missing key succeeds.

@@ -315,16 +315,16 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		// chunk is cut and re-sent.
 		w.ChunkTransferTimeout = s.policy.StallTimeout + time.Duration(max(w.ChunkSize, 1<<20)>>20)*time.Second
 	}
-	src := &trackedReader{r: body}
+	src := &objstore.BodyReader{R: body}
 	_, copyErr := io.Copy(w, src)
-	if src.err != nil {
+	if src.Err != nil {
 		// Abandon the upload. Close would end the body normally and so
 		// publish what was written; cancelling makes the writer abort it.
 		cancel()
 		if ctx.Err() != nil {
 			return fmt.Errorf("gcs: put %q: %w", key, ctx.Err())
 		}
-		return fmt.Errorf("gcs: put %q: read body: %w", key, src.err)
+		return fmt.Errorf("gcs: put %q: read body: %w", key, src.Err)
 	}
 	err = w.Close() // after a failed Write, Close reports the upload's error
 	if err == nil && copyErr != nil {
@@ -337,21 +337,6 @@ func (s *Store) Put(ctx context.Context, key string, body io.Reader, opts objsto
 		return s.fail(objstore.OpPut, key, err)
 	}
 	return nil
-}
-
-// trackedReader remembers the error its reader returned, so that Put can
-// tell a failing body from a failing upload.
-type trackedReader struct {
-	r   io.Reader
-	err error
-}
-
-func (t *trackedReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if err != nil && err != io.EOF {
-		t.err = err
-	}
-	return n, err
 }
 
 // Delete implements objstore.Store. Deleting a missing key succeeds.

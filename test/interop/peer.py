@@ -28,9 +28,11 @@ Requests ("op"):
          entries become writer options). Response: {"version"}.
   sql    {"statements": [...]} (Spark only) Run each statement; the rows of
          the last one come back as "result" (a list of lists of strings).
-  sql_rows {"statements": [...]} (Spark only) Run each statement; every
-         statement's "columns" and "rows" come back as "statement_rows",
-         values as JSON (decimals and times as strings, maps as objects).
+  sql_rows {"statements": [...], "keep_going"?} (Spark only) Run each
+         statement; every statement's "columns" and "rows" come back as
+         "statement_rows", values as JSON (decimals and times as strings,
+         maps as objects), with the "seconds" it took. With keep_going a
+         failing statement answers {"error"} and the next ones still run.
   properties {"pairs": [[key, value], ...]} (Spark only) Parse each table
          property value as Delta's DeltaConfigs does (its fromString and
          validation, the stats-columns list with DeltaSqlParserUtils).
@@ -43,6 +45,11 @@ Requests ("op"):
          load_cdf, Spark readChangeFeed) to "out", the table's columns then
          _change_type, _commit_version, _commit_timestamp.
          Response: {"rows", "version", "columns"}.
+  parquet_dataset {"input", "out", "partition_by"?} (delta-rs only) Write
+         the rows of the Parquet file "input" as a plain Parquet folder
+         "out" with pyarrow.dataset.write_dataset: Hive partition folders
+         for "partition_by", several files, several row groups.
+         Response: {"rows"}.
   delete {"path", "where"}, update {"path", "where"?, "statements"}
          (delta-rs only) DELETE and UPDATE ("col=expr" assignments).
 
@@ -160,6 +167,25 @@ class DeltaRS:
 
     def version(self, req):
         return {"version": self.table(req).version()}
+
+    def parquet_dataset(self, req):
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
+        data = pq.read_table(req["input"])
+        opts = ds.ParquetFileFormat().make_write_options(coerce_timestamps="us")
+        ds.write_dataset(
+            data,
+            req["out"],
+            format="parquet",
+            file_options=opts,
+            partitioning=req.get("partition_by") or None,
+            partitioning_flavor="hive" if req.get("partition_by") else None,
+            max_rows_per_file=max(1, data.num_rows // 3),
+            max_rows_per_group=max(1, data.num_rows // 7),
+            existing_data_behavior="error",
+        )
+        return {"rows": data.num_rows}
 
     def changes(self, req):
         """The change data feed from version to end_version (default the
@@ -305,11 +331,20 @@ class Spark:
         return {"result": result}
 
     def sql_rows(self, req):
+        import time
+
         out = []
         for stmt in req["statements"]:
-            df = self.spark.sql(stmt)
-            rows = [[_jsonable(v) for v in row] for row in df.collect()]
-            out.append({"columns": df.columns, "rows": rows})
+            start = time.monotonic()
+            try:
+                df = self.spark.sql(stmt)
+                rows = [[_jsonable(v) for v in row] for row in df.collect()]
+            except Exception as e:  # noqa: BLE001 (reported, not raised, when asked)
+                if not req.get("keep_going"):
+                    raise
+                out.append({"error": str(e).split("\n")[0], "seconds": time.monotonic() - start})
+                continue
+            out.append({"columns": df.columns, "rows": rows, "seconds": time.monotonic() - start})
         return {"statement_rows": out}
 
     def version(self, req):
@@ -443,7 +478,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update", "properties") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update", "properties", "parquet_dataset") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)

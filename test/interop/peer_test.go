@@ -84,6 +84,9 @@ type request struct {
 	StorageOptions map[string]string `json:"storage_options,omitempty"`
 	Statements     []string          `json:"statements,omitempty"`
 	Pairs          [][2]string       `json:"pairs,omitempty"`
+	// KeepGoing: sql_rows answers a failing statement with its error and
+	// runs the next.
+	KeepGoing bool `json:"keep_going,omitempty"`
 }
 
 // response is a peer.py response.
@@ -103,6 +106,8 @@ type response struct {
 	StatementRows []struct {
 		Columns []string `json:"columns"`
 		Rows    [][]any  `json:"rows"`
+		Error   string   `json:"error"` // with KeepGoing
+		Seconds float64  `json:"seconds"`
 	} `json:"statement_rows"`
 }
 

@@ -1,8 +1,10 @@
 package interop
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sqlStep is one statement of the SQL golden test and what of its answer
@@ -18,8 +21,10 @@ type sqlStep struct {
 	sql string
 	// compare: "rows" (columns and every value, in order), "count" (the
 	// number of rows and the columns), "columns" (the column names only:
-	// the values depend on each engine's files), "history" (each
-	// version's operation and the names of its operationMetrics).
+	// the values depend on each engine's files), "shape" (the columns,
+	// the number of rows, and the fields of struct values, nested),
+	// "history" (each version's operation and the names of its
+	// operationMetrics), "error" (both refuse the statement).
 	compare string
 }
 
@@ -49,12 +54,32 @@ var sqlGoldenSteps = []sqlStep{
 	{"DESCRIBE HISTORY {T}", "history"},
 	{"RESTORE TABLE {T} TO VERSION AS OF 3", "columns"},
 	{"SELECT * FROM {T} ORDER BY id", "rows"},
-	{"OPTIMIZE {T} ZORDER BY (salary)", "count"},
+	{"OPTIMIZE {T} ZORDER BY (salary)", "shape"},
 	{"SELECT COUNT(*) AS n FROM {T}", "rows"},
 	{"ALTER TABLE {T} SET TBLPROPERTIES ('team' = 'ops')", "rows"},
 	// (Spark lists a table for VACUUM with 10,000 tasks unless told
 	// otherwise; the setting changes no answer.)
 	{"SET spark.databricks.delta.retentionDurationCheck.enabled = false; {SPARK:SET spark.sql.sources.parallelPartitionDiscovery.parallelism = 2; }VACUUM {T} RETAIN 0 HOURS DRY RUN", "columns"},
+	// INSERT ... SELECT matches by position, whatever the names; BY NAME
+	// by name.
+	{"INSERT INTO {T} SELECT id + 100 AS id, gender AS firstName, firstName AS gender, salary FROM {T} WHERE id = 1", "rows"},
+	{"INSERT INTO {T} BY NAME SELECT salary, gender, firstName, id + 200 AS id FROM {T} WHERE id = 1", "rows"},
+	{"INSERT INTO {T} SELECT id, firstName FROM {T}", "error"},
+	{"SELECT * FROM {T} WHERE id > 100 ORDER BY id", "rows"},
+	// ALTER TABLE's column and constraint forms.
+	{"ALTER TABLE {T} ADD COLUMNS (note STRING COMMENT 'free text', score INT AFTER id)", "rows"},
+	{"ALTER TABLE {T} ALTER COLUMN firstName COMMENT 'given name'", "rows"},
+	{"ALTER TABLE {T} ALTER COLUMN id DROP NOT NULL", "rows"},
+	{"ALTER TABLE {T} ALTER COLUMN firstName SET NOT NULL", "error"},
+	{"ALTER TABLE {T} ADD CONSTRAINT paid CHECK (salary IS NULL OR salary >= 0)", "rows"},
+	{"INSERT INTO {T} (id, firstName, gender, salary) VALUES (9, 'Ivy', 'F', -1)", "error"},
+	{"ALTER TABLE {T} DROP CONSTRAINT paid", "rows"},
+	{"ALTER TABLE {T} SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')", "rows"},
+	{"ALTER TABLE {T} ALTER COLUMN score TYPE BIGINT", "rows"},
+	{"ALTER TABLE {T} SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')", "rows"},
+	{"ALTER TABLE {T} RENAME COLUMN note TO remark", "rows"},
+	{"ALTER TABLE {T} DROP COLUMN remark", "rows"},
+	{"SELECT * FROM {T} WHERE id > 100 ORDER BY id", "rows"},
 	{"DESCRIBE HISTORY {T}", "history"},
 }
 
@@ -74,8 +99,11 @@ func buildLakelog(t *testing.T, dir string) string {
 
 // TestSQLGoldenAgainstSpark runs Delta's documented SQL with lakelog sql
 // and with Spark, each on its own fresh table, and compares the answers:
-// the rows of every query and DML statement, the counts, and history's
-// operations and metric names.
+// the rows of every query and DML statement, the counts, the shape of
+// OPTIMIZE's metrics, history's operations and metric names, and the
+// statements both refuse. Spark runs every statement in one request (the
+// JVM's time is the test's cost); lakelog runs each step as a user
+// would, one process per step.
 func TestSQLGoldenAgainstSpark(t *testing.T) {
 	sp := requirePeer(t, spark)
 	dir := t.TempDir()
@@ -92,15 +120,45 @@ func TestSQLGoldenAgainstSpark(t *testing.T) {
 	fill := func(s, table string) string {
 		return strings.NewReplacer("{T}", "delta.`"+table+"`", "{P}", table, "{U}", updates).Replace(s)
 	}
+	// Spark: every statement of every step, in one request; last[i] is
+	// the index of step i's last statement.
+	var stmts []string
+	last := make([]int, len(sqlGoldenSteps))
+	for i, step := range sqlGoldenSteps {
+		stmts = append(stmts, strings.Split(sparkOnly.ReplaceAllString(fill(step.sql, sparkTable), "$1"), "; ")...)
+		last[i] = len(stmts) - 1
+	}
+	begin := time.Now()
+	res := sp.call(t, request{Op: "sql_rows", Statements: stmts, KeepGoing: true})
+	if len(res.StatementRows) != len(stmts) {
+		t.Fatalf("Spark answered %d statements of %d", len(res.StatementRows), len(stmts))
+	}
+	sparkTime := time.Since(begin)
+	begin = time.Now()
 	for i, step := range sqlGoldenSteps {
 		what := fmt.Sprintf("step %d: %s", i+1, step.sql)
+		sp := res.StatementRows[last[i]]
 		cmd := exec.Command(bin, "sql", "--format", "json", "--catalog", filepath.Join(dir, "catalog.json"), sparkOnly.ReplaceAllString(fill(step.sql, lakeTable), ""))
 		out, err := cmd.Output()
-		if err != nil {
-			var stderr string
-			if ee, ok := err.(*exec.ExitError); ok {
-				stderr = string(ee.Stderr)
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		if step.compare == "error" {
+			switch {
+			case err == nil:
+				t.Errorf("%s: lakelog ran it; Spark: %s", what, orNone(sp.Error))
+			case sp.Error == "":
+				t.Errorf("%s: Spark ran it; lakelog: %v\n%s", what, err, stderr)
+			default:
+				t.Logf("%s: both refuse it\nlakelog: %s\nspark:   %s", what, strings.TrimSpace(stderr), sp.Error)
 			}
+			continue
+		}
+		if sp.Error != "" {
+			t.Fatalf("%s: Spark: %s", what, sp.Error)
+		}
+		if err != nil {
 			t.Fatalf("%s: lakelog: %v\n%s", what, err, stderr)
 		}
 		var lakeRows []map[string]any
@@ -109,14 +167,27 @@ func TestSQLGoldenAgainstSpark(t *testing.T) {
 				t.Fatalf("%s: lakelog's output: %v\n%s", what, err, out)
 			}
 		}
-		var stmts []string
-		for _, s := range strings.Split(sparkOnly.ReplaceAllString(fill(step.sql, sparkTable), "$1"), "; ") {
-			stmts = append(stmts, s)
-		}
-		res := sp.call(t, request{Op: "sql_rows", Statements: stmts})
-		last := res.StatementRows[len(res.StatementRows)-1]
-		compareSQL(t, what, step.compare, lakeRows, last.Columns, last.Rows)
+		compareSQL(t, what, step.compare, lakeRows, sp.Columns, sp.Rows)
 	}
+	// What the test costs, for CI's budget: the slowest Spark statements.
+	order := make([]int, len(stmts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(res.StatementRows[b].Seconds, res.StatementRows[a].Seconds) })
+	var slow []string
+	for _, i := range order[:min(3, len(order))] {
+		slow = append(slow, fmt.Sprintf("%.1fs %.60s", res.StatementRows[i].Seconds, stmts[i]))
+	}
+	t.Logf("Spark: %d statements in %s (the worker started in %s); lakelog: %d steps in %s; slowest in Spark:\n  %s",
+		len(stmts), sparkTime.Round(time.Millisecond), sp.started.Round(time.Millisecond), len(sqlGoldenSteps), time.Since(begin).Round(time.Millisecond), strings.Join(slow, "\n  "))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no error)"
+	}
+	return s
 }
 
 // compareSQL compares lakelog's rows (JSON objects) with Spark's.
@@ -146,6 +217,16 @@ func compareSQL(t *testing.T, what, mode string, lake []map[string]any, columns 
 		return
 	}
 	if mode == "count" {
+		return
+	}
+	if mode == "shape" {
+		for i, row := range spark {
+			for j, c := range columns {
+				if got, want := shapeOf(lake[i][c]), shapeOf(row[j]); got != want {
+					t.Errorf("%s: row %d, column %s: lakelog's shape\n  %s\nSpark's\n  %s", what, i+1, c, got, want)
+				}
+			}
+		}
 		return
 	}
 	for i, row := range spark {
@@ -208,4 +289,22 @@ func metricNames(v any) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// shapeOf is a value's shape: the field names of a struct (an object),
+// sorted, each with its own shape; "value" for anything else.
+func shapeOf(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return "value"
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k
+		if s := shapeOf(m[k]); s != "value" {
+			parts[i] += ":" + s
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -1,0 +1,141 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/maintenance"
+	"github.com/lakelog/lakelog/uniform"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// requireIcebergPython is the python of the pyiceberg venv
+// (LAKELOG_ICEBERG_PYTHON, set by peers_env), or ends the test as
+// requirePeer does: fails under CI, skips with LAKELOG_SKIP_PEERS=1.
+func requireIcebergPython(t *testing.T) string {
+	t.Helper()
+	py := os.Getenv("LAKELOG_ICEBERG_PYTHON")
+	if py != "" {
+		if _, err := exec.LookPath(py); err == nil {
+			return py
+		}
+	}
+	switch {
+	case os.Getenv("CI") == "true":
+		t.Fatalf("interop: pyiceberg is missing under CI (LAKELOG_ICEBERG_PYTHON=%q): .ci/run must install it (source .ci/peers.sh; peers_install; peers_env)", py)
+	case os.Getenv("LAKELOG_SKIP_PEERS") == "1":
+		t.Skipf("interop: pyiceberg is missing and LAKELOG_SKIP_PEERS=1: skipping")
+	default:
+		t.Fatalf("interop: pyiceberg is missing (LAKELOG_ICEBERG_PYTHON=%q): source .ci/peers.sh; peers_install; peers_env, or LAKELOG_SKIP_PEERS=1", py)
+	}
+	return ""
+}
+
+type icebergRead struct {
+	Snapshots []struct {
+		ID           int64 `json:"id"`
+		DeltaVersion int64 `json:"delta_version"`
+		Rows         int64 `json:"rows"`
+	} `json:"snapshots"`
+	Current *int64 `json:"current"`
+}
+
+// TestUniformPyiceberg: a UniForm table through a history of appends,
+// copy-on-write DELETE and UPDATE, an overwrite and OPTIMIZE, converted
+// after each commit; pyiceberg reads every Iceberg snapshot, by id and by
+// time travel to its timestamp, with exactly lakelog's rows at the Delta
+// version the snapshot records.
+func TestUniformPyiceberg(t *testing.T) {
+	py := requireIcebergPython(t)
+	ctx := context.Background()
+	store, dir := newLocal(t)
+	schema, asc := tableSchema(t, "id long not null, name string, score double, day date, at timestamp, amount decimal(12,3), ok boolean, b binary")
+	g := newGen(11)
+	props := map[string]string{
+		actions.PropColumnMappingMode:             actions.ColumnMappingName,
+		actions.PropEnableIcebergCompatV2:         "true",
+		actions.PropUniversalFormatEnabledFormats: "iceberg",
+	}
+	createTable(t, store, "", schema, nil, props, g.batch(memory.DefaultAllocator, asc, 40))
+	convert := func() {
+		t.Helper()
+		if _, err := uniform.Sync(ctx, store, ""); err != nil {
+			t.Fatalf("uniform.Sync: %v", err)
+		}
+	}
+	convert()
+	r := rand.New(rand.NewPCG(5, 6))
+	for step := range 8 {
+		snap := open(t, store, "")
+		var err error
+		switch step % 4 {
+		case 0:
+			_, err = writer.Append(ctx, snap, seq(g.batch(memory.DefaultAllocator, asc, 1+r.IntN(40))))
+		case 1:
+			var pred expr.Expr
+			pred, err = expr.Parse(fmt.Sprintf("score > %d", r.IntN(50)))
+			if err == nil {
+				_, err = dml.Delete(ctx, snap, pred)
+			}
+		case 2:
+			set, _ := expr.ParseAssignment("name = 'updated'")
+			pred, _ := expr.Parse("ok = true")
+			_, err = dml.Update(ctx, snap, pred, []*expr.Assignment{set})
+		case 3:
+			if step == 3 {
+				_, err = writer.Overwrite(ctx, snap, seq(g.batch(memory.DefaultAllocator, asc, 20)))
+			} else {
+				_, err = maintenance.Optimize(ctx, snap)
+			}
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		convert()
+	}
+	out := t.TempDir()
+	meta, err := filepath.Glob(filepath.Join(dir, "metadata", "v*.metadata.json"))
+	if err != nil || len(meta) == 0 {
+		t.Fatalf("no metadata: %v", err)
+	}
+	latest := meta[0]
+	for _, m := range meta {
+		if len(m) > len(latest) || (len(m) == len(latest) && m > latest) {
+			latest = m
+		}
+	}
+	cmd := exec.Command(py, "iceberg_read.py", "file://"+latest, out)
+	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore")
+	body, err := cmd.Output()
+	if err != nil {
+		stderr := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("pyiceberg: %v\n%s", err, stderr)
+	}
+	var res icebergRead
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatalf("pyiceberg answered %q: %v", body, err)
+	}
+	if len(res.Snapshots) < 8 {
+		t.Fatalf("pyiceberg saw %d snapshots, want one per data commit (at least 8)", len(res.Snapshots))
+	}
+	for _, s := range res.Snapshots {
+		want := lakelogLines(t, open(t, store, "", deltalog.AtVersion(s.DeltaVersion)))
+		sameRows(t, fmt.Sprintf("pyiceberg, snapshot %d (Delta version %d)", s.ID, s.DeltaVersion), parquetLines(t, filepath.Join(out, fmt.Sprintf("%d.parquet", s.ID))), want)
+		sameRows(t, fmt.Sprintf("pyiceberg, time travel to snapshot %d's time (Delta version %d)", s.ID, s.DeltaVersion), parquetLines(t, filepath.Join(out, fmt.Sprintf("ts-%d.parquet", s.ID))), want)
+	}
+}
