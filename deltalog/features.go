@@ -216,9 +216,12 @@ func (r *feature) allows(t *tableConfig, op Operation, kind string) error {
 }
 
 // rowTrackingOps are the operations that keep every row's ID and commit
-// version: reads, appends, overwrites (which add new rows only), VACUUM
-// and RESTORE (which re-adds files with their baseRowId).
-var rowTrackingOps = readOps | opsOf(OpAppend, OpOverwrite, OpVacuum, OpRestore, opCommit)
+// version: reads, appends, overwrites (which add new rows only),
+// DELETE/UPDATE/MERGE and OPTIMIZE (which materialize the IDs of the rows
+// they move, dml/rowtracking.go, maintenance/rowtracking.go), VACUUM and
+// RESTORE (which re-adds files with their baseRowId). replaceWhere does not
+// materialize them yet.
+var rowTrackingOps = readOps | opsOf(OpAppend, OpOverwrite, OpDelete, OpUpdate, OpMerge, OpOptimize, OpVacuum, OpRestore, opCommit)
 
 // rowTrackingCheck names what is missing when a rewrite is refused.
 func rowTrackingCheck(t *tableConfig, op Operation) error {

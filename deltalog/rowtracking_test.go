@@ -193,12 +193,12 @@ func TestRowTrackingCreateAndAppend(t *testing.T) {
 	}
 	// Rewrites that would move rows to new files are refused until they
 	// materialize the rows' IDs.
-	for _, op := range []deltalog.Operation{deltalog.OpDelete, deltalog.OpUpdate, deltalog.OpMerge, deltalog.OpOptimize} {
+	for _, op := range []deltalog.Operation{deltalog.OpReplaceWhere} {
 		if err := open(t, st).Supports(op); !errors.Is(err, deltalog.ErrUnsupportedFeature) {
 			t.Errorf("%s: %v", op, err)
 		}
 	}
-	for _, op := range []deltalog.Operation{deltalog.OpScan, deltalog.OpAppend, deltalog.OpOverwrite, deltalog.OpVacuum} {
+	for _, op := range []deltalog.Operation{deltalog.OpScan, deltalog.OpAppend, deltalog.OpOverwrite, deltalog.OpDelete, deltalog.OpUpdate, deltalog.OpMerge, deltalog.OpOptimize, deltalog.OpVacuum} {
 		if err := open(t, st).Supports(op); err != nil {
 			t.Errorf("%s: %v", op, err)
 		}

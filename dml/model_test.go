@@ -2,6 +2,7 @@ package dml_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -206,6 +208,7 @@ type modelMode struct {
 	dv          bool
 	cdf         bool
 	mapping     string // delta.columnMapping.mode, when set
+	rowTracking bool   // delta.enableRowTracking: row IDs checked after every operation
 }
 
 func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
@@ -222,6 +225,10 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 	if mode.mapping != "" {
 		props["delta.columnMapping.mode"] = mode.mapping
 	}
+	if mode.rowTracking {
+		props["delta.enableRowTracking"] = "true"
+	}
+	rows := newRowIDModel()
 	var parts []string
 	if mode.partitioned {
 		parts = []string{"p"}
@@ -333,6 +340,9 @@ func runModel(t *testing.T, seed uint64, ops int, mode modelMode) {
 		}
 		slices.Sort(want)
 		after := tabletest.Open(t, store)
+		if mode.rowTracking && res.CommitResult != nil {
+			rows.check(t, fmt.Sprintf("op %d: %s", op, what), after, model, res.Version)
+		}
 		got := tabletest.ScanLines(t, after)
 		if !slices.Equal(got, want) {
 			tabletest.DiffLines(t, fmt.Sprintf("op %d: %s: table rows", op, what), got, want)
@@ -472,6 +482,73 @@ var modelModes = []modelMode{
 	{name: "copy-on-write partitioned", partitioned: true},
 	{name: "deletion vectors", dv: true},
 	{name: "deletion vectors partitioned", partitioned: true, dv: true, cdf: true},
+	{name: "row tracking copy-on-write", rowTracking: true, cdf: true},
+	{name: "row tracking deletion vectors partitioned", rowTracking: true, dv: true, partitioned: true},
 	{name: "column mapping name partitioned", partitioned: true, mapping: "name"},
 	{name: "column mapping id deletion vectors", dv: true, mapping: "id"},
+}
+
+// rowIDModel follows the row IDs of a row-tracking table through the
+// model's operations: a row keeps its ID for life, no ID is ever given to
+// two rows, and a row's commit version changes only to the version of an
+// operation that changed it.
+type rowIDModel struct {
+	byID    map[int64]rowIDSeen // model id -> last seen
+	ownerOf map[int64]int64     // row ID -> the model id that had it
+}
+
+type rowIDSeen struct {
+	rowID, version int64
+	line           string
+}
+
+func newRowIDModel() *rowIDModel {
+	return &rowIDModel{byID: map[int64]rowIDSeen{}, ownerOf: map[int64]int64{}}
+}
+
+func (m *rowIDModel) check(t *testing.T, what string, snap *deltalog.Snapshot, model []mrow, version int64) {
+	t.Helper()
+	lines := tabletest.ScanLines(t, snap, reader.WithRowTracking())
+	type row struct {
+		ID      int64  `json:"id"`
+		RowID   *int64 `json:"_row_id"`
+		Version *int64 `json:"_row_commit_version"`
+	}
+	content := map[int64]string{}
+	for _, r := range model {
+		content[r.id] = r.line("")
+	}
+	seen := map[int64]bool{}
+	for _, l := range lines {
+		var r row
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%s: %s: %v", what, l, err)
+		}
+		if r.RowID == nil || r.Version == nil {
+			t.Fatalf("%s: row %d without a row ID or version: %s", what, r.ID, l)
+		}
+		if seen[*r.RowID] {
+			t.Fatalf("%s: row ID %d given to two live rows", what, *r.RowID)
+		}
+		seen[*r.RowID] = true
+		if owner, ok := m.ownerOf[*r.RowID]; ok && owner != r.ID {
+			t.Fatalf("%s: row ID %d of row %d was row %d's", what, *r.RowID, r.ID, owner)
+		}
+		prev, known := m.byID[r.ID]
+		switch {
+		case known && prev.rowID != *r.RowID:
+			t.Fatalf("%s: row %d changed row ID %d -> %d", what, r.ID, prev.rowID, *r.RowID)
+		case !known && *r.Version != version && *r.Version > version:
+			t.Fatalf("%s: new row %d has commit version %d after %d", what, r.ID, *r.Version, version)
+		case known && prev.line != content[r.ID] && *r.Version != version:
+			t.Fatalf("%s: row %d changed but its commit version is %d, not %d", what, r.ID, *r.Version, version)
+		case known && *r.Version != prev.version && *r.Version != version:
+			t.Fatalf("%s: row %d's commit version moved %d -> %d", what, r.ID, prev.version, *r.Version)
+		}
+		m.ownerOf[*r.RowID] = r.ID
+		m.byID[r.ID] = rowIDSeen{rowID: *r.RowID, version: *r.Version, line: content[r.ID]}
+	}
+	if len(lines) != len(model) {
+		t.Fatalf("%s: %d rows with IDs, model has %d", what, len(lines), len(model))
+	}
 }

@@ -90,7 +90,9 @@ type job struct {
 	start time.Time
 
 	useDV bool // mark rows in deletion vectors instead of rewriting files
-	cdf   bool // write change data files
+	// rowTracking: rewritten rows keep their row IDs (rowtracking.go).
+	rowTracking bool
+	cdf         bool // write change data files
 	// allUpdated says that target.all means every row is updated (UPDATE)
 	// rather than deleted.
 	allUpdated bool
@@ -120,6 +122,7 @@ func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string
 	props := snap.Properties()
 	j.cdf = props.EnableChangeDataFeed
 	j.useDV = !cfg.noDV && props.EnableDeletionVectors && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
+	j.rowTracking = snap.RowTrackingEnabled()
 	return j
 }
 
@@ -307,14 +310,19 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 	if len(reads) == 0 && j.inserts == nil {
 		return nil
 	}
-	fullOpts := []reader.Option{reader.WithRowIndex(), reader.WithAllocator(j.mem)}
+	scanOpts := []reader.Option{reader.WithRowIndex(), reader.WithAllocator(j.mem)}
 	if j.op != opMerge {
 		// Dictionary-encoded string columns stay dictionaries into the
 		// writer, which takes them without hashing every value again.
 		// (MERGE joins target rows with its source's plain ones.)
-		fullOpts = append(fullOpts, reader.WithDictionaries())
+		scanOpts = append(scanOpts, reader.WithDictionaries())
 	}
-	full, err := reader.NewScan(j.snap, fullOpts...)
+	writeOpts := []writer.Option{writer.WithSettings(j.cfg.writer)}
+	if j.rowTracking {
+		scanOpts = append(scanOpts, reader.WithRowTracking())
+		writeOpts = append(writeOpts, writer.WithMaterializedRowTracking())
+	}
+	full, err := reader.NewScan(j.snap, scanOpts...)
 	if err != nil {
 		return fmt.Errorf("dml: %w", err)
 	}
@@ -415,7 +423,7 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 	}
 	// The rows hold their identity values: copies keep theirs, inserts
 	// got theirs above.
-	wr, err := writer.WriteFiles(ctx, j.snap, rows, writer.WithSettings(j.cfg.writer), writer.WithTableRows())
+	wr, err := writer.WriteFiles(ctx, j.snap, rows, append(writeOpts, writer.WithTableRows())...)
 	if err == nil {
 		out.highWaterMarks = ids.HighWaterMarks()
 	}
@@ -527,6 +535,12 @@ func (j *job) rewriteFiles(ctx context.Context, full *reader.Scan, reads []*targ
 // the row index) into the rows written again (kept rows in copy-on-write,
 // new versions of updated rows) and sends the change rows to emit.
 func (j *job) rewriteBatch(t *target, rec arrow.RecordBatch, emit func(arrow.RecordBatch, string) error) ([]arrow.RecordBatch, error) {
+	var ids *rowIDs
+	if j.rowTracking {
+		rec, ids = j.splitRowIDs(rec)
+		defer rec.Release()
+		defer ids.release()
+	}
 	n := int(rec.NumRows())
 	idx := rec.Column(int(rec.NumCols()) - 1).(*array.Int64).Int64Values()
 	del, upd := make([]bool, n), make([]bool, n)
@@ -559,6 +573,9 @@ func (j *job) rewriteBatch(t *target, rec arrow.RecordBatch, emit func(arrow.Rec
 			keep[i] = !del[i] && !upd[i]
 		}
 		kept, err := j.take(rec, keep, n-nDel-nUpd, false)
+		if err == nil && kept != nil && ids != nil {
+			kept, err = j.attachRowIDs(ids, kept, keep, n-nDel-nUpd, true)
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -599,6 +616,12 @@ func (j *job) rewriteBatch(t *target, rec arrow.RecordBatch, emit func(arrow.Rec
 			}
 		}
 		pre.Release()
+		if err == nil && ids != nil {
+			post, err = j.attachRowIDs(ids, post, upd, nUpd, false)
+			if err != nil {
+				return fail(err)
+			}
+		}
 		if err != nil {
 			post.Release()
 			return fail(err)
@@ -733,6 +756,9 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 		metrics[k] = strconv.FormatInt(v, 10)
 	}
 	tx.SetOperation(j.op, params, metrics)
+	if j.rowTracking {
+		tx.SetTag(rowTrackingTag, "true")
+	}
 	res, err := tx.Commit(j.ctx)
 	if err != nil {
 		return nil, fmt.Errorf("dml: %s: commit: %w", j.op, err)

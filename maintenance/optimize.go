@@ -293,6 +293,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 			}
 		}
 		tx.SetOperation("OPTIMIZE", params, m.setFileSizes(groupSizes))
+		tagRowTrackingPreserved(snap, tx)
 		cr, err := tx.Commit(ctx)
 		if err != nil {
 			return res, fmt.Errorf("maintenance: optimize: %w", err)
@@ -415,17 +416,18 @@ func commitGroups(bins []*bin, maxBytes int64) [][]*bin {
 // are sorted by their Z-order value first.
 func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []string, settings *writer.Settings) ([]*actions.Add, error) {
 	mem := settings.Allocator()
-	sc, err := reader.NewScan(snap, reader.WithAllocator(mem))
+	ropts, wopts := rowTrackingOptions(snap)
+	sc, err := reader.NewScan(snap, append(ropts, reader.WithAllocator(mem))...)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: %w", err)
 	}
-	rows := prefetched(ctx, snap, sc, b.files)
+	rows := materializedRows(snap, prefetched(ctx, snap, sc, b.files))
 	if zorder != nil {
 		rows = zorderRows(rows, zorder, mem)
 	} else {
 		rows = coalesce(rows, mem)
 	}
-	wr, err := writer.WriteFiles(ctx, snap, rows, writer.WithSettings(settings))
+	wr, err := writer.WriteFiles(ctx, snap, rows, append([]writer.Option{writer.WithSettings(settings)}, wopts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: rewrite %d files of partition %s: %w", len(b.files), partitionKey(b.files[0].PartitionValues), err)
 	}

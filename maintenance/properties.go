@@ -65,6 +65,12 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and DropConstraint (lakelog alter --add-constraint, --drop-constraint)", k)
 		}
 	}
+	if on, ok := actions.ParseBool(set[actions.PropEnableRowTracking]); ok && on && !snap.RowTrackingEnabled() {
+		// As Spark: upgrade and backfill first, then set the property.
+		if snap, err = enableRowTracking(ctx, snap, opts); err != nil {
+			return nil, err
+		}
+	}
 	conf := maps.Clone(snap.Metadata().Configuration)
 	if conf == nil {
 		conf = map[string]string{}

@@ -753,7 +753,7 @@ func selectRows(ctx context.Context, rec arrow.RecordBatch, del []int, mem memor
 func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource, batch arrow.RecordBatch, start, n int64, sel *rowSelector, byColumns bool) (arrow.RecordBatch, error) {
 	mem := s.cfg.mem
 	ncols := len(sources)
-	if s.cfg.rowIndex {
+	if s.rowIndex {
 		ncols++
 	}
 	cols := make([]arrow.Array, ncols)
@@ -805,7 +805,7 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 			plain.Release()
 		}
 	}
-	if s.cfg.rowIndex {
+	if s.rowIndex {
 		cols[len(sources)] = rowIndexArray(mem, start, int(n))
 	}
 	rec := array.NewRecordBatch(arrowbatch.SchemaOf(s.readSchema, cols), cols, n)
@@ -841,17 +841,20 @@ func (s *Scan) assemble(ctx context.Context, f *ScanFile, sources []columnSource
 		proj := make([]arrow.Array, len(s.outFields), len(s.outFields)+1)
 		for i := range proj {
 			proj[i] = rec.Column(i)
-			if dt := s.outSchema.Field(i).Type; isView(dt) && !isView(proj[i].DataType()) {
+			if dt := s.assembled.Field(i).Type; isView(dt) && !isView(proj[i].DataType()) {
 				proj[i] = toView(mem, proj[i], dt) // read plain for the filter
 				defer proj[i].Release()
 			}
 		}
-		if s.cfg.rowIndex {
+		if s.rowIndex {
 			proj = append(proj, rec.Column(int(rec.NumCols())-1))
 		}
-		out := array.NewRecordBatch(arrowbatch.SchemaOf(s.outSchema, proj), proj, rec.NumRows())
+		out := array.NewRecordBatch(arrowbatch.SchemaOf(s.assembled, proj), proj, rec.NumRows())
 		rec.Release()
 		rec = out
+	}
+	if s.rt != nil {
+		rec = s.rt.apply(rec, f, s.outSchema, mem)
 	}
 	return rec, nil
 }

@@ -71,6 +71,7 @@ type config struct {
 	tx           *deltalog.Transaction  // RecordReads
 	rowIndex     bool                   // WithRowIndex
 	dictionaries bool                   // WithDictionaries
+	rowTracking  bool                   // WithRowTracking
 	extra        []*actions.StructField // WithFileColumns
 	// fetchBudget and fetchConcurrency bound the I/O stage on object
 	// stores (fetch.go).
@@ -232,8 +233,14 @@ type Scan struct {
 	// viewsAfterFilter: an output column is read plain (for the filter)
 	// and made a view after it (WithStringViews).
 	viewsAfterFilter bool
-	m                metrics
-	recordMu         sync.Mutex // serializes RecordReads' calls on cfg.tx
+	// rowIndex: the assembled batches end with the row index
+	// (WithRowIndex, or WithRowTracking, whose rt turns the assembled
+	// batch, of schema assembled, into the output).
+	rowIndex  bool
+	rt        *rowTracking
+	assembled *arrow.Schema
+	m         metrics
+	recordMu  sync.Mutex // serializes RecordReads' calls on cfg.tx
 }
 
 // NewScan plans a scan of snap. It fails when a column or the filter does
@@ -281,7 +288,16 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	if cfg.parallelism <= 0 {
 		cfg.parallelism = 1
 	}
-	s := &Scan{snap: snap, cfg: cfg, schema: snap.Schema(), partCols: map[string]bool{}}
+	s := &Scan{snap: snap, cfg: cfg, schema: snap.Schema(), partCols: map[string]bool{}, rowIndex: cfg.rowIndex}
+	extras := cfg.extra
+	var err error
+	if s.rt, err = planRowTracking(snap, cfg); err != nil {
+		return nil, err
+	}
+	if s.rt != nil {
+		extras = append(slices.Clone(extras), s.rt.fileFields()...)
+		s.rowIndex = true
+	}
 	mode := snap.ColumnMappingMode()
 	switch mode {
 	case actions.ColumnMappingNone, actions.ColumnMappingName, actions.ColumnMappingID:
@@ -313,7 +329,7 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 	} else {
 		s.outFields = slices.Clone(s.schema.Fields)
 	}
-	for _, f := range cfg.extra {
+	for _, f := range extras {
 		if s.schema.FieldFold(f.Name) != nil {
 			return nil, fmt.Errorf("reader: file column %q is a column of the table", f.Name)
 		}
@@ -362,7 +378,6 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 			cfg.tx.ReadWholeTable()
 		}
 	}
-	var err error
 	if s.outSchema, err = arrowSchemaOf(s.outFields); err != nil {
 		return nil, err
 	}
@@ -378,13 +393,17 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 			s.viewsAfterFilter = s.viewsAfterFilter || !arrow.TypeEqual(s.outSchema.Field(i).Type, s.readSchema.Field(i).Type)
 		}
 	}
-	if cfg.rowIndex {
+	if s.rowIndex {
 		if s.schema.FieldFold(RowIndexColumn) != nil {
 			return nil, fmt.Errorf("reader: the table has a column %q, which WithRowIndex would shadow", RowIndexColumn)
 		}
 		ri := arrow.Field{Name: RowIndexColumn, Type: arrow.PrimitiveTypes.Int64}
 		s.outSchema = arrow.NewSchema(append(slices.Clone(s.outSchema.Fields()), ri), nil)
 		s.readSchema = arrow.NewSchema(append(slices.Clone(s.readSchema.Fields()), ri), nil)
+	}
+	s.assembled = s.outSchema
+	if s.rt != nil {
+		s.outSchema = s.rt.schema(s.assembled)
 	}
 	return s, nil
 }

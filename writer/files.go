@@ -76,6 +76,9 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	}
 	if md := cfg.schemaChange; md != nil {
 		cfg.materializePartitions = materializesPartitions(snap.Protocol(), md)
+		if cfg.rowTracking {
+			return nil, fmt.Errorf("writer: a rewrite that keeps row IDs cannot change the schema yet")
+		}
 		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, md.Properties(), batches, cfg)
 		if err != nil {
 			return nil, err
@@ -83,7 +86,13 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 		wr.SchemaChanged = true
 		return wr, nil
 	}
-	return writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
+	md := snap.Metadata()
+	if cfg.rowTracking {
+		if md, cfg.hidden, err = rowTrackingMetadata(snap); err != nil {
+			return nil, err
+		}
+	}
+	return writeFiles(ctx, snap.Store(), snap.Root(), md, snap.Properties(), batches, cfg)
 }
 
 // materializesPartitions says whether the data files hold the partition
@@ -392,6 +401,12 @@ func (fs *fileSet) fileSchema(data *actions.StructType) (*arrow.Schema, error) {
 		last := data.Fields[len(data.Fields)-1]
 		data = &actions.StructType{Fields: data.Fields[:len(data.Fields)-1]}
 		extra = append(extra, arrow.Field{Name: last.Name, Type: arrow.BinaryTypes.String, Nullable: last.Nullable})
+	}
+	if k := len(fs.cfg.hidden); k > 0 && len(data.Fields) >= k {
+		for _, f := range data.Fields[len(data.Fields)-k:] {
+			extra = append(extra, arrow.Field{Name: f.Name, Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+		}
+		data = &actions.StructType{Fields: data.Fields[:len(data.Fields)-k]}
 	}
 	sc, err := actions.ToArrowSchema(data, true, fs.mode)
 	if err != nil {

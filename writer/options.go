@@ -49,8 +49,10 @@ type config struct {
 	txnOpts        []deltalog.TxnOption
 	parquetProps   []parquet.WriterProperty
 	rowCheck       rowCheck
-	changeFiles    bool // WriteChangeFiles: _change_data/cdc-*.parquet
-	tableRows      bool // WithTableRows
+	changeFiles    bool     // WriteChangeFiles: _change_data/cdc-*.parquet
+	tableRows      bool     // WithTableRows
+	rowTracking    bool     // WithMaterializedRowTracking
+	hidden         []string // trailing columns written as named (rowtracking.go)
 	// materializePartitions: the data files hold the partition columns
 	// too (materializePartitionColumns, delta.writePartitionColumnsToParquet).
 	materializePartitions bool

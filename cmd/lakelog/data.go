@@ -48,7 +48,7 @@ func init() {
 		travel:  travelRead,
 		flags: []flagDef{
 			{name: "where", kind: textFlag, arg: "PRED", help: "keep the rows for which the predicate is true (lakelog help predicates)"},
-			{name: "columns", kind: listFlag, help: "print these columns, comma-separated, in this order"},
+			{name: "columns", kind: listFlag, help: "print these columns, comma-separated, in this order (also _metadata.row_id and _metadata.row_commit_version on a table with row tracking)"},
 			{name: "limit", kind: countFlag, help: "print at most N rows (0 prints none; default: every row)"},
 			{name: "sorted", kind: boolFlag, help: "sort the output lines by their bytes (holds the output in memory)"},
 			{name: "explain", kind: boolFlag, help: "print what planning and reading did (files and bytes: total, pruned by partition, skipped by stats, planned; rows skipped by the page index, decoded and returned; deletion vectors) instead of the rows"},
@@ -363,8 +363,13 @@ func runScan(ctx context.Context, c *call) error {
 		}
 		ropts = append(ropts, reader.WithFilter(pred))
 	}
-	if cols := c.list("columns"); cols != nil {
-		ropts = append(ropts, reader.WithColumns(cols...))
+	cols := c.list("columns")
+	tableCols, meta := splitMetadataColumns(cols)
+	if cols != nil {
+		ropts = append(ropts, reader.WithColumns(tableCols...))
+	}
+	if meta {
+		ropts = append(ropts, reader.WithRowTracking())
 	}
 	if n, ok := c.number("limit"); ok {
 		ropts = append(ropts, reader.WithLimit(n))
@@ -392,6 +397,10 @@ func runScan(ctx context.Context, c *call) error {
 		m.set("scan", sm.FilesRead, int64(snap.NumFiles())-sm.FilesPrunedByPartition-sm.FilesSkippedByStats, "files", extra)
 	})
 	defer stop()
+	if meta {
+		out, recs := orderColumns(sc.Schema(), cols, sc.Records(ctx))
+		return c.printRows(ctx, out, recs)
+	}
 	return c.printRows(ctx, sc.Schema(), sc.Records(ctx))
 }
 

@@ -34,7 +34,7 @@ var booleanProperties = []struct {
 	{"delta.enableIcebergCompatV1", false},
 	{"delta.enableIcebergCompatV2", false},
 	{"delta.enableInCommitTimestamps", true},
-	{"delta.enableRowTracking", false},
+	{"delta.enableRowTracking", true},
 	{"delta.enableTypeWidening", false},
 	{"delta.randomizeFilePrefixes", false},
 	{"delta.tuneFileSizesForRewrites", true},

@@ -1,0 +1,135 @@
+package maintenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/conflict"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/writer"
+)
+
+// OPTIMIZE on a table with row tracking enabled keeps every row's ID and
+// commit version, as Spark does: the bin is read with reader.WithRowTracking
+// and the two columns are written into the new files' materialized
+// columns (writer.WithMaterializedRowTracking), renamed; the commit is
+// tagged delta.rowTracking.preserved=true.
+
+// rowTrackingPreservedTag is the commitInfo tag of commits that keep row IDs.
+const rowTrackingPreservedTag = "delta.rowTracking.preserved"
+
+// rowTrackingOptions are the scan and write options of a rewrite of snap.
+func rowTrackingOptions(snap *deltalog.Snapshot) ([]reader.Option, []writer.Option) {
+	if !snap.RowTrackingEnabled() {
+		return nil, nil
+	}
+	return []reader.Option{reader.WithRowTracking()}, []writer.Option{writer.WithMaterializedRowTracking()}
+}
+
+// materializedRows renames the scan's trailing _row_id and
+// _row_commit_version to the table's materialized column names. Each
+// renamed batch is released when the consumer's yield returns.
+func materializedRows(snap *deltalog.Snapshot, rows iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
+	if !snap.RowTrackingEnabled() {
+		return rows
+	}
+	props := snap.Properties()
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for rec, err := range rows {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			fields := append([]arrow.Field(nil), rec.Schema().Fields()...)
+			k := len(fields)
+			fields[k-2].Name = props.MaterializedRowIDColumnName
+			fields[k-1].Name = props.MaterializedRowCommitVersionColumnName
+			out := array.NewRecordBatch(arrow.NewSchema(fields, nil), rec.Columns(), rec.NumRows())
+			ok := yield(out, nil)
+			out.Release()
+			if !ok {
+				return
+			}
+		}
+	}
+}
+
+// tagRowTrackingPreserved adds Spark's tag to the commit when snap tracks rows.
+func tagRowTrackingPreserved(snap *deltalog.Snapshot, tx *deltalog.Transaction) {
+	if !snap.RowTrackingEnabled() {
+		return
+	}
+	tx.SetTag(rowTrackingPreservedTag, "true")
+}
+
+// backfillAttempts bounds how often a backfill commit that lost to a
+// concurrent remove is tried again from a fresh snapshot.
+const backfillAttempts = 10
+
+// enableRowTracking prepares snap for delta.enableRowTracking=true as
+// Spark's ALTER TABLE does before it sets the property: (1) a protocol
+// upgrade to the rowTracking and domainMetadata features, with the
+// materialized column names set (from then on every add gets row IDs),
+// then (2) the backfill: every live file without a baseRowId is re-added
+// unchanged (dataChange=false, "ROW TRACKING BACKFILL"), and the commit
+// gives it IDs above the high-water mark. A backfill that loses to a
+// concurrent commit removing one of its files aborts (it read them) and is
+// planned again. It returns the snapshot to set the property on.
+func enableRowTracking(ctx context.Context, snap *deltalog.Snapshot, opts []deltalog.TxnOption) (*deltalog.Snapshot, error) {
+	if !snap.RowTrackingSupported() || snap.Properties().MaterializedRowIDColumnName == "" || snap.Properties().MaterializedRowCommitVersionColumnName == "" {
+		md := *snap.Metadata()
+		md.Configuration = deltalog.MaterializedRowTrackingNames(md.Configuration)
+		p := actions.MergeProtocols(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{actions.FeatureDomainMetadata, actions.FeatureRowTracking}}, snap.Protocol())
+		tx := snap.NewTransaction(opts...)
+		tx.SetMetadata(&md)
+		if p != snap.Protocol() {
+			tx.SetProtocol(p)
+		}
+		tx.SetOperation("UPGRADE PROTOCOL", map[string]any{"newProtocol": actions.JSONText(p)}, nil)
+		res, err := tx.Commit(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("maintenance: enable row tracking: protocol upgrade: %w", err)
+		}
+		if snap, err = res.Snapshot(); err != nil {
+			return nil, fmt.Errorf("maintenance: enable row tracking: %w", err)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		tx := snap.NewTransaction(opts...)
+		n := 0
+		for f := range snap.Files() {
+			if f.BaseRowID != nil {
+				continue
+			}
+			c := *f
+			c.DataChange = false
+			tx.Add(actions.Action{Add: &c})
+			tx.ReadFiles(c.Path)
+			n++
+		}
+		if n == 0 {
+			return snap, nil
+		}
+		tx.SetOperation("ROW TRACKING BACKFILL", map[string]any{"numFiles": strconv.Itoa(n)}, nil)
+		res, err := tx.Commit(ctx)
+		var ce *conflict.Error
+		switch {
+		case err == nil:
+			return res.Snapshot()
+		case errors.As(err, &ce) && attempt < backfillAttempts:
+			if snap, err = deltalog.Open(ctx, snap.Store(), snap.Root()); err != nil {
+				return nil, fmt.Errorf("maintenance: enable row tracking: backfill: %w", err)
+			}
+		default:
+			return nil, fmt.Errorf("maintenance: enable row tracking: backfill of %d files: %w", n, err)
+		}
+	}
+}
