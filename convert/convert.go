@@ -87,8 +87,10 @@ func WithProgress(f func(done, total int)) Option { return func(c *config) { c.p
 
 // Result is what ToDelta did.
 type Result struct {
-	// AlreadyDelta: the folder already held a Delta table (at Version);
-	// nothing was written.
+	// AlreadyDelta: the folder already held a Delta table (at Version,
+	// with Schema; when another writer created it while this call was
+	// converting and it could not be read back, Version 0 and no
+	// Schema); nothing was written.
 	AlreadyDelta bool
 	// Version is the table's version: 0 after a conversion.
 	Version int64
@@ -167,10 +169,13 @@ func ToDelta(ctx context.Context, store objstore.Store, root string, opts ...Opt
 	}, nil)
 	cr, err := tx.Commit(ctx)
 	if errors.Is(err, deltalog.ErrTableExists) {
-		// Another convert (or a writer) created the table meanwhile.
+		// Another convert (or a writer) created the table meanwhile:
+		// version 0 is someone else's (a lost response of our own is
+		// read back by the commit loop). The folder is a Delta table now.
 		if res, ok, err2 := existing(ctx, store, root); err2 == nil && ok {
 			return res, nil
 		}
+		return &Result{AlreadyDelta: true, Version: 0}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("convert: commit: %w", err)

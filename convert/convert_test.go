@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -98,15 +99,22 @@ func writeParquet(t testing.TB, path string, rec arrow.RecordBatch, rowGroup int
 		t.Fatal(err)
 	}
 	defer f.Close()
+	writeParquetTo(t, f, rec, rowGroup)
+}
+
+// writeParquetTo writes rec as Parquet to w with row groups of rowGroup
+// rows.
+func writeParquetTo(t testing.TB, w io.Writer, rec arrow.RecordBatch, rowGroup int64) {
+	t.Helper()
 	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.DefaultWriterProps())
+	pw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(rec); err != nil {
+	if err := pw.Write(rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(); err != nil {
+	if err := pw.Close(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -37,9 +38,10 @@ func readFooters(ctx context.Context, store objstore.Store, files []*file, cfg *
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.concurrency)
 	var done atomic.Int64
+	schemas := &schemaCache{}
 	for _, f := range files {
 		g.Go(func() error {
-			ft, err := readFooter(ctx, store, f.key, f.size)
+			ft, err := readFooter(ctx, store, f.key, f.size, schemas)
 			if err != nil {
 				return err
 			}
@@ -64,7 +66,7 @@ func notParquet(key, why string, err error) error {
 
 // readFooter fetches and decodes one file's footer: one read of the
 // tail, a second only when the footer is larger.
-func readFooter(ctx context.Context, store objstore.Store, key string, size int64) (*footer, error) {
+func readFooter(ctx context.Context, store objstore.Store, key string, size int64, schemas *schemaCache) (*footer, error) {
 	if size < 12 {
 		return nil, notParquet(key, fmt.Sprintf("%d bytes is too short", size), nil)
 	}
@@ -98,7 +100,7 @@ func readFooter(ctx context.Context, store objstore.Store, key string, size int6
 	if err != nil {
 		return nil, notParquet(key, "the footer does not decode: "+err.Error(), err)
 	}
-	sc, err := deltaSchemaOf(md)
+	sc, err := schemas.deltaSchema(md)
 	if err != nil {
 		return nil, &FileError{Key: key, Msg: err.Error(), Err: err}
 	}
@@ -110,6 +112,40 @@ func readFooter(ctx context.Context, store objstore.Store, key string, size int6
 		}
 	}
 	return ft, nil
+}
+
+// schemaCache converts each distinct Parquet schema once: the files of a
+// folder mostly share one. The Delta schemas it returns are shared and
+// never changed.
+type schemaCache struct {
+	mu      sync.Mutex
+	entries []schemaEntry
+}
+
+type schemaEntry struct {
+	parquet *schema.Schema
+	delta   *actions.StructType
+}
+
+func (c *schemaCache) deltaSchema(md *metadata.FileMetaData) (*actions.StructType, error) {
+	c.mu.Lock()
+	for _, e := range c.entries {
+		if e.parquet.Equals(md.Schema) {
+			c.mu.Unlock()
+			return e.delta, nil
+		}
+	}
+	c.mu.Unlock()
+	st, err := deltaSchemaOf(md)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if len(c.entries) < 16 {
+		c.entries = append(c.entries, schemaEntry{md.Schema, st})
+	}
+	c.mu.Unlock()
+	return st, nil
 }
 
 // deltaSchemaOf is the Delta schema of a file's Parquet schema, as

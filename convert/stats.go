@@ -97,6 +97,10 @@ type bound struct {
 func fileStats(ft *footer, leaves []leaf) (string, error) {
 	minV, maxV, nulls := &object{}, &object{}, &object{}
 	md := ft.md
+	groups := make([]*metadata.RowGroupMetaData, md.NumRowGroups())
+	for rg := range groups {
+		groups[rg] = md.RowGroup(rg)
+	}
 	for _, l := range leaves {
 		idx, ok := ft.columns[strings.ToLower(strings.Join(l.names, "."))]
 		if !ok {
@@ -109,8 +113,7 @@ func fileStats(ft *footer, leaves []leaf) (string, error) {
 		var nullCount int64
 		countOK := l.count
 		b := bound{ok: true}
-		for rg := 0; rg < md.NumRowGroups(); rg++ {
-			g := md.RowGroup(rg)
+		for _, g := range groups {
 			cc, err := g.ColumnChunk(idx)
 			if err != nil {
 				return "", err

@@ -491,12 +491,12 @@ def op_convert(spec):
     """CONVERT TO DELTA of a folder of Parquet files in Hive partition
     folders p=.../ (convert_to_deltalake: footers read for schema and
     stats, one commit)."""
-    from deltalake import convert_to_deltalake
+    from deltalake import Field, Schema, convert_to_deltalake
 
     start = time.perf_counter()
     convert_to_deltalake(
         spec["table"],
-        partition_by=pa.schema([pa.field("p", pa.string())]),
+        partition_by=Schema([Field("p", "string", nullable=True)]),
         partition_strategy="hive",
         storage_options=spec.get("storage"),
     )

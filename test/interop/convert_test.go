@@ -2,6 +2,8 @@ package interop
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +102,11 @@ func TestConvertPeersRead(t *testing.T) {
 				t.Fatalf("converted %d files, %d rows; want %d files, %d rows", res.Files, res.Rows, files, rec.NumRows())
 			}
 			sameRows(t, "lakelog", openLines(t, store, ""), want)
-			peersAgree(t, "CONVERT of a "+name+" folder", dir, want, "CONVERT")
+			if c.writer == "spark" {
+				sparkAgreesDeltaRSInt96(t, rs, sp, dir, want)
+			} else {
+				peersAgree(t, "CONVERT of a "+name+" folder", dir, want, "CONVERT")
+			}
 			// Spark skips files on the stats taken from the footers: its
 			// counts under filters on the converted table must be its
 			// counts on the input file, which has no Delta stats.
@@ -112,6 +118,78 @@ func TestConvertPeersRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sparkAgreesDeltaRSInt96 checks a table of Spark-written files (INT96
+// timestamps, Spark's default): Spark reads want, and delta-rs reads
+// want or fails with its known INT96 limit: arrow-rs reads INT96 as
+// nanoseconds, so timestamps outside 1677-2262 (the generator's edge
+// cases) overflow ("Casting from timestamp[ns] ... would lose data").
+func sparkAgreesDeltaRSInt96(t *testing.T, rs, sp *peer, dir string, want []string) {
+	t.Helper()
+	got, _ := peerRead(t, sp, request{Path: dir})
+	sameRows(t, "spark", got, want)
+	res := sp.call(t, request{Op: "sql", Statements: []string{"DESCRIBE HISTORY delta.`" + dir + "` LIMIT 1"}})
+	if len(res.Result) != 1 || len(res.Result[0]) < 5 || res.Result[0][4] == nil || *res.Result[0][4] != "CONVERT" {
+		t.Errorf("spark's history names the latest operation %v, want CONVERT", res.Result)
+	}
+	for _, rd := range []string{"pyarrow", "datafusion"} {
+		out := filepath.Join(t.TempDir(), "rows.parquet")
+		_, err := rs.do(request{Op: "read", Path: dir, Reader: rd, Out: out})
+		var pe *peerError
+		switch {
+		case err == nil:
+			sameRowsButInt96(t, "delta-rs "+rd, parquetLines(t, out), want)
+		case errors.As(err, &pe) && strings.Contains(pe.msg, "Casting from timestamp[ns]") && strings.Contains(pe.msg, "would lose data"):
+			t.Logf("delta-rs %s: known INT96 limit (timestamps outside the nanosecond range): %s", rd, pe.msg)
+		default:
+			t.Errorf("delta-rs %s: %v", rd, err)
+		}
+	}
+}
+
+// sameRowsButInt96 compares rows by id, accepting a different ts only
+// where the written ts lies outside the nanosecond range: delta-rs's
+// DataFusion reader wraps such INT96 values silently (a delta-rs bug;
+// Spark reads them right).
+func sameRowsButInt96(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	byID := func(lines []string) map[string]map[string]json.RawMessage {
+		out := map[string]map[string]json.RawMessage{}
+		for _, l := range lines {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatal(err)
+			}
+			out[string(m["id"])] = m
+		}
+		return out
+	}
+	g, w := byID(got), byID(want)
+	if len(g) != len(w) || len(got) != len(want) {
+		t.Fatalf("%s: %d rows, want %d", what, len(got), len(want))
+	}
+	wrapped := 0
+	for id, wm := range w {
+		gm, ok := g[id]
+		if !ok {
+			t.Fatalf("%s: no row id %s", what, id)
+		}
+		for k, wv := range wm {
+			if string(gm[k]) == string(wv) {
+				continue
+			}
+			var ts string
+			if k == "ts" && json.Unmarshal(wv, &ts) == nil && (ts < "1677-09-22" || ts > "2262-04-11") {
+				wrapped++
+				continue
+			}
+			t.Errorf("%s: row id %s column %s: %s, want %s", what, id, k, gm[k], wv)
+		}
+	}
+	if wrapped > 0 {
+		t.Logf("%s: %d timestamps outside the nanosecond range read wrong (delta-rs's INT96 bug), every other value right", what, wrapped)
 	}
 }
 
