@@ -1,6 +1,9 @@
 package actions
 
 import (
+	"bytes"
+	"encoding/json"
+	"strconv"
 	"time"
 	"unicode/utf8"
 )
@@ -84,4 +87,80 @@ func FormatStatsTimestamp(micros int64, utc, upper bool) string {
 		return t.Format("2006-01-02T15:04:05.000Z")
 	}
 	return t.Format("2006-01-02T15:04:05.000")
+}
+
+// StatsValues is one of the stats' objects (minValues, maxValues,
+// nullCount): its keys in the order they were set, nested by path.
+type StatsValues struct {
+	keys []string
+	vals []any // *StatsValues, int64, string or json.RawMessage
+}
+
+// Set puts v at path (a column's names, outermost first). v is an int64,
+// a string (written quoted) or a json.RawMessage (written as it is).
+func (o *StatsValues) Set(path []string, v any) {
+	cur := o
+	for _, k := range path[:len(path)-1] {
+		var next *StatsValues
+		for i, key := range cur.keys {
+			if key == k {
+				next, _ = cur.vals[i].(*StatsValues)
+			}
+		}
+		if next == nil {
+			next = &StatsValues{}
+			cur.keys = append(cur.keys, k)
+			cur.vals = append(cur.vals, next)
+		}
+		cur = next
+	}
+	cur.keys = append(cur.keys, path[len(path)-1])
+	cur.vals = append(cur.vals, v)
+}
+
+func (o *StatsValues) write(b *bytes.Buffer) {
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSONString(b, k)
+		b.WriteByte(':')
+		switch v := o.vals[i].(type) {
+		case *StatsValues:
+			v.write(b)
+		case int64:
+			b.WriteString(strconv.FormatInt(v, 10))
+		case string:
+			writeJSONString(b, v)
+		case json.RawMessage:
+			b.Write(v)
+		}
+	}
+	b.WriteByte('}')
+}
+
+// RenderStats renders an add's stats: numRecords and, when the table
+// keeps stats for any column, minValues, maxValues and nullCount.
+func RenderStats(rows int64, columns bool, minV, maxV, nulls *StatsValues) string {
+	var b bytes.Buffer
+	b.WriteString(`{"numRecords":`)
+	b.WriteString(strconv.FormatInt(rows, 10))
+	if columns {
+		b.WriteString(`,"minValues":`)
+		minV.write(&b)
+		b.WriteString(`,"maxValues":`)
+		maxV.write(&b)
+		b.WriteString(`,"nullCount":`)
+		nulls.write(&b)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Truncate(b.Len() - 1)
 }

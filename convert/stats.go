@@ -1,9 +1,7 @@
 package convert
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -95,7 +93,7 @@ type bound struct {
 
 // fileStats renders one file's stats JSON.
 func fileStats(ft *footer, leaves []leaf) (string, error) {
-	minV, maxV, nulls := &object{}, &object{}, &object{}
+	minV, maxV, nulls := &actions.StatsValues{}, &actions.StatsValues{}, &actions.StatsValues{}
 	md := ft.md
 	groups := make([]*metadata.RowGroupMetaData, md.NumRowGroups())
 	for rg := range groups {
@@ -105,7 +103,7 @@ func fileStats(ft *footer, leaves []leaf) (string, error) {
 		idx, ok := ft.columns[strings.ToLower(strings.Join(l.names, "."))]
 		if !ok {
 			if l.count && !inFile(ft, l.names) {
-				nulls.set(l.names, json.RawMessage(strconv.FormatInt(md.NumRows, 10)))
+				nulls.Set(l.names, json.RawMessage(strconv.FormatInt(md.NumRows, 10)))
 			}
 			continue
 		}
@@ -142,29 +140,17 @@ func fileStats(ft *footer, leaves []leaf) (string, error) {
 			b.fold(lo, hi)
 		}
 		if countOK {
-			nulls.set(l.names, json.RawMessage(strconv.FormatInt(nullCount, 10)))
+			nulls.Set(l.names, json.RawMessage(strconv.FormatInt(nullCount, 10)))
 		}
 		if b.ok && b.has {
 			lo, hi := render(b.min, l.dtype, false), render(b.max, l.dtype, true)
 			if lo != nil && hi != nil {
-				minV.set(l.names, lo)
-				maxV.set(l.names, hi)
+				minV.Set(l.names, lo)
+				maxV.Set(l.names, hi)
 			}
 		}
 	}
-	var buf bytes.Buffer
-	buf.WriteString(`{"numRecords":`)
-	buf.WriteString(strconv.FormatInt(md.NumRows, 10))
-	if len(leaves) > 0 {
-		buf.WriteString(`,"minValues":`)
-		minV.write(&buf)
-		buf.WriteString(`,"maxValues":`)
-		maxV.write(&buf)
-		buf.WriteString(`,"nullCount":`)
-		nulls.write(&buf)
-	}
-	buf.WriteByte('}')
-	return buf.String(), nil
+	return actions.RenderStats(md.NumRows, len(leaves) > 0, minV, maxV, nulls), nil
 }
 
 // inFile reports whether the file has the column at all (maybe as a
@@ -313,59 +299,4 @@ func decimalText(v *big.Int, scale int) string {
 		s = "-" + s
 	}
 	return s
-}
-
-// object is a JSON object that keeps insertion order, nesting by path.
-type object struct {
-	keys []string
-	vals []any // *object, string or json.RawMessage
-}
-
-func (o *object) set(path []string, v any) {
-	cur := o
-	for _, k := range path[:len(path)-1] {
-		var next *object
-		for i, key := range cur.keys {
-			if key == k {
-				next, _ = cur.vals[i].(*object)
-			}
-		}
-		if next == nil {
-			next = &object{}
-			cur.keys = append(cur.keys, k)
-			cur.vals = append(cur.vals, next)
-		}
-		cur = next
-	}
-	cur.keys = append(cur.keys, path[len(path)-1])
-	cur.vals = append(cur.vals, v)
-}
-
-func (o *object) write(b *bytes.Buffer) {
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeString(b, k)
-		b.WriteByte(':')
-		switch v := o.vals[i].(type) {
-		case *object:
-			v.write(b)
-		case string:
-			writeString(b, v)
-		case json.RawMessage:
-			b.Write(v)
-		default:
-			panic(fmt.Sprintf("convert: stats value %T", v))
-		}
-	}
-	b.WriteByte('}')
-}
-
-func writeString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
 }

@@ -1,13 +1,11 @@
 package writer
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -370,10 +368,10 @@ func (l *statsLeaf) observeFloat(v float64) {
 
 // json renders the stats object, keys in schema order.
 func (c *statsCollector) json() (string, error) {
-	minV, maxV, nulls := &orderedObject{}, &orderedObject{}, &orderedObject{}
+	minV, maxV, nulls := &actions.StatsValues{}, &actions.StatsValues{}, &actions.StatsValues{}
 	for _, l := range c.leaves {
 		if !l.nullUnknown {
-			nulls.set(l.names, l.nulls)
+			nulls.Set(l.names, l.nulls)
 		}
 		if !l.minMax || !l.has || l.nan || l.noBounds {
 			continue
@@ -382,22 +380,10 @@ func (c *statsCollector) json() (string, error) {
 		if !ok {
 			continue
 		}
-		minV.set(l.names, lo)
-		maxV.set(l.names, hi)
+		minV.Set(l.names, lo)
+		maxV.Set(l.names, hi)
 	}
-	var b bytes.Buffer
-	b.WriteString(`{"numRecords":`)
-	b.WriteString(strconv.FormatInt(c.rows, 10))
-	if len(c.leaves) > 0 {
-		b.WriteString(`,"minValues":`)
-		minV.write(&b)
-		b.WriteString(`,"maxValues":`)
-		maxV.write(&b)
-		b.WriteString(`,"nullCount":`)
-		nulls.write(&b)
-	}
-	b.WriteByte('}')
-	return b.String(), nil
+	return actions.RenderStats(c.rows, len(c.leaves) > 0, minV, maxV, nulls), nil
 }
 
 // bounds returns the leaf's min and max as JSON-ready values
@@ -422,11 +408,11 @@ func (l *statsLeaf) bounds() (lo, hi any, ok bool) {
 			}
 			return json.RawMessage(strconv.FormatFloat(l.minF, 'g', -1, bits)), json.RawMessage(strconv.FormatFloat(l.maxF, 'g', -1, bits)), true
 		case actions.TypeDate:
-			return formatDate(l.minI), formatDate(l.maxI), true
+			return actions.FormatStatsDate(l.minI), actions.FormatStatsDate(l.maxI), true
 		case actions.TypeTimestamp:
-			return formatStatsTimestamp(floorDiv(l.minI, 1000), true), formatStatsTimestamp(ceilDiv(l.maxI, 1000), true), true
+			return actions.FormatStatsTimestamp(l.minI, true, false), actions.FormatStatsTimestamp(l.maxI, true, true), true
 		case actions.TypeTimestampNTZ:
-			return formatStatsTimestamp(floorDiv(l.minI, 1000), false), formatStatsTimestamp(ceilDiv(l.maxI, 1000), false), true
+			return actions.FormatStatsTimestamp(l.minI, false, false), actions.FormatStatsTimestamp(l.maxI, false, true), true
 		case actions.TypeString:
 			return truncateMin(l.minS), truncateMax(l.maxS), true
 		}
@@ -443,90 +429,4 @@ func truncateMax(s string) string { return actions.TruncateStatsMax(s) }
 
 func decimalJSON(v decimal128.Num, scale int) string {
 	return v.ToString(int32(scale))
-}
-
-func formatDate(days int64) string {
-	return time.Unix(days*86400, 0).UTC().Format("2006-01-02")
-}
-
-// formatStatsTimestamp renders milliseconds since the epoch as Spark's
-// stats do.
-func formatStatsTimestamp(ms int64, utc bool) string {
-	t := time.UnixMilli(ms).UTC()
-	if utc {
-		return t.Format("2006-01-02T15:04:05.000Z")
-	}
-	return t.Format("2006-01-02T15:04:05.000")
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) == (b < 0) {
-		q++
-	}
-	return q
-}
-
-// orderedObject is a JSON object that keeps insertion order, nesting by
-// path.
-type orderedObject struct {
-	keys []string
-	vals []any // *orderedObject, int64, string or json.RawMessage
-}
-
-func (o *orderedObject) set(path []string, v any) {
-	cur := o
-	for _, k := range path[:len(path)-1] {
-		var next *orderedObject
-		for i, key := range cur.keys {
-			if key == k {
-				next, _ = cur.vals[i].(*orderedObject)
-			}
-		}
-		if next == nil {
-			next = &orderedObject{}
-			cur.keys = append(cur.keys, k)
-			cur.vals = append(cur.vals, next)
-		}
-		cur = next
-	}
-	cur.keys = append(cur.keys, path[len(path)-1])
-	cur.vals = append(cur.vals, v)
-}
-
-func (o *orderedObject) write(b *bytes.Buffer) {
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeJSONString(b, k)
-		b.WriteByte(':')
-		switch v := o.vals[i].(type) {
-		case *orderedObject:
-			v.write(b)
-		case int64:
-			b.WriteString(strconv.FormatInt(v, 10))
-		case string:
-			writeJSONString(b, v)
-		case json.RawMessage:
-			b.Write(v)
-		}
-	}
-	b.WriteByte('}')
-}
-
-func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	b.Truncate(b.Len() - 1)
 }
