@@ -23,6 +23,7 @@ import (
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -361,6 +362,9 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 		if cdc == nil || rec.NumRows() == 0 {
 			return nil
 		}
+		// The change writer reads rec's columns while the data writer
+		// reads the same arrays (an update's post-image).
+		arrowbatch.ShareDictionaries(rec)
 		c, err := withChangeType(rec, kind, j.mem)
 		if err != nil {
 			return err

@@ -243,7 +243,13 @@ func newBuilder(t tableLoc, snap *deltalog.Snapshot) (*table.MetadataBuilder, er
 		func() error { return b.SetCurrentSchemaID(-1) },
 		func() error { return b.AddPartitionSpec(&spec, true) },
 		func() error { return b.SetDefaultSpecID(-1) },
-		func() error { return b.AddSortOrder(&table.UnsortedSortOrder) },
+		func() error {
+			// A copy: AddSortOrder sets the ID of the order it is given,
+			// and two conversions at once must not both write iceberg-go's
+			// package-level UnsortedSortOrder (the race detector caught it).
+			unsorted := table.UnsortedSortOrder
+			return b.AddSortOrder(&unsorted)
+		},
 		func() error { return b.SetDefaultSortOrderID(-1) },
 		func() error { return b.SetLoc(t.uri) },
 		func() error {

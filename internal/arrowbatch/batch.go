@@ -117,3 +117,15 @@ func SchemaOf(sc *arrow.Schema, cols []arrow.Array) *arrow.Schema {
 	md := sc.Metadata()
 	return arrow.NewSchema(fields, &md)
 }
+
+// ShareDictionaries prepares rec to be read by several goroutines at
+// once: arrow-go makes a Dictionary array's values array on first use,
+// without a lock, so each dictionary column's is made here, by the one
+// goroutine that holds rec before it is shared.
+func ShareDictionaries(rec arrow.RecordBatch) {
+	for _, c := range rec.Columns() {
+		if d, ok := c.(*array.Dictionary); ok {
+			d.Dictionary()
+		}
+	}
+}
