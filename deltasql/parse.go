@@ -203,31 +203,41 @@ func (p *parser) qualifiedName(what string) ([]string, int, error) {
 
 // nameList reads ( a, b, ... ) or, with bare, a, b without parentheses.
 func (p *parser) nameList(what string) ([]string, error) {
-	paren, err := p.acceptPunct("(")
+	var out []string
+	err := p.commaList(func() error {
+		parts, _, err := p.qualifiedName(what)
+		out = append(out, strings.Join(parts, "."))
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	return out, nil
+}
+
+// commaList reads item, item, ... in parentheses when the next token
+// opens one.
+func (p *parser) commaList(item func() error) error {
+	paren, err := p.acceptPunct("(")
+	if err != nil {
+		return err
+	}
 	for {
-		parts, _, err := p.qualifiedName(what)
-		if err != nil {
-			return nil, err
+		if err := item(); err != nil {
+			return err
 		}
-		out = append(out, strings.Join(parts, "."))
 		more, err := p.acceptPunct(",")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !more {
 			break
 		}
 	}
 	if paren {
-		if err := p.expectPunct(")"); err != nil {
-			return nil, err
-		}
+		return p.expectPunct(")")
 	}
-	return out, nil
+	return nil
 }
 
 func (p *parser) stringLit(what string) (string, int, error) {

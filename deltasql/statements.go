@@ -888,37 +888,20 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		paren := p.isPunct("(")
-		if paren {
-			if err := p.advance(); err != nil {
-				return nil, err
-			}
-		}
-		for {
+		err := p.commaList(func() error {
 			start := p.tok.pos
 			if p.tok.kind == tokEOF || p.isPunct(")") {
-				return nil, p.unexpected("a column definition (name type ...)")
+				return p.unexpected("a column definition (name type ...)")
 			}
 			text, end, err := p.rawUntil(start, true, true)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
-			if err := p.skipTo(end); err != nil {
-				return nil, err
-			}
-			more, err := p.acceptPunct(",")
-			if err != nil {
-				return nil, err
-			}
-			if !more {
-				break
-			}
-		}
-		if paren {
-			if err := p.expectPunct(")"); err != nil {
-				return nil, err
-			}
+			return p.skipTo(end)
+		})
+		if err != nil {
+			return nil, err
 		}
 		return a, nil
 	case p.is("RENAME"):
@@ -967,28 +950,13 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		if a.ifExists, err = p.accept("IF", "EXISTS"); err != nil {
 			return nil, err
 		}
-		paren, err := p.acceptPunct("(")
+		err := p.commaList(func() error {
+			c, err := p.columnPath()
+			a.columns = append(a.columns, c)
+			return err
+		})
 		if err != nil {
 			return nil, err
-		}
-		for {
-			c, err := p.columnPath()
-			if err != nil {
-				return nil, err
-			}
-			a.columns = append(a.columns, c)
-			more, err := p.acceptPunct(",")
-			if err != nil {
-				return nil, err
-			}
-			if !more {
-				break
-			}
-		}
-		if paren {
-			if err := p.expectPunct(")"); err != nil {
-				return nil, err
-			}
 		}
 		return a, nil
 	}
