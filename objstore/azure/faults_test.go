@@ -2,7 +2,6 @@ package azure
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 func TestFaults(t *testing.T) {
 	name := newContainer(t)
 	upstream := connectionEndpoint(t)
-	f := &cloudtest.Faults{Seed: rand.Uint64(), Rate: 0.2, Stall: 3 * time.Second, Kinds: []cloudtest.Fault{
+	f := &cloudtest.Faults{Seed: cloudtest.Seed(t), Rate: 0.2, Stall: 3 * time.Second, Kinds: []cloudtest.Fault{
 		cloudtest.SlowDown, cloudtest.ResetMidBody, cloudtest.StallBeforeHeaders,
 		cloudtest.ResetRequest, cloudtest.StallMidBody, cloudtest.LostResponse,
 	}}

@@ -1,7 +1,6 @@
 package gcs
 
 import (
-	"math/rand/v2"
 	"net/http"
 	"testing"
 	"time"
@@ -18,7 +17,7 @@ import (
 func TestFaults(t *testing.T) {
 	bucket := newBucket(t)
 	upstream := cloudtest.Require(t, "STORAGE_EMULATOR_HOST", "fake-gcs-server")
-	f := &cloudtest.Faults{Seed: rand.Uint64(), Rate: 0.2, Stall: 3 * time.Second, Kinds: []cloudtest.Fault{
+	f := &cloudtest.Faults{Seed: cloudtest.Seed(t), Rate: 0.2, Stall: 3 * time.Second, Kinds: []cloudtest.Fault{
 		cloudtest.SlowDown, cloudtest.ResetMidBody, cloudtest.StallBeforeHeaders, cloudtest.ResetRequest, cloudtest.StallMidBody,
 	}}
 	proxy := cloudtest.NewProxy(t, "http://"+upstream, func(w http.ResponseWriter, r *http.Request, forward cloudtest.Forward) {

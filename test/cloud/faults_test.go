@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -39,17 +38,6 @@ const (
 // proxy holds a stalled connection longer).
 var faultPolicy = objstore.RetryPolicy{Attempts: 10, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond, StallTimeout: time.Second}
 
-// faultSeed is LAKELOG_FAULT_SEED when set, else a fresh seed.
-func faultSeed(t *testing.T) uint64 {
-	if s := os.Getenv("LAKELOG_FAULT_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("LAKELOG_FAULT_SEED=%q: %v", s, err)
-		}
-		return v
-	}
-	return rand.Uint64()
-}
 
 // newFaultBucket creates a bucket on MinIO, directly.
 func newFaultBucket(t *testing.T) string {
@@ -195,7 +183,7 @@ func createFaultTable(t *testing.T, ctx context.Context, st objstore.Store) {
 func TestFaultsS3(t *testing.T) {
 	bucket := newFaultBucket(t)
 	ctx := t.Context()
-	seed := faultSeed(t)
+	seed := cloudtest.Seed(t)
 	faults := &cloudtest.Faults{Seed: seed, Rate: 0.15, Stall: 3 * time.Second, Kinds: []cloudtest.Fault{
 		cloudtest.SlowDown, cloudtest.ResetMidBody, cloudtest.StallBeforeHeaders,
 		cloudtest.ResetRequest, cloudtest.StallMidBody, cloudtest.LostResponse,
