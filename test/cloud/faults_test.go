@@ -38,7 +38,6 @@ const (
 // proxy holds a stalled connection longer).
 var faultPolicy = objstore.RetryPolicy{Attempts: 10, BaseDelay: 5 * time.Millisecond, MaxDelay: 200 * time.Millisecond, StallTimeout: time.Second}
 
-
 // newFaultBucket creates a bucket on MinIO, directly.
 func newFaultBucket(t *testing.T) string {
 	t.Helper()
