@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"iter"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lakelog/lakelog/objstore"
 )
 
 // lockedBuffer is written by the command and read by the test.
@@ -52,10 +56,20 @@ func TestChangesFollow(t *testing.T) {
 			defer cancel()
 			var out, errOut lockedBuffer
 			done := make(chan int)
+			listed := followListed(tbl)
 			go func() {
-				done <- run(ctx, []string{"changes", tbl, "--follow", "--format", c.format}, strings.NewReader(""), &out, &errOut)
+				done <- run(ctx, []string{"changes", "followtest://" + tbl, "--follow", "--format", c.format}, strings.NewReader(""), &out, &errOut)
 			}()
-			time.Sleep(300 * time.Millisecond) // started, at latest = 1
+			// Started, at latest = 1: once it has listed the log (a fixed
+			// sleep lost the race to the append on a loaded machine, and
+			// the follower then started after version 2).
+			select {
+			case <-listed:
+			case code := <-done:
+				t.Fatalf("exit %d before following: %s", code, errOut.String())
+			case <-time.After(20 * time.Second):
+				t.Fatal("the follower never listed the log")
+			}
 			ok(t, "append", tbl, writeFile(t, dir, "b.jsonl", `{"id": 2, "v": "b"}`+"\n"))
 			waitFor(t, &out, "2")
 			ok(t, "append", tbl, writeFile(t, dir, "c.jsonl", `{"id": 3, "v": "c"}`+"\n"))
@@ -80,10 +94,18 @@ func TestChangesFollow(t *testing.T) {
 	}
 	// --from N starts there; --to, --sorted and --from latest without
 	// --follow are usage errors.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// (Interrupted once it printed version 1, not after a fixed second a
+	// loaded machine may need to print it.)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out, errOut lockedBuffer
-	if code := run(ctx, []string{"changes", tbl, "--follow", "--from", "0", "--format", "jsonl"}, strings.NewReader(""), &out, &errOut); code != exitOK || !strings.Contains(out.String(), `"id":1`) {
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"changes", tbl, "--follow", "--from", "0", "--format", "jsonl"}, strings.NewReader(""), &out, &errOut)
+	}()
+	waitFor(t, &out, "1")
+	cancel()
+	if code := <-done; code != exitOK || !strings.Contains(out.String(), `"id":1`) {
 		t.Fatalf("--from 0: exit %d %s %s", code, out.String(), errOut.String())
 	}
 	for _, args := range [][]string{
@@ -95,6 +117,65 @@ func TestChangesFollow(t *testing.T) {
 	} {
 		if code, _, errOut := lakelog(t, args...); code != exitUsage || errOut == "" {
 			t.Errorf("%v: exit %d %s", args, code, errOut)
+		}
+	}
+}
+
+// followStores are the tables of the followtest:// scheme (a local path):
+// the channel of a table is closed once a List of its log has been read
+// to its end, when a follower knows the latest version.
+var followStores struct {
+	once   sync.Once
+	mu     sync.Mutex
+	listed map[string]chan struct{}
+}
+
+// followListed registers the followtest:// scheme and returns the channel
+// closed when the log of the table at path has first been listed.
+func followListed(path string) <-chan struct{} {
+	followStores.once.Do(func() {
+		objstore.Register("followtest", func(_ context.Context, u *url.URL) (objstore.Store, error) {
+			st, err := objstore.NewLocal(u.Path)
+			if err != nil {
+				return nil, err
+			}
+			followStores.mu.Lock()
+			ch := followStores.listed[u.Path]
+			followStores.mu.Unlock()
+			var once sync.Once
+			return &listSignal{Local: st, done: func() {
+				if ch != nil {
+					once.Do(func() { close(ch) })
+				}
+			}}, nil
+		})
+	})
+	ch := make(chan struct{})
+	followStores.mu.Lock()
+	defer followStores.mu.Unlock()
+	if followStores.listed == nil {
+		followStores.listed = map[string]chan struct{}{}
+	}
+	followStores.listed[path] = ch
+	return ch
+}
+
+// listSignal is a local store that calls done after each List of the
+// log read to its end.
+type listSignal struct {
+	*objstore.Local
+	done func()
+}
+
+func (s *listSignal) List(ctx context.Context, prefix, startAfter string) iter.Seq2[objstore.ObjectInfo, error] {
+	return func(yield func(objstore.ObjectInfo, error) bool) {
+		for info, err := range s.Local.List(ctx, prefix, startAfter) {
+			if !yield(info, err) {
+				return
+			}
+		}
+		if strings.HasPrefix(prefix, "_delta_log/") {
+			s.done()
 		}
 	}
 }
