@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +30,10 @@ import (
 // the table reads the rows of the files.
 func TestConvertConcurrentWithFaults(t *testing.T) {
 	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("CONVERT_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (CONVERT_SEED replays it)", seed)
 	r := rand.New(rand.NewPCG(seed, 11))
 	for round := range 8 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {

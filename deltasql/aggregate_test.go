@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +52,10 @@ func runSQL(t *testing.T, sess *Session, text string) []string {
 // values, several commits so several files.
 func TestRandomGroupBy(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("DELTASQL_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (DELTASQL_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	table := filepath.Join(t.TempDir(), "t")
 	sess := New()

@@ -22,8 +22,11 @@ import (
 // record lands exactly once and the table's offset per partition is the
 // last one.
 func TestBronzeLandsOnceUnderRaces(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := *pipelineSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (replay with -pipeline.seed %d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	dir := t.TempDir()
 	store, err := objstore.NewLocal(dir)

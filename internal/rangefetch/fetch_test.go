@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -72,7 +73,10 @@ func TestBuffers(t *testing.T) {
 // the bytes held stay within the budget.
 func TestRandomReads(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("RANGEFETCH_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (RANGEFETCH_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
 	mem := objstore.NewMem()
 	rs := objstoretest.NewRemote(mem, 2*time.Millisecond, seed)
