@@ -31,6 +31,10 @@ type fakeS3 struct {
 	tries   map[string]int // by method, path and query: how often seen
 	inPart  atomic.Int32   // UploadPart requests being served
 	maxPart atomic.Int32   // the most served at once
+	creates atomic.Int32   // CreateMultipartUpload requests
+	// CompleteMultipartUpload requests (more than one when a try looked
+	// stalled and was sent again)
+	completes atomic.Int32
 }
 
 func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -67,6 +71,7 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(obj)))
 		w.Write(obj)
 	case r.Method == http.MethodPost && q.Has("uploads"):
+		f.creates.Add(1)
 		f.mu.Lock()
 		f.parts = map[int][]byte{}
 		f.mu.Unlock()
@@ -91,11 +96,19 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		w.Header().Set("ETag", fmt.Sprintf(`"etag%d"`, num))
 	case r.Method == http.MethodPost && q.Has("uploadId"):
+		f.completes.Add(1)
 		f.mu.Lock()
-		var all []byte
-		for i := 1; i <= len(f.parts); i++ {
-			all = append(all, f.parts[i]...)
+		parts := make([][]byte, len(f.parts))
+		for i := range parts {
+			parts[i] = f.parts[i+1]
 		}
+		f.mu.Unlock()
+		// One allocation and copy: growing the object by append took
+		// over a second for 35 MiB under -race on a loaded machine,
+		// longer than the client's stall timeout, and the client sent
+		// the Complete again.
+		all := bytes.Join(parts, nil)
+		f.mu.Lock()
 		f.objects[key] = all
 		f.mu.Unlock()
 		io.WriteString(w, `<CompleteMultipartUploadResult><ETag>"done"</ETag></CompleteMultipartUploadResult>`)
@@ -362,14 +375,25 @@ func TestMultipartPartsConcurrentAndRetried(t *testing.T) {
 			t.Errorf("part %s sent %d times, want 2 (the fault, then the retry)", part, n)
 		}
 	}
-	if n := f.tries["POST /bucket/big  "]; n != 2 {
-		t.Errorf("%d POSTs (create and complete), want 2: a failed part must not restart the file", n)
+	if n := f.creates.Load(); n != 1 {
+		t.Errorf("%d CreateMultipartUpload requests, want 1: a failed part must not restart the file", n)
+	}
+	if n := f.completes.Load(); n != 1 {
+		t.Logf("CompleteMultipartUpload sent %d times (a try looked stalled on a loaded machine)", n)
 	}
 	if n := f.tries["PUT /bucket/big 1 "]; n != 1 {
 		t.Logf("part 1 sent %d times (a try looked stalled on a loaded machine)", n)
 	}
-	if m := f.maxPart.Load(); m < 2 || m > 4 {
-		t.Errorf("at most %d parts were in flight at once, want 2 to 4", m)
+	// A try the client gave up on as stalled may still be served while
+	// its retry is: each such try allows one more part in flight at the
+	// fake (the injected faults are answered before they count).
+	sent := int32(0)
+	for p := 1; p <= 8; p++ {
+		sent += int32(f.tries[fmt.Sprintf("PUT /bucket/big %d ", p)])
+	}
+	abandoned := sent - 8 - 3
+	if m := f.maxPart.Load(); m < 2 || m > 4+abandoned {
+		t.Errorf("at most %d parts were in flight at once (%d tries abandoned as stalled), want 2 to %d", m, abandoned, 4+abandoned)
 	}
 }
 
