@@ -86,7 +86,7 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		time.Sleep(20 * time.Millisecond) // let parts overlap
-		body, err := io.ReadAll(r.Body)
+		body, err := readBody(r)
 		if err != nil {
 			return
 		}
@@ -113,7 +113,7 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		io.WriteString(w, `<CompleteMultipartUploadResult><ETag>"done"</ETag></CompleteMultipartUploadResult>`)
 	case r.Method == http.MethodPut:
-		body, err := io.ReadAll(r.Body)
+		body, err := readBody(r)
 		if err != nil {
 			return
 		}
@@ -124,6 +124,18 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.WriteHeader(http.StatusNotImplemented)
 	}
+}
+
+// readBody reads a request's body into one buffer of its Content-Length:
+// io.ReadAll's growing buffer made a 5 MiB part take long enough under
+// -race on a loaded machine for the client's watchdog to call it stalled.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength < 0 {
+		return io.ReadAll(r.Body)
+	}
+	body := make([]byte, r.ContentLength)
+	_, err := io.ReadFull(r.Body, body)
+	return body, err
 }
 
 // slowDown answers as S3 does when it throttles.
@@ -416,7 +428,13 @@ func TestMultipartPartFailsForGood(t *testing.T) {
 		}
 		return false
 	}
-	s := newFake(t, f, WithPartSize(MinPartSize))
+	// The stall timeout of TestMultipartPartsConcurrentAndRetried: with
+	// 200 ms, parts 1 and 3 (5 MiB each) looked stalled five times in a
+	// row in 5 of 40 -race runs on the loaded machine, and the Put failed
+	// on them rather than on part 2.
+	policy := testPolicy
+	policy.StallTimeout = time.Second
+	s := newFake(t, f, WithPartSize(MinPartSize), WithRetryPolicy(policy))
 	err := s.Put(t.Context(), "big", bytes.NewReader(pattern(3*MinPartSize)), objstore.PutOptions{})
 	if err == nil || !strings.Contains(err.Error(), "part 2") {
 		t.Fatalf("Put whose part 2 always fails = %v, want an error naming part 2", err)
