@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,7 +30,10 @@ import (
 // must appear, and no memory may leak.
 func TestDictionariesDifferential(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("DICTOUT_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (DICTOUT_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
 	dictBatches := 0
 	for round := range 8 {
