@@ -246,7 +246,9 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 			// One row group per file, with its offset index; small pages.
 			// (Without the page index, a large row group is decoded column
 			// by column instead of split.)
-			index := g.r.IntN(4) > 0
+			// The first append always has it: a table with none
+			// splits nothing.
+			index := g.r.IntN(4) > 0 || len(shapes) == 0
 			props = append(props, parquet.WithMaxRowGroupLength(64<<20), parquet.WithPageIndexEnabled(index),
 				parquet.WithDataPageSize([]int64{64, 1 << 10, 16 << 10}[g.r.IntN(3)]))
 			shape += fmt.Sprintf(" (then: one row group, page index %v, small pages)", index)
@@ -333,6 +335,18 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 		// several goroutines; a small decode-ahead budget makes units wait
 		// for the consumer.
 		ahead := []int64{1, 64 << 10, 64 << 20}[g.r.IntN(3)]
+		if o.flat && k == 0 {
+			// Only a row group larger than the budget is split (or
+			// decoded column by column), and only when every column
+			// read is decoded page by page: the first scan of a flat
+			// table (its draws made, then replaced) has the smallest
+			// budget and batch and reads two flat numeric columns,
+			// so that every table has a scan that splits.
+			ahead, batch = 1, 17
+			cols = []string{"id", "d"}
+			filter = diffPred{text: "id >= 0", eval: func(r diffRow) tri { return triOf(r.id >= 0) }}
+			what = fmt.Sprintf("scan %d: --where %q --columns %v, batch %d, parallelism %d", k, filter.text, cols, batch, par)
+		}
 		views := g.r.IntN(2) == 0 // strings and binaries as views
 		what += fmt.Sprintf(", decode ahead %d, views %v", ahead, views)
 		pool := reader.NewCheckedPool()
