@@ -299,6 +299,9 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 	if long {
 		scans = 30
 	}
+	if o.flat {
+		scans++ // the last one made to split (below)
+	}
 	for k := range scans {
 		filter := g.predicate(2)
 		var cols []string
@@ -335,11 +338,11 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 		// several goroutines; a small decode-ahead budget makes units wait
 		// for the consumer.
 		ahead := []int64{1, 64 << 10, 64 << 20}[g.r.IntN(3)]
-		if o.flat && k == 0 {
+		if o.flat && k == scans-1 {
 			// Only a row group larger than the budget is split (or
 			// decoded column by column), and only when every column
-			// read is decoded page by page: the first scan of a flat
-			// table (its draws made, then replaced) has the smallest
+			// read is decoded page by page: a flat table's extra last
+			// scan (its draws made, then replaced) has the smallest
 			// budget and batch and reads two flat numeric columns,
 			// so that every table has a scan that splits.
 			ahead, batch = 1, 17
