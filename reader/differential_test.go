@@ -230,7 +230,8 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 	}
 	var shapes []string
 	total := 0
-	for range appends {
+	indexed := false // some flat file has the page index
+	for a := range appends {
 		rows := 1 + g.r.IntN(maxRows)
 		if long {
 			rows = 1 + g.r.IntN(20000)
@@ -246,9 +247,10 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 			// One row group per file, with its offset index; small pages.
 			// (Without the page index, a large row group is decoded column
 			// by column instead of split.)
-			// The first append always has it: a table with none
-			// splits nothing.
-			index := g.r.IntN(4) > 0 || len(shapes) == 0
+			// The last append has it when no other has: a table with
+			// none splits nothing.
+			index := g.r.IntN(4) > 0 || a == appends-1 && !indexed
+			indexed = indexed || index
 			props = append(props, parquet.WithMaxRowGroupLength(64<<20), parquet.WithPageIndexEnabled(index),
 				parquet.WithDataPageSize([]int64{64, 1 << 10, 16 << 10}[g.r.IntN(3)]))
 			shape += fmt.Sprintf(" (then: one row group, page index %v, small pages)", index)
