@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -239,7 +241,10 @@ func TestRowTrackingLoserRebasesMark(t *testing.T) {
 func TestRowTrackingConcurrentWritersWithFaults(t *testing.T) {
 	ctx := context.Background()
 	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("ROWTRACKING_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (ROWTRACKING_SEED replays it)", seed)
 	mem := objstore.NewMem()
 	createRowTracked(t, mem)
 	var mu sync.Mutex

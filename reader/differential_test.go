@@ -230,7 +230,8 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 	}
 	var shapes []string
 	total := 0
-	for range appends {
+	indexed := false // some flat file has the page index
+	for a := range appends {
 		rows := 1 + g.r.IntN(maxRows)
 		if long {
 			rows = 1 + g.r.IntN(20000)
@@ -246,7 +247,10 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 			// One row group per file, with its offset index; small pages.
 			// (Without the page index, a large row group is decoded column
 			// by column instead of split.)
-			index := g.r.IntN(4) > 0
+			// The last append has it when no other has: a table with
+			// none splits nothing.
+			index := g.r.IntN(4) > 0 || a == appends-1 && !indexed
+			indexed = indexed || index
 			props = append(props, parquet.WithMaxRowGroupLength(64<<20), parquet.WithPageIndexEnabled(index),
 				parquet.WithDataPageSize([]int64{64, 1 << 10, 16 << 10}[g.r.IntN(3)]))
 			shape += fmt.Sprintf(" (then: one row group, page index %v, small pages)", index)
@@ -297,6 +301,9 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 	if long {
 		scans = 30
 	}
+	if o.flat {
+		scans++ // the last one made to split (below)
+	}
 	for k := range scans {
 		filter := g.predicate(2)
 		var cols []string
@@ -333,6 +340,18 @@ func runDifferentialWith(t *testing.T, seed uint64, o diffOptions) {
 		// several goroutines; a small decode-ahead budget makes units wait
 		// for the consumer.
 		ahead := []int64{1, 64 << 10, 64 << 20}[g.r.IntN(3)]
+		if o.flat && k == scans-1 {
+			// Only a row group larger than the budget is split (or
+			// decoded column by column), and only when every column
+			// read is decoded page by page: a flat table's extra last
+			// scan (its draws made, then replaced) has the smallest
+			// budget and batch and reads two flat numeric columns,
+			// so that every table has a scan that splits.
+			ahead, batch = 1, 17
+			cols = []string{"id", "d"}
+			filter = diffPred{text: "id >= 0", eval: func(r diffRow) tri { return triOf(r.id >= 0) }}
+			what = fmt.Sprintf("scan %d: --where %q --columns %v, batch %d, parallelism %d", k, filter.text, cols, batch, par)
+		}
 		views := g.r.IntN(2) == 0 // strings and binaries as views
 		what += fmt.Sprintf(", decode ahead %d, views %v", ahead, views)
 		pool := reader.NewCheckedPool()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +24,10 @@ import (
 // pool: nothing written past a buffer, nothing leaked.
 func TestViewsRandom(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("VIEWS_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (VIEWS_SEED replays it)", seed)
 	r := rand.New(rand.NewPCG(seed, 7))
 	pool := arrowpool.New(true)
 	ctx := context.Background()

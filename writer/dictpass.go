@@ -130,13 +130,15 @@ func (dc *dictChunks) prepare(rec arrow.RecordBatch, sc *arrow.Schema, mem memor
 			hasDict = true
 			continue
 		}
-		plain, err := compute.TakeArray(compute.WithAllocator(context.Background(), mem), d.Dictionary(), d.Indices())
+		taken, err := compute.TakeArray(compute.WithAllocator(context.Background(), mem), d.Dictionary(), d.Indices())
 		if err != nil {
 			for _, c := range cols {
 				c.Release()
 			}
 			return nil, err
 		}
+		plain := withValueBuffersArray(taken) // Take of only "" has no value buffer
+		taken.Release()
 		if cols == nil {
 			cols = slices.Clone(rec.Columns())
 			for _, c := range cols {

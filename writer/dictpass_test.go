@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -31,7 +33,10 @@ import (
 // chunk of the dictionary write must be dictionary-encoded.
 func TestDictionaryPassThroughDifferential(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("DICTPASS_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (DICTPASS_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>3))
 	for round := range 10 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) { dictPassRound(t, rng) })

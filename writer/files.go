@@ -1137,7 +1137,9 @@ func (f *openFile) write(rec arrow.RecordBatch, arrowBytes int64) error {
 		}
 		f.stats.switchOwn(rec)
 	}
-	enc, err := f.dicts.prepare(rec, f.schema, f.mem)
+	filled := withValueBuffers(rec)
+	enc, err := f.dicts.prepare(filled, f.schema, f.mem)
+	filled.Release()
 	if err != nil {
 		return fmt.Errorf("writer: write %s: %w", f.key, err)
 	}

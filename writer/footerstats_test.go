@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +43,10 @@ const footerStatsSchema = "b byte, sh short, i int, l long, f float, d double, s
 // of a zero bound.
 func TestFooterStatsDifferential(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("FOOTERSTATS_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (FOOTERSTATS_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>7))
 	rounds := 12
 	if testing.Short() {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,7 +27,10 @@ import (
 func TestNoEmptyRowGroups(t *testing.T) {
 	ctx := context.Background()
 	seed := rand.Uint64()
-	t.Logf("seed %d", seed)
+	if v, err := strconv.ParseUint(os.Getenv("ROWGROUPS_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (ROWGROUPS_SEED replays it)", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for round := range 12 {
 		store := objstore.NewMem()
