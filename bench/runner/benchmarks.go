@@ -18,7 +18,10 @@ import (
 //	<!-- runner:table * -->        the tables of suites no other block names
 //	<!-- runner:end -->            closes each of these blocks
 //
-// Text outside the blocks (what each workload is) is left as it is.
+// Text outside the blocks (what each workload is) is left as it is. A
+// partial run (-only) fills only the blocks of the suites it ran and
+// leaves the others, and the run block, as they were: each table it
+// fills links its own report.
 const (
 	markRun   = "<!-- runner:run -->"
 	markTable = "<!-- runner:table "
@@ -67,12 +70,15 @@ func fillBlocks(text string, rep *report, reportRel string) (string, error) {
 		line := lines[i]
 		t := strings.TrimSpace(line)
 		var body string
+		keep := false // a partial run leaves the block as it was
+		partial := len(rep.cfg.only) > 0
 		switch {
 		case t == markRun:
-			body = runBlock(rep, reportRel)
+			body, keep = runBlock(rep, reportRel), partial
 		case strings.HasPrefix(t, markTable):
 			suite := strings.TrimSuffix(strings.TrimPrefix(t, markTable), " -->")
 			body = tableBlock(rep, suite, named, reportRel)
+			keep = partial && !rep.hasRows(suite, named)
 		default:
 			b.WriteString(line)
 			if i < len(lines)-1 {
@@ -89,6 +95,12 @@ func fillBlocks(text string, rep *report, reportRel string) (string, error) {
 		}
 		if end >= len(lines) {
 			return "", fmt.Errorf("line %d: %s has no %s after it", i+1, t, markEnd)
+		}
+		if keep {
+			body = strings.Join(lines[i+1:end], "\n")
+			if end > i+1 {
+				body += "\n"
+			}
 		}
 		b.WriteString(line + "\n" + body + lines[end])
 		if end < len(lines)-1 {
@@ -115,6 +127,17 @@ func runBlock(rep *report, reportRel string) string {
 		fmt.Fprintf(&b, "\n![speed ratios, log scale](%s)\n", chart)
 	}
 	return b.String()
+}
+
+// hasRows reports whether the run has rows for suite's block ("*": for
+// a suite no block names).
+func (rep *report) hasRows(suite string, named map[string]bool) bool {
+	for _, row := range rep.rows {
+		if suite == "*" && !named[row.Suite] || row.Suite == suite {
+			return true
+		}
+	}
+	return false
 }
 
 // tableBlock is the table of suite's rows ("*": of every suite no block

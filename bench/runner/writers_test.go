@@ -128,6 +128,32 @@ func TestChart(t *testing.T) {
 	}
 }
 
+// TestFillBlocksPartialRun: a run with -only fills the blocks of the
+// suites it ran and leaves every other block, the run block included,
+// byte for byte.
+func TestFillBlocksPartialRun(t *testing.T) {
+	rep := testReport(t, ratioRow("dml", "DELETE", 2, 1))
+	rep.cfg.only = map[string]bool{"dml": true}
+	text := strings.Join([]string{
+		"# Benchmarks", "<!-- runner:run -->", "old header", "", "<!-- runner:end -->",
+		"## Data path", "<!-- runner:table data path -->", "| old | table |", "<!-- runner:end -->",
+		"## DML", "<!-- runner:table dml -->", "| old dml |", "<!-- runner:end -->",
+		"## Empty", "<!-- runner:table empty -->", "<!-- runner:end -->",
+		"## Others", "<!-- runner:table * -->", "**old other**", "<!-- runner:end -->", "end text", "",
+	}, "\n")
+	out, err := fillBlocks(text, rep, "bench/results/2026-12-02.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(text, "| old dml |", strings.TrimSuffix(tableBlock(rep, "dml", map[string]bool{"data path": true, "dml": true, "empty": true, "*": true}, "bench/results/2026-12-02.md"), "\n"), 1)
+	if out != want {
+		t.Errorf("partial fill:\n%s\nwant:\n%s", out, want)
+	}
+	if !strings.Contains(out, "| DELETE |") || strings.Contains(out, "Not in the run") {
+		t.Errorf("the dml block is not filled:\n%s", out)
+	}
+}
+
 // TestFillBlocks fills a BENCHMARKS.md-like text from a report: each
 // suite's table goes into its block, suites without one into the *
 // block, text outside the blocks stays.
