@@ -1,9 +1,9 @@
 package checkpoint
 
 import (
+	"github.com/lakelog/lakelog/test/testseed"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 )
@@ -11,11 +11,7 @@ import (
 // The fast number parsers of the stats reader give what strconv gives,
 // bit for bit, or decline: random numbers of every shape.
 func TestFastNumbersMatchStrconv(t *testing.T) {
-	seed := rand.Uint64()
-	if v, err := strconv.ParseUint(os.Getenv("STATSPARSE_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (STATSPARSE_SEED replays it)", seed)
+	seed := testseed.From(t, "STATSPARSE_SEED")
 	r := rand.New(rand.NewPCG(seed, 7))
 	digits := func(n int) string {
 		b := make([]byte, n)

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
+	"github.com/lakelog/lakelog/test/testseed"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -146,11 +146,7 @@ func localStore(t testing.TB, dir string) objstore.Store {
 // the values (nullCount and every bound the footer gives; only float
 // bounds may be missing).
 func TestConvertRandomDifferential(t *testing.T) {
-	seed := rand.Uint64()
-	if v, err := strconv.ParseUint(os.Getenv("CONVERT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (CONVERT_SEED replays it)", seed)
+	seed := testseed.From(t, "CONVERT_SEED")
 	r := rand.New(rand.NewPCG(seed, 7))
 	for round := range 6 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {

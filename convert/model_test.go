@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +16,7 @@ import (
 	"github.com/lakelog/lakelog/convert"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 // TestConvertConcurrentWithFaults: several converters race on one
@@ -29,11 +28,7 @@ import (
 // find a Delta table), no error is anything but an injected fault, and
 // the table reads the rows of the files.
 func TestConvertConcurrentWithFaults(t *testing.T) {
-	seed := rand.Uint64()
-	if v, err := strconv.ParseUint(os.Getenv("CONVERT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (CONVERT_SEED replays it)", seed)
+	seed := testseed.From(t, "CONVERT_SEED")
 	r := rand.New(rand.NewPCG(seed, 11))
 	for round := range 8 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {

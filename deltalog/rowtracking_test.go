@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 func rowsFile(path string, n int64) actions.Action {
@@ -240,11 +239,7 @@ func TestRowTrackingLoserRebasesMark(t *testing.T) {
 // unknown is looked up with FindCommit and counted only if it landed.
 func TestRowTrackingConcurrentWritersWithFaults(t *testing.T) {
 	ctx := context.Background()
-	seed := rand.Uint64()
-	if v, err := strconv.ParseUint(os.Getenv("ROWTRACKING_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (ROWTRACKING_SEED replays it)", seed)
+	seed := testseed.From(t, "ROWTRACKING_SEED")
 	mem := objstore.NewMem()
 	createRowTracked(t, mem)
 	var mu sync.Mutex

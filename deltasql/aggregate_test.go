@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 // runSQL runs statements and returns the last one's rows as canonical
@@ -51,11 +49,7 @@ func runSQL(t *testing.T, sess *Session, text string) []string {
 // from the rows inserted: random groups (null among them), nulls in the
 // values, several commits so several files.
 func TestRandomGroupBy(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("DELTASQL_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (DELTASQL_SEED replays it)", seed)
+	seed := testseed.From(t, "DELTASQL_SEED")
 	rng := rand.New(rand.NewPCG(seed, 7))
 	table := filepath.Join(t.TempDir(), "t")
 	sess := New()

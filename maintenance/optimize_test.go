@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +21,7 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/tabletest"
+	"github.com/lakelog/lakelog/test/testseed"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -244,11 +243,7 @@ func TestOptimizeWithConcurrentWriters(t *testing.T) {
 // in arrival order) it plans nearly all of them.
 func TestZOrderSkipping(t *testing.T) {
 	ctx := context.Background()
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("ZORDER_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (ZORDER_SEED replays it)", seed)
+	seed := testseed.From(t, "ZORDER_SEED")
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const nrows, batches = 20000, 20
 	mk := func() (objstore.Store, *deltalog.Snapshot) {

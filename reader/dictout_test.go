@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,6 +15,7 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/test/tabletest"
+	"github.com/lakelog/lakelog/test/testseed"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -30,11 +28,7 @@ import (
 // the dictionary arrays decoded by arrow-go's cast; dictionary arrays
 // must appear, and no memory may leak.
 func TestDictionariesDifferential(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("DICTOUT_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (DICTOUT_SEED replays it)", seed)
+	seed := testseed.From(t, "DICTOUT_SEED")
 	rng := rand.New(rand.NewPCG(seed, 3))
 	dictBatches := 0
 	for round := range 8 {

@@ -4,17 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/lakelog/lakelog/internal/arrowpool"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 // TestViewsRandom checks toView and filterRecord on random string arrays
@@ -23,11 +21,7 @@ import (
 // the rows arrow-go's kernel keeps of the plain batch. Through the checked
 // pool: nothing written past a buffer, nothing leaked.
 func TestViewsRandom(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("VIEWS_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (VIEWS_SEED replays it)", seed)
+	seed := testseed.From(t, "VIEWS_SEED")
 	r := rand.New(rand.NewPCG(seed, 7))
 	pool := arrowpool.New(true)
 	ctx := context.Background()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
+	"github.com/lakelog/lakelog/test/testseed"
 	"github.com/lakelog/lakelog/uniform"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -31,11 +31,7 @@ import (
 // reads every Iceberg snapshot (by id) with exactly lakelog's rows at
 // the Delta version it records. LAKELOG_UNIFORM_SEED replays a seed.
 func TestRandomHistoryReadByIcebergGo(t *testing.T) {
-	seed := uint64(rand.Int64())
-	if s := os.Getenv("LAKELOG_UNIFORM_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (LAKELOG_UNIFORM_SEED replays it)", seed)
+	seed := testseed.From(t, "LAKELOG_UNIFORM_SEED")
 	r := rand.New(rand.NewPCG(seed, 7))
 	ctx := context.Background()
 	store := localTable(t, testSchema)

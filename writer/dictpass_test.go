@@ -5,10 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,6 +19,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 // TestDictionaryPassThroughDifferential writes the same random batches
@@ -32,11 +30,7 @@ import (
 // same rows in the same order and carry the same stats; and some column
 // chunk of the dictionary write must be dictionary-encoded.
 func TestDictionaryPassThroughDifferential(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("DICTPASS_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (DICTPASS_SEED replays it)", seed)
+	seed := testseed.From(t, "DICTPASS_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed>>3))
 	for round := range 10 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) { dictPassRound(t, rng) })

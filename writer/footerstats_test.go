@@ -7,12 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -24,6 +21,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 // footerStatsSchema covers every type the stats treat differently: all
@@ -42,11 +40,7 @@ const footerStatsSchema = "b byte, sh short, i int, l long, f float, d double, s
 // file read back by arrow-go's own Parquet reader: equal up to the sign
 // of a zero bound.
 func TestFooterStatsDifferential(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("FOOTERSTATS_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (FOOTERSTATS_SEED replays it)", seed)
+	seed := testseed.From(t, "FOOTERSTATS_SEED")
 	rng := rand.New(rand.NewPCG(seed, seed>>7))
 	rounds := 12
 	if testing.Short() {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,6 +14,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
+	"github.com/lakelog/lakelog/test/testseed"
 	"github.com/lakelog/lakelog/writer"
 )
 
@@ -26,11 +25,7 @@ import (
 // the empty byte range of its column chunks) and that every row is there.
 func TestNoEmptyRowGroups(t *testing.T) {
 	ctx := context.Background()
-	seed := rand.Uint64()
-	if v, err := strconv.ParseUint(os.Getenv("ROWGROUPS_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (ROWGROUPS_SEED replays it)", seed)
+	seed := testseed.From(t, "ROWGROUPS_SEED")
 	rng := rand.New(rand.NewPCG(seed, 1))
 	for round := range 12 {
 		store := objstore.NewMem()

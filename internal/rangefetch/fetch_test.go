@@ -9,13 +9,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/objstore/objstoretest"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 func TestMain(m *testing.M) {
@@ -72,11 +72,7 @@ func TestBuffers(t *testing.T) {
 // returns the object's bytes, planned reads are served from pieces, and
 // the bytes held stay within the budget.
 func TestRandomReads(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	if v, err := strconv.ParseUint(os.Getenv("RANGEFETCH_SEED"), 10, 64); err == nil {
-		seed = v
-	}
-	t.Logf("seed %d (RANGEFETCH_SEED replays it)", seed)
+	seed := testseed.From(t, "RANGEFETCH_SEED")
 	rng := rand.New(rand.NewPCG(seed, 3))
 	mem := objstore.NewMem()
 	rs := objstoretest.NewRemote(mem, 2*time.Millisecond, seed)
