@@ -50,36 +50,32 @@ func statInt(v any) (int64, bool) {
 	return i, err == nil
 }
 
-// bound is a Delta stats bound in Iceberg's single-value binary form.
+// bound is a Delta stats bound in Iceberg's single-value binary form,
+// read by actions' one stats parser (a value out of its type's range is
+// refused there).
 func bound(t actions.DataType, v any) ([]byte, bool) {
-	if v == nil {
+	switch t {
+	case actions.TypeByte, actions.TypeShort, actions.TypeInteger, actions.TypeLong, actions.TypeDate:
+	default:
+		return nil, false
+	}
+	tv, err := actions.ParseStatValue(t, v)
+	if err != nil {
 		return nil, false
 	}
 	var lit iceberg.Literal
-	switch t {
-	case actions.TypeByte, actions.TypeShort, actions.TypeInteger:
-		n, ok := statInt(v)
-		if !ok || n < -1<<31 || n >= 1<<31 {
-			return nil, false
-		}
-		lit = iceberg.Int32Literal(n)
-	case actions.TypeLong:
-		n, ok := statInt(v)
-		if !ok {
-			return nil, false
-		}
-		lit = iceberg.Int64Literal(n)
-	case actions.TypeDate:
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		d, err := actions.ParseDate(s)
-		if err != nil {
-			return nil, false
-		}
-		lit = iceberg.DateLiteral(d)
-	default:
+	switch x := tv.(type) {
+	case int8:
+		lit = iceberg.Int32Literal(x)
+	case int16:
+		lit = iceberg.Int32Literal(x)
+	case int32:
+		lit = iceberg.Int32Literal(x)
+	case int64:
+		lit = iceberg.Int64Literal(x)
+	case actions.Date:
+		lit = iceberg.DateLiteral(x)
+	default: // nil: no bound
 		return nil, false
 	}
 	b, err := lit.MarshalBinary()
