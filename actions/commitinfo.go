@@ -26,11 +26,22 @@ type CommitInfo struct {
 	TxnID               string         `json:"txnId,omitempty"`
 	UserMetadata        string         `json:"userMetadata,omitempty"`
 	// Tags are Spark's commit tags (DeltaCommitTag), such as
-	// delta.identity.schemaUpdate and delta.rowTracking.preserved.
+	// TagIdentitySchemaUpdate and TagRowTrackingPreserved.
 	Tags map[string]string `json:"tags,omitempty"`
 	// Extra holds the fields not named above, verbatim.
 	Extra map[string]json.RawMessage `json:"-"`
 }
+
+// Spark's commit tags that lakelog writes and reads (value "true").
+const (
+	// TagIdentitySchemaUpdate marks a commit whose only metadata change
+	// is identity high-water marks: a concurrent transaction that changes
+	// no metadata rebases over it (conflict's metadata rule).
+	TagIdentitySchemaUpdate = "delta.identity.schemaUpdate"
+	// TagRowTrackingPreserved marks a rewrite that kept every row's ID
+	// and commit version.
+	TagRowTrackingPreserved = "delta.rowTracking.preserved"
+)
 
 // commitInfoKnown lists the JSON names of CommitInfo's typed fields.
 var commitInfoKnown = map[string]bool{

@@ -272,7 +272,7 @@ func (c *checker) ownDowngrade(w *Winner) *Error {
 func (c *checker) metadata(w *Winner) *Error {
 	identityOnly := false
 	for _, a := range w.Actions {
-		if a.CommitInfo != nil && a.CommitInfo.Tags[identityOnlyTag] == "true" {
+		if a.CommitInfo != nil && a.CommitInfo.Tags[actions.TagIdentitySchemaUpdate] == "true" {
 			identityOnly = true
 		}
 	}
@@ -286,10 +286,6 @@ func (c *checker) metadata(w *Winner) *Error {
 	}
 	return nil
 }
-
-// identityOnlyTag is Spark's commitInfo tag of a commit whose only
-// metadata change is identity high-water marks.
-const identityOnlyTag = "delta.identity.schemaUpdate"
 
 // domainMetadata: Spark's checkIfDomainMetadataConflict. Two commits that
 // write the same metadata domain conflict. Spark resolves the row

@@ -761,7 +761,7 @@ func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Res
 	}
 	tx.SetOperation(j.op, params, metrics)
 	if j.rowTracking {
-		tx.SetTag(rowTrackingTag, "true")
+		tx.SetTag(actions.TagRowTrackingPreserved, "true")
 	}
 	res, err := tx.Commit(j.ctx)
 	if err != nil {

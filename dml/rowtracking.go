@@ -17,10 +17,6 @@ import (
 // re-added with its baseRowId. The commit is tagged
 // delta.rowTracking.preserved=true.
 
-// rowTrackingTag is the commitInfo tag Spark writes on commits that keep
-// row IDs and commit versions.
-const rowTrackingTag = "delta.rowTracking.preserved"
-
 // rowIDs are one read batch's row IDs and commit versions, split off the
 // batch so that the rewrite sees the batch it always did (the table's
 // columns and the row index).

@@ -23,9 +23,6 @@ import (
 // columns (writer.WithMaterializedRowTracking), renamed; the commit is
 // tagged delta.rowTracking.preserved=true.
 
-// rowTrackingPreservedTag is the commitInfo tag of commits that keep row IDs.
-const rowTrackingPreservedTag = "delta.rowTracking.preserved"
-
 // rowTrackingOptions are the scan and write options of a rewrite of snap.
 func rowTrackingOptions(snap *deltalog.Snapshot) ([]reader.Option, []writer.Option) {
 	if !snap.RowTrackingEnabled() {
@@ -67,7 +64,7 @@ func tagRowTrackingPreserved(snap *deltalog.Snapshot, tx *deltalog.Transaction) 
 	if !snap.RowTrackingEnabled() {
 		return
 	}
-	tx.SetTag(rowTrackingPreservedTag, "true")
+	tx.SetTag(actions.TagRowTrackingPreserved, "true")
 }
 
 // backfillAttempts bounds how often a backfill commit that lost to a

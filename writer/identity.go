@@ -12,12 +12,6 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 )
 
-// IdentityCommitTag is the commitInfo tag Spark sets on a commit whose
-// only metadata change is identity high-water marks; a concurrent
-// transaction that changes no metadata rebases over such a commit
-// (conflict's metadata rule).
-const IdentityCommitTag = "delta.identity.schemaUpdate"
-
 // Identity generates the values of a table's identity columns for the
 // rows one write inserts, in input order: Start, Start+Step, ... beyond
 // the high-water mark of the metadata it was made from. It is not safe
@@ -177,7 +171,7 @@ func (g *Identity) HighWaterMarks() map[string]int64 {
 // write it commits) in its metadata's identity columns: on top of the
 // metadata tx already sets (a widened schema) or the snapshot's. A
 // commit whose only metadata change this is gets Spark's tag
-// (IdentityCommitTag), so that concurrent transactions that change no
+// (actions.TagIdentitySchemaUpdate), so that concurrent transactions that change no
 // metadata rebase over it.
 func SetHighWaterMarks(tx *deltalog.Transaction, marks map[string]int64) error {
 	if len(marks) == 0 {
@@ -210,7 +204,7 @@ func SetHighWaterMarks(tx *deltalog.Transaction, marks map[string]int64) error {
 	nmd.Configuration = maps.Clone(md.Configuration)
 	tx.SetMetadata(&nmd)
 	if onlyMarks {
-		tx.SetTag(IdentityCommitTag, "true")
+		tx.SetTag(actions.TagIdentitySchemaUpdate, "true")
 	}
 	return nil
 }
