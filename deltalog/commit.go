@@ -37,10 +37,16 @@ type Transaction struct {
 	table
 	snap        *Snapshot // nil when creating the table
 	readVersion int64
-	protocol    *actions.Protocol        // set when the commit changes it
-	metadata    *actions.Metadata        // set when the commit changes it
-	mdProps     *actions.TableProperties // metadata's properties, parsed once
-	acts        []actions.Action         // everything but commitInfo, protocol and metaData
+	// protocol is a protocol set outright (Create, SetProtocol); nil
+	// keeps the snapshot's, raised as the metadata and enable need.
+	protocol *actions.Protocol
+	metadata *actions.Metadata // set when the commit changes it
+	enable   []string          // features enabled explicitly (EnableFeatures)
+	// leaves caches the configuration the commit leaves (config), nil
+	// when stale; leavesErr is its refusal.
+	leaves      *actions.TableConfig
+	leavesErr   error
+	acts        []actions.Action // everything but commitInfo, protocol and metaData
 	info        actions.CommitInfo
 	readFiles   []string
 	readPreds   []expr.Expr
@@ -132,11 +138,7 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 	if tx.cfg.checker == nil {
 		tx.cfg.checker = conflict.CheckCreate
 		if snap != nil {
-			tx.cfg.checker = conflict.NewChecker(conflict.Table{
-				Schema:            snap.schema,
-				PartitionColumns:  snap.metadata.PartitionColumns,
-				ColumnMappingMode: snap.props.ColumnMappingMode,
-			})
+			tx.cfg.checker = conflict.NewChecker(snap.Config())
 		}
 	}
 	return tx
@@ -170,6 +172,10 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		m.PartitionColumns = []string{}
 	}
 	conf, err := actions.NormalizeTableProperties(m.Configuration)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
+	conf, explicit, err := SplitFeatureProperties(conf)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
@@ -213,8 +219,14 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		ms := tx.cfg.now().UnixMilli()
 		m.CreatedTime = &ms
 	}
-	tx.metadata, tx.mdProps = &m, props
-	tx.protocol = minimalProtocol(props, schema)
+	cfg, err := actions.NewTableConfig(nil, &m)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
+	tx.metadata, tx.protocol = &m, cfg.MinimalProtocol()
+	if err := tx.EnableFeatures(explicit...); err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
 	tx.info.Operation = "CREATE TABLE"
 	tx.info.OperationParameters = map[string]any{
 		"isManaged":   "false",
@@ -305,13 +317,47 @@ func (tx *Transaction) Add(as ...actions.Action) {
 // snapshot's. Data files written for the commit follow it.
 func (tx *Transaction) Metadata() *actions.Metadata {
 	if tx.metadata == nil && tx.snap != nil {
-		return tx.snap.metadata
+		return tx.snap.Metadata()
 	}
 	return tx.metadata
 }
 
-// SetMetadata changes the table's metadata in this commit.
-func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata, tx.mdProps = md, nil }
+// SetMetadata changes the table's metadata in this commit. The protocol
+// follows by one rule (actions.TableConfig.UpgradeProtocol, Spark's): a
+// feature the new metadata needs is added to the protocol when Spark adds
+// it by itself (a legacy feature, or one a property enables); one that
+// must be asked for (timestampNtz for a new timestamp_ntz column) is
+// refused with an *actions.FeatureNotEnabledError naming what enables
+// it, here and at Commit, unless EnableFeatures asked for it. The
+// protocol is never downgraded.
+func (tx *Transaction) SetMetadata(md *actions.Metadata) error {
+	tx.metadata = md
+	tx.stale()
+	if _, err := tx.config(); err != nil {
+		return fmt.Errorf("deltalog: %w", err)
+	}
+	return nil
+}
+
+// EnableFeatures adds table features to the protocol in this commit, as
+// Spark's delta.feature.NAME = 'supported' does: the way to enable a
+// feature that metadata alone does not add (timestampNtz). A name lakelog
+// does not know is refused.
+func (tx *Transaction) EnableFeatures(names ...string) error {
+	for _, name := range names {
+		if featureByName[name] == nil {
+			return fmt.Errorf("deltalog: %w: table feature %q (lakelog knows %s)", ErrUnsupportedFeature, name, quoteList(knownFeatureNames()))
+		}
+		if !slices.Contains(tx.enable, name) {
+			tx.enable = append(tx.enable, name)
+		}
+	}
+	tx.stale()
+	if _, err := tx.config(); err != nil {
+		return fmt.Errorf("deltalog: %w", err)
+	}
+	return nil
+}
 
 // SetsMetadata reports whether the commit changes the table's metadata
 // (SetMetadata was called, or the transaction creates the table).
@@ -327,20 +373,65 @@ func (tx *Transaction) SetTag(key, value string) {
 	tx.info.Tags[key] = value
 }
 
-// properties are the table properties the commit leaves: those of the
-// metadata it sets, else the snapshot's.
-func (tx *Transaction) properties() *actions.TableProperties {
-	switch {
-	case tx.metadata == nil && tx.snap != nil:
-		return tx.snap.props
-	case tx.mdProps == nil:
-		tx.mdProps = tx.metadata.Properties()
+// Config is the configuration of the table the commit leaves: the
+// snapshot's, or the metadata SetMetadata set under the protocol it
+// raises to. Data files written for the commit follow it. When the new
+// metadata is refused (SetMetadata's error), it is the metadata under the
+// protocol before the change.
+func (tx *Transaction) Config() *actions.TableConfig {
+	c, err := tx.config()
+	if err != nil {
+		base := tx.protocol
+		if base == nil {
+			base = tx.snap.Protocol()
+		}
+		c, _ = actions.NewTableConfig(base, tx.Metadata())
 	}
-	return tx.mdProps
+	return c
 }
 
-// SetProtocol changes the table's protocol in this commit.
-func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p }
+// config is the configuration the commit leaves, computed once per
+// change (stale).
+func (tx *Transaction) config() (*actions.TableConfig, error) {
+	if tx.leaves != nil || tx.leavesErr != nil {
+		return tx.leaves, tx.leavesErr
+	}
+	if tx.snap != nil && tx.metadata == nil && tx.protocol == nil && len(tx.enable) == 0 {
+		tx.leaves = tx.snap.Config()
+		return tx.leaves, nil
+	}
+	base := tx.protocol
+	if base == nil && tx.snap != nil {
+		base = tx.snap.Protocol()
+	}
+	c, err := actions.NewTableConfig(base, tx.Metadata())
+	if err == nil {
+		var p *actions.Protocol
+		if p, err = c.UpgradeProtocol(base, tx.enable...); err == nil {
+			c = c.WithProtocol(p)
+		}
+	}
+	if err != nil {
+		tx.leavesErr = err
+		return nil, err
+	}
+	tx.leaves = c
+	return c, nil
+}
+
+// stale drops the cached configuration after a change.
+func (tx *Transaction) stale() { tx.leaves, tx.leavesErr = nil, nil }
+
+// changesProtocol reports whether the commit writes a protocol action:
+// it creates the table or leaves another protocol than the snapshot's.
+func (tx *Transaction) changesProtocol(c *actions.TableConfig) bool {
+	return tx.snap == nil || c.Protocol() != tx.snap.Protocol()
+}
+
+// SetProtocol sets the table's protocol in this commit outright, before
+// what the metadata needs is added (RESTORE's union of two versions'
+// protocols).
+func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p; tx.stale() }
 
 // SetOperation names the operation in commitInfo, with its parameters and
 // metrics (values as Spark writes them: strings).
@@ -509,7 +600,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 			return nil, false // one path added twice: let the full fold decide
 		}
 	}
-	batch, err := addsBatch(base.metadata, adds)
+	batch, err := addsBatch(base.Config(), adds)
 	if err != nil {
 		return nil, false
 	}
@@ -695,36 +786,27 @@ func (tx *Transaction) validate() error {
 	default:
 		return fmt.Errorf("deltalog: commit: unknown checkpoint mode %q (want %q, %q or %q)", tx.cfg.checkpoints, CheckpointsAsync, CheckpointsSync, CheckpointsOff)
 	}
-	p, md := tx.protocol, tx.metadata
-	if tx.snap != nil {
-		if p == nil {
-			p = tx.snap.protocol
-		}
-		if md == nil {
-			md = tx.snap.metadata
-		}
-	}
-	if p == nil || md == nil {
+	if tx.snap == nil && (tx.protocol == nil || tx.metadata == nil) {
 		return fmt.Errorf("deltalog: commit: the first commit needs protocol and metadata")
 	}
-	schema, err := md.Schema()
+	c, err := tx.config()
 	if err != nil {
-		return fmt.Errorf("deltalog: commit: %w", err)
+		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
-	props := tx.properties()
+	props := c.Properties()
 	if tx.metadata != nil {
 		if err := props.Err(); err != nil {
 			return fmt.Errorf("deltalog: commit: %w", err)
 		}
 	}
-	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
+	if err := check(c, opCommit); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
-	if err := tx.checkDomains(p); err != nil {
+	if err := tx.checkDomains(c.Protocol()); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
 	if tx.metadata != nil {
-		if err := checkColumnMapping(tx.snap, schema, props); err != nil {
+		if err := checkColumnMapping(tx.snap, c); err != nil {
 			return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 		}
 	}
@@ -770,12 +852,12 @@ func (tx *Transaction) conflictTxn() *conflict.Txn {
 	if tx.metadata != nil {
 		all = append(all, actions.Action{Metadata: tx.metadata})
 	}
-	if tx.protocol != nil {
-		all = append(all, actions.Action{Protocol: tx.protocol})
+	if c, err := tx.config(); err == nil && tx.changesProtocol(c) {
+		all = append(all, actions.Action{Protocol: c.Protocol()})
 	}
 	var readProto *actions.Protocol
 	if tx.snap != nil {
-		readProto = tx.snap.protocol
+		readProto = tx.snap.Protocol()
 	}
 	return &conflict.Txn{
 		ReadProtocol:   readProto,
@@ -810,10 +892,14 @@ func (tx *Transaction) isBlindAppend() bool {
 // metadata and the rest. With in-commit timestamps the timestamp is
 // max(now, previous + 1 ms), as the protocol requires.
 func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byte, error) {
+	c, err := tx.config()
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+	}
 	info := tx.info
 	now := tx.cfg.now().UnixMilli()
 	info.Timestamp = &now
-	if tx.properties().EnableInCommitTimestamps {
+	if c.Properties().EnableInCommitTimestamps {
 		ict := max(now, lastICT+1)
 		info.InCommitTimestamp = &ict
 		info.Timestamp = &ict
@@ -829,15 +915,14 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	info.TxnID = txnID
 	as := make([]actions.Action, 0, len(tx.acts)+3)
 	as = append(as, actions.Action{CommitInfo: &info})
-	if tx.protocol != nil {
-		as = append(as, actions.Action{Protocol: tx.protocol})
+	if tx.changesProtocol(c) {
+		as = append(as, actions.Action{Protocol: c.Protocol()})
 	}
 	if tx.metadata != nil {
 		as = append(as, actions.Action{Metadata: tx.metadata})
 	}
 	acts := tx.acts
-	if tx.rowTracked() {
-		var err error
+	if c.AssignsRowIDs() {
 		if acts, err = assignRowIDs(acts, tx.rowHWM, version); err != nil {
 			return nil, fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 		}
@@ -857,8 +942,8 @@ func (tx *Transaction) conflictIsolation() conflict.Isolation {
 	if tx.isolation != "" {
 		return tx.isolation
 	}
-	if tx.snap != nil && tx.snap.props.IsolationLevel != "" {
-		return conflict.Isolation(tx.snap.props.IsolationLevel)
+	if tx.snap != nil && tx.snap.Properties().IsolationLevel != "" {
+		return conflict.Isolation(tx.snap.Properties().IsolationLevel)
 	}
 	return conflict.WriteSerializable
 }
@@ -934,7 +1019,8 @@ func (s *Snapshot) AlreadyApplied(appID string, version int64) (*CommitResult, b
 // keeps the columns' names as their physical names); and no column keeps
 // its id under another physical name, nor the largest id goes down, so
 // that data files written before the change are read the same after it.
-func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actions.TableProperties) error {
+func checkColumnMapping(snap *Snapshot, c *actions.TableConfig) error {
+	schema, props := c.Schema(), c.Properties()
 	mode := props.ColumnMappingMode
 	if mode != actions.ColumnMappingNone {
 		if err := actions.CheckColumnMapping(schema, props.ColumnMappingMaxColumnID); err != nil {
@@ -944,7 +1030,7 @@ func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actio
 	if snap == nil {
 		return nil
 	}
-	old := snap.props.ColumnMappingMode
+	old := snap.Properties().ColumnMappingMode
 	if old != mode && !(old == actions.ColumnMappingNone && mode == actions.ColumnMappingName) {
 		return fmt.Errorf("%w: changing %s from %q to %q is not supported (only from %q to %q, as Spark)", ErrUnsupportedFeature,
 			actions.PropColumnMappingMode, old, mode, actions.ColumnMappingNone, actions.ColumnMappingName)
@@ -952,10 +1038,10 @@ func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actio
 	if old == actions.ColumnMappingNone || mode == actions.ColumnMappingNone {
 		return nil
 	}
-	if props.ColumnMappingMaxColumnID < snap.props.ColumnMappingMaxColumnID {
-		return fmt.Errorf("%s would go down from %d to %d", actions.PropColumnMappingMaxColumnID, snap.props.ColumnMappingMaxColumnID, props.ColumnMappingMaxColumnID)
+	if props.ColumnMappingMaxColumnID < snap.Properties().ColumnMappingMaxColumnID {
+		return fmt.Errorf("%s would go down from %d to %d", actions.PropColumnMappingMaxColumnID, snap.Properties().ColumnMappingMaxColumnID, props.ColumnMappingMaxColumnID)
 	}
-	before := actions.PhysicalNamesByID(snap.schema)
+	before := actions.PhysicalNamesByID(snap.Schema())
 	for id, name := range actions.PhysicalNamesByID(schema) {
 		if was, ok := before[id]; ok && was != name {
 			return fmt.Errorf("column mapping: the column with id %d would change its physical name from %q to %q", id, was, name)

@@ -112,7 +112,7 @@ func randomOpenWithStats(t *testing.T, seed uint64, versions int) {
 				opts = append(opts, checkpoint.WithV2(0))
 			case 4: // the reader renders stats_parsed back as JSON
 				form = "stats as struct only"
-				opts = append(opts, checkpoint.WithStatsAsStruct(snap.Metadata()), checkpoint.WithoutStatsJSON())
+				opts = append(opts, checkpoint.WithStatsAsStruct(snap.Config()), checkpoint.WithoutStatsJSON())
 				exactJSON = false
 			}
 			if err := snap.LoadStats(ctx); err != nil {

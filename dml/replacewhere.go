@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -73,31 +72,22 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	// predicate, under every rule a scan keeps (a widened column's stats
 	// bounds are not trusted, for one). As in Spark, the transaction reads
 	// the replaced range, not the whole table: the scan records the
-	// predicate and the files it plans. Where the predicate reads only
-	// partition columns, a file whose partition values satisfy it is
-	// replaced whole, without being read.
+	// predicate and the files it plans. A file whose partition values (or
+	// stats) show that every row satisfies it is replaced whole, without
+	// being read; the others are read and their other rows kept.
 	tx := snap.NewTransaction(settings.TxnOptions()...)
 	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(mem), reader.RecordReads(tx))
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	partitionOnly := expr.IsPartitionOnly(bound, snap.PartitionColumns())
 	var removed, rewrite []*actions.Add
 	for f, err := range plan.Files(ctx) {
 		if err != nil {
 			return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 		}
-		if !partitionOnly {
-			removed = append(removed, f.Add)
+		removed = append(removed, f.Add)
+		if !plan.AllMatch(f) {
 			rewrite = append(rewrite, f.Add)
-			continue
-		}
-		match, err := partitionsMatch(snap.Schema(), snap.ColumnMappingMode(), bound, f.Add)
-		if err != nil {
-			return nil, err
-		}
-		if match {
-			removed = append(removed, f.Add)
 		}
 	}
 
@@ -141,46 +131,4 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	}
 	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
 	return writer.Commit(ctx, tx, wr, removed, "WRITE", params, extra, writer.WithSettings(settings))
-}
-
-// partitionsMatch reports whether f's partition values satisfy pred, a
-// predicate over partition columns only (TRUE, not NULL). Partition
-// values are keyed by physical names under the column mapping mode.
-func partitionsMatch(schema *actions.StructType, mode string, pred expr.Expr, f *actions.Add) (bool, error) {
-	var perr error
-	v, err := expr.EvalRow(pred, func(col string) (any, bool) {
-		field := schema.Field(col)
-		if field == nil {
-			return nil, false
-		}
-		key := field.PhysicalName(mode)
-		raw, ok := f.PartitionValues[key]
-		if !ok {
-			raw = partitionValueFold(f.PartitionValues, key)
-		}
-		v, err := actions.ParsePartitionValue(field.Type, raw)
-		if err != nil && perr == nil {
-			perr = fmt.Errorf("dml: %s: partition column %q: %w", f.Path, col, err)
-		}
-		return v, err == nil
-	})
-	if perr != nil {
-		return false, perr
-	}
-	if err != nil {
-		return false, fmt.Errorf("dml: replaceWhere: %s: %w", f.Path, err)
-	}
-	b, ok := v.(bool)
-	return ok && b, nil
-}
-
-// partitionValueFold finds a partition value whose key matches col
-// ignoring case, as Spark resolves column names.
-func partitionValueFold(pv map[string]*string, col string) *string {
-	for k, v := range pv {
-		if strings.EqualFold(k, col) {
-			return v
-		}
-	}
-	return nil
 }

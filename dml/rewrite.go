@@ -111,19 +111,16 @@ type job struct {
 	// (materializeSourceTimeMs).
 	sourceMs int64
 	written  []string // keys of files written, removed again if the commit fails
-	// schemaChange is the table's metadata after a schema change the
-	// commit makes (MERGE's schema evolution); nil for none.
-	schemaChange *actions.Metadata
 }
 
 func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string) *job {
 	j := &job{ctx: ctx, snap: snap, cfg: cfg, op: op, start: time.Now(), metrics: map[string]int64{}}
 	j.mem = cfg.writer.Allocator()
 	j.tx = snap.NewTransaction(cfg.writer.TxnOptions()...)
-	props := snap.Properties()
-	j.cdf = props.EnableChangeDataFeed
-	j.useDV = !cfg.noDV && props.EnableDeletionVectors && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
-	j.rowTracking = snap.RowTrackingEnabled()
+	table := snap.Config()
+	j.cdf = table.ChangeDataFeed()
+	j.useDV = !cfg.noDV && table.DeletionVectors()
+	j.rowTracking = table.RowTracking()
 	return j
 }
 
@@ -151,15 +148,10 @@ func (j *job) forEachFile(files []*target, fn func(t *target) error) error {
 // the read on the transaction, and the matching rows of each (into
 // target.updated when updated, else target.deleted).
 func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
-	var bound expr.Expr
-	var pruner *expr.Pruner
 	opts := []reader.Option{reader.WithColumns(), reader.WithRowIndex(), reader.WithAllocator(j.mem), reader.RecordReads(j.tx)}
 	if predicate != nil {
-		var err error
-		if bound, err = expr.BindPredicate(predicate, j.snap.Schema()); err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		if pruner, err = expr.NewPruner(bound, j.snap.Schema(), j.snap.PartitionColumns(), ""); err != nil {
+		bound, err := expr.BindPredicate(predicate, j.snap.Schema())
+		if err != nil {
 			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
 		}
 		opts = append(opts, reader.WithFilter(bound))
@@ -174,7 +166,7 @@ func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
 			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
 		}
 		t := newTarget(f)
-		t.all = pruner == nil || pruner.AllMatch(f.Add.PartitionValues, f.Stats)
+		t.all = scan.AllMatch(f)
 		if t.all && t.liveRows() < 0 {
 			t.all = false // its row count is unknown: read it
 		}
@@ -720,16 +712,6 @@ func withChangeType(rec arrow.RecordBatch, kind string, mem memory.Allocator) (a
 // change files, the app transaction, and commitInfo with Spark's metrics.
 func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Result, error) {
 	tx := j.tx
-	if md := j.schemaChange; md != nil {
-		schema, err := md.Schema()
-		if err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		tx.SetMetadata(md)
-		if p := actions.MergeProtocols(deltalog.MinimalProtocol(md, schema), j.snap.Protocol()); p != j.snap.Protocol() {
-			tx.SetProtocol(p)
-		}
-	}
 	for _, a := range out.removed {
 		tx.RemoveFile(a, true)
 	}

@@ -54,6 +54,13 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
+	// delta.feature.NAME = 'supported' adds the feature to the protocol
+	// (Spark's explicit enablement); it is no property of the metadata.
+	requested := set
+	set, features, err := deltalog.SplitFeatureProperties(set)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
 	unset = slices.Clone(unset)
 	for i, k := range unset {
 		unset[i] = actions.NormalizePropertyKey(k)
@@ -92,17 +99,17 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	maps.Copy(conf, set)
 	op, params := "SET TBLPROPERTIES", map[string]any{}
 	switch {
-	case len(set) == 0:
+	case len(requested) == 0:
 		op, params = "UNSET TBLPROPERTIES", map[string]any{"properties": actions.JSONText(unset), "ifExists": "false"}
 	case len(unset) == 0:
-		params["properties"] = actions.JSONText(set)
+		params["properties"] = actions.JSONText(requested)
 	default:
-		params["properties"], params["unsetProperties"] = actions.JSONText(set), actions.JSONText(unset)
+		params["properties"], params["unsetProperties"] = actions.JSONText(requested), actions.JSONText(unset)
 	}
-	return alterProperties(ctx, snap, conf, op, params, opts)
+	return alterProperties(ctx, snap, conf, features, op, params, opts)
 }
 
-func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[string]string, op string, params map[string]any, opts []deltalog.TxnOption) (*deltalog.CommitResult, error) {
+func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[string]string, features []string, op string, params map[string]any, opts []deltalog.TxnOption) (*deltalog.CommitResult, error) {
 	// A property change removes no rows: it is allowed where an append
 	// is, and on a table with an invalid property, which it may mend
 	// (CheckProperties checks the properties it leaves).
@@ -128,10 +135,11 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
 	}
 	tx := snap.NewTransaction(opts...)
-	tx.SetMetadata(&md)
-	p := actions.MergeProtocols(deltalog.MinimalProtocol(&md, schema), snap.Protocol())
-	if p != snap.Protocol() {
-		tx.SetProtocol(p)
+	if err := tx.EnableFeatures(features...); err != nil {
+		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
+	}
+	if err := tx.SetMetadata(&md); err != nil {
+		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
 	}
 	tx.SetOperation(op, params, nil)
 	res, err := tx.Commit(ctx)

@@ -122,7 +122,7 @@ func (c *change) refuse(column, format string, args ...any) error {
 }
 
 // mapped reports whether the table is column-mapped.
-func (c *change) mapped() bool { return c.props.ColumnMappingMode != actions.ColumnMappingNone }
+func (c *change) mapped() bool { return c.snap.Config().ColumnMapped() }
 
 // needMapping refuses an operation that needs column mapping on a table
 // without it, naming the property to set.
@@ -134,8 +134,8 @@ func (c *change) needMapping(column string) error {
 		c.op, strings.ToLower(strings.Fields(c.op)[0]), actions.PropColumnMappingMode, actions.PropColumnMappingMode)
 }
 
-// commit commits the changed metadata, with the protocol the new schema
-// and properties need (never downgraded).
+// commit commits the changed metadata; the protocol follows it by
+// deltalog's one rule (Transaction.SetMetadata).
 func (c *change) commit(ctx context.Context) (*deltalog.CommitResult, error) {
 	text, err := actions.SchemaString(c.schema)
 	if err != nil {
@@ -143,9 +143,8 @@ func (c *change) commit(ctx context.Context) (*deltalog.CommitResult, error) {
 	}
 	c.md.SchemaString = text
 	tx := c.tx
-	tx.SetMetadata(&c.md)
-	if p := actions.MergeProtocols(deltalog.MinimalProtocol(&c.md, c.schema), c.snap.Protocol()); p != c.snap.Protocol() {
-		tx.SetProtocol(p)
+	if err := tx.SetMetadata(&c.md); err != nil {
+		return nil, fmt.Errorf("schema: %s: %w; nothing was committed", c.op, err)
 	}
 	maps.Copy(c.params, c.extra)
 	tx.SetOperation(c.op, c.params, nil)

@@ -39,8 +39,8 @@ type config struct {
 	bufferSize     int64
 	mem            memory.Allocator
 	mergeSchema    bool
-	overwrite      *overwriteSchema  // WithOverwriteSchema
-	schemaChange   *actions.Metadata // WithSchemaChange
+	overwrite      *overwriteSchema     // WithOverwriteSchema
+	schemaChange   *actions.TableConfig // WithSchemaChange
 	dataChange     bool
 	appID          string
 	appVersion     int64
@@ -258,14 +258,15 @@ func WithOverwriteSchema(partitionBy ...string) Option {
 	return func(c *config) { c.overwrite = &overwriteSchema{partitionBy: slices.Clone(partitionBy)} }
 }
 
-// WithSchemaChange makes WriteFiles and WriteChangeFiles write for md,
-// the table's metadata after a schema change that the same commit makes
-// (MERGE's schema evolution): the files take md's columns, physical
-// names and partitioning, and input without md's new columns gets nulls
-// in them. WriteFiles' result then has Metadata md and SchemaChanged
-// set; the commit must carry md.
-func WithSchemaChange(md *actions.Metadata) Option {
-	return func(c *config) { c.schemaChange = md }
+// WithSchemaChange makes WriteFiles and WriteChangeFiles write for
+// table, the configuration the commit leaves after a schema change it
+// makes (MERGE's schema evolution: Transaction.SetMetadata, then
+// Transaction.Config): the files take its columns, physical names and
+// partitioning, and input without its new columns gets nulls in them.
+// WriteFiles' result then has its Metadata and SchemaChanged set; the
+// commit must carry it.
+func WithSchemaChange(table *actions.TableConfig) Option {
+	return func(c *config) { c.schemaChange = table }
 }
 
 // WithDataChange sets add.dataChange (default true). Operations that

@@ -43,8 +43,7 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	cfg.materializePartitions = materializesPartitions(snap.Protocol(), snap.Metadata())
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Config(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -74,25 +73,30 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	if res, done := alreadyApplied(snap, cfg); done {
 		return res, nil
 	}
-	md, props, replaced := snap.Metadata(), snap.Properties(), false
+	tx := snap.NewTransaction(cfg.txnOpts...)
+	table, replaced := snap.Config(), false
 	if cfg.overwrite != nil {
 		sc, seq, stop := peekSchema(batches)
 		defer stop()
 		batches = seq
 		if sc != nil {
-			if md, replaced, err = cfg.overwrite.metadata(snap, sc); err != nil {
+			md, changed, err := cfg.overwrite.metadata(snap, sc)
+			if err != nil {
 				return nil, err
 			}
-			props = md.Properties()
+			if changed {
+				if err := tx.SetMetadata(md); err != nil {
+					return nil, fmt.Errorf("writer: overwrite schema: %w", err)
+				}
+				table, replaced = tx.Config(), true
+			}
 		}
 	}
-	cfg.materializePartitions = materializesPartitions(snap.Protocol(), md)
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, props, batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), table, batches, cfg)
 	if err != nil {
 		return nil, err
 	}
 	wr.SchemaChanged = wr.SchemaChanged || replaced
-	tx := snap.NewTransaction(cfg.txnOpts...)
 	tx.ReadWholeTable()
 	if err := snap.LoadStats(ctx); err != nil { // the removes carry them, as Spark's do
 		return nil, err
@@ -134,22 +138,16 @@ func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResul
 // schema change and the app transaction, with commitInfo as Spark writes
 // it for the operation.
 func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any) (*deltalog.CommitResult, error) {
-	if wr.SchemaChanged {
-		if err := checkNewTypes(tx.Snapshot(), wr.Metadata); err != nil {
-			return nil, err
-		}
-		tx.SetMetadata(wr.Metadata)
-		// A widened type (delta.typeChanges) needs typeWidening, which a
-		// table with delta.enableTypeWidening has; raise it all the same
-		// when the protocol lacks it, never down.
-		if snap := tx.Snapshot(); snap != nil {
-			schema, err := wr.Metadata.Schema()
-			if err != nil {
-				return nil, fmt.Errorf("writer: %w", err)
+	if wr.SchemaChanged && tx.Snapshot() != nil {
+		// The protocol follows the new schema by deltalog's one rule: a
+		// new timestamp_ntz column is refused unless the table has the
+		// feature, as Spark refuses it.
+		if err := tx.SetMetadata(wr.Metadata); err != nil {
+			var fe *actions.FeatureNotEnabledError
+			if errors.As(err, &fe) {
+				return nil, &SchemaError{Reason: "the input's new columns need " + fe.Error(), Err: err}
 			}
-			if p := actions.MergeProtocols(deltalog.MinimalProtocol(wr.Metadata, schema), snap.Protocol()); p != snap.Protocol() {
-				tx.SetProtocol(p)
-			}
+			return nil, fmt.Errorf("writer: %w", err)
 		}
 	}
 	if err := SetHighWaterMarks(tx, wr.HighWaterMarks); err != nil {
@@ -204,10 +202,9 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if r != "" {
 		r += "/"
 	}
-	// The files follow the metadata the commit creates: Create assigns
-	// a column-mapped table's physical names.
-	cfg.materializePartitions = materializesPartitions(nil, tx.Metadata())
-	wr, err := writeFiles(ctx, store, r, tx.Metadata(), tx.Metadata().Properties(), batches, cfg)
+	// The files follow the table the commit creates: Create assigns a
+	// column-mapped table's physical names.
+	wr, err := writeFiles(ctx, store, r, tx.Config(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -221,45 +218,4 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 		"properties":  actions.JSONText(md.Configuration),
 	}
 	return commitWrite(ctx, tx, cfg, wr, nil, "CREATE TABLE AS SELECT", params, nil)
-}
-
-// checkNewTypes refuses a schema change that needs a table feature the
-// protocol lacks: a timestamp_ntz column needs timestampNtz (Spark
-// upgrades the protocol there; lakelog does not change protocols
-// implicitly).
-func checkNewTypes(snap *deltalog.Snapshot, md *actions.Metadata) error {
-	if snap == nil {
-		return nil
-	}
-	schema, err := md.Schema()
-	if err != nil {
-		return fmt.Errorf("writer: %w", err)
-	}
-	if !usesNTZ(schema) || usesNTZ(snap.Schema()) {
-		return nil
-	}
-	for _, f := range snap.Protocol().ReaderFeatures {
-		if f == "timestampNtz" {
-			return nil
-		}
-	}
-	return &SchemaError{Reason: "merge-schema would add a timestamp_ntz column, which needs the timestampNtz table feature; the table's protocol does not have it"}
-}
-
-func usesNTZ(t actions.DataType) bool {
-	switch t := t.(type) {
-	case actions.PrimitiveType:
-		return t == actions.TypeTimestampNTZ
-	case *actions.StructType:
-		for _, f := range t.Fields {
-			if usesNTZ(f.Type) {
-				return true
-			}
-		}
-	case *actions.ArrayType:
-		return usesNTZ(t.ElementType)
-	case *actions.MapType:
-		return usesNTZ(t.KeyType) || usesNTZ(t.ValueType)
-	}
-	return false
 }

@@ -62,7 +62,7 @@ func TestSparkColumnMapping(t *testing.T) {
 				t.Fatalf("spark made version %d, want %d", latest, len(stmts)-1)
 			}
 			snap := open(t, store, "")
-			if m := snap.ColumnMappingMode(); m != mode {
+			if m := snap.Config().ColumnMappingMode(); m != mode {
 				t.Fatalf("lakelog sees column mapping mode %q, want %q", m, mode)
 			}
 			differ := 0

@@ -215,7 +215,16 @@ func mutantOptions(mutant string) []deltalog.TxnOption {
 		if err != nil {
 			panic(err) // a constant
 		}
-		check := conflict.NewChecker(conflict.Table{Schema: schema, PartitionColumns: []string{"p"}})
+		text, err := actions.SchemaString(schema)
+		if err != nil {
+			panic(err)
+		}
+		table, err := actions.NewTableConfig(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2},
+			&actions.Metadata{SchemaString: text, PartitionColumns: []string{"p"}})
+		if err != nil {
+			panic(err)
+		}
+		check := conflict.NewChecker(table)
 		return []deltalog.TxnOption{deltalog.WithChecker(func(tx *conflict.Txn, w *conflict.Winner) error {
 			strict := *tx
 			if strict.Isolation == conflict.WriteSerializable {

@@ -257,7 +257,7 @@ func (w *worker) step(ctx context.Context) error {
 	case k < 880:
 		rec.Kind = opAlter
 		return w.alter(ctx, rec)
-	case k < 920 && w.snap.ColumnMappingMode() != actions.ColumnMappingNone:
+	case k < 920 && w.snap.Config().ColumnMapped():
 		rec.Kind = opSchema
 		return w.schemaChange(ctx, rec, draws)
 	default:
@@ -724,7 +724,7 @@ var errNothingMatched = errors.New("nothing matched")
 func (w *worker) dml(ctx context.Context, rec *opRecord, pred expr.Expr) error {
 	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
 		dopts := []dml.Option{dml.WithWriterOptions(opts...)}
-		if w.snap.ColumnMappingMode() != actions.ColumnMappingNone {
+		if w.snap.Config().ColumnMapped() {
 			// The source has only id, p and v: INSERT * leaves the
 			// columns schema changes added NULL, which takes schema
 			// evolution (as in Spark); the source adds no column.
