@@ -59,57 +59,6 @@ type Transaction struct {
 	committed   bool
 }
 
-// commitConfig holds the commit loop's knobs.
-type commitConfig struct {
-	maxAttempts  int
-	maxIOretries int
-	backoff      time.Duration
-	maxBackoff   time.Duration
-	checker      Checker
-	now          func() time.Time
-	checkpoints  CheckpointMode
-}
-
-// CheckpointMode says whether and how a commit writes the checkpoint that
-// delta.checkpointInterval asks for. A failed checkpoint never fails the
-// commit.
-type CheckpointMode string
-
-const (
-	// CheckpointsAsync (the default) writes it in the background: see
-	// CommitResult.WaitCheckpoint.
-	CheckpointsAsync CheckpointMode = "async"
-	// CheckpointsSync writes it before Commit returns; its failure is
-	// still only reported, never fatal.
-	CheckpointsSync CheckpointMode = "sync"
-	// CheckpointsOff never writes one.
-	CheckpointsOff CheckpointMode = "off"
-)
-
-// WithCheckpoints sets how a commit writes the checkpoint
-// delta.checkpointInterval asks for. Any other mode than the three
-// CheckpointMode values makes Commit fail before it writes anything.
-func WithCheckpoints(mode CheckpointMode) TxnOption {
-	return func(t *Transaction) { t.cfg.checkpoints = mode }
-}
-
-// TxnOption configures a transaction.
-type TxnOption func(*Transaction)
-
-// WithMaxAttempts bounds how many versions a transaction tries before it
-// gives up with ErrTooManyAttempts (default 1000: Spark retries much longer).
-func WithMaxAttempts(n int) TxnOption { return func(t *Transaction) { t.cfg.maxAttempts = n } }
-
-// WithChecker replaces the conflict checker.
-func WithChecker(c Checker) TxnOption { return func(t *Transaction) { t.cfg.checker = c } }
-
-// WithClock sets the clock used for commit timestamps (tests).
-func WithClock(now func() time.Time) TxnOption { return func(t *Transaction) { t.cfg.now = now } }
-
-// WithIsolation sets the transaction's isolation level; the default is the
-// table's delta.isolationLevel, else WriteSerializable.
-func WithIsolation(l conflict.Isolation) TxnOption { return func(t *Transaction) { t.isolation = l } }
-
 // ErrTooManyAttempts is returned when a transaction lost the race for
 // WithMaxAttempts versions in a row. Nothing was committed; it is safe to
 // retry the whole operation.
@@ -118,7 +67,7 @@ var ErrTooManyAttempts = errors.New("too many commit attempts")
 // ErrTableExists is returned when Create finds a table already there.
 var ErrTableExists = errors.New("table already exists")
 
-func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Transaction {
+func newTxn(t table, snap *Snapshot, readVersion int64, opts []CommitOption) *Transaction {
 	tx := &Transaction{
 		table:       t,
 		snap:        snap,
@@ -129,11 +78,14 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 			backoff:      time.Millisecond,
 			maxBackoff:   20 * time.Millisecond,
 			now:          time.Now,
-			checkpoints:  CheckpointsAsync,
+			postCommit:   PostCommitAsync,
 		},
 	}
 	for _, o := range opts {
 		o(tx)
+	}
+	if a := tx.cfg.appTxn; a != nil {
+		tx.SetTransaction(a.AppID, a.Version)
 	}
 	if tx.cfg.checker == nil {
 		tx.cfg.checker = conflict.CheckCreate
@@ -145,7 +97,7 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 }
 
 // NewTransaction starts a transaction that reads this snapshot.
-func (s *Snapshot) NewTransaction(opts ...TxnOption) *Transaction {
+func (s *Snapshot) NewTransaction(opts ...CommitOption) *Transaction {
 	return newTxn(s.table, s, s.version, opts)
 }
 
@@ -157,7 +109,7 @@ func (s *Snapshot) NewTransaction(opts ...TxnOption) *Transaction {
 // any case is delta.enableChangeDataFeed) and checked (CheckProperties).
 // Commit fails with ErrTableExists when version 0
 // exists.
-func Create(store objstore.Store, root string, md *actions.Metadata, opts ...TxnOption) (*Transaction, error) {
+func Create(store objstore.Store, root string, md *actions.Metadata, opts ...CommitOption) (*Transaction, error) {
 	m := *md
 	if m.ID == "" {
 		m.ID = uuid.NewString()
@@ -434,15 +386,63 @@ func (tx *Transaction) changesProtocol(c *actions.TableConfig) bool {
 func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p; tx.stale() }
 
 // SetOperation names the operation in commitInfo, with its parameters and
-// metrics (values as Spark writes them: strings).
+// metrics (values as Spark writes them: strings). Parameters given as
+// commit options (WithOperationParameters) are added and win.
 func (tx *Transaction) SetOperation(op string, params, metrics map[string]any) {
 	tx.info.Operation = op
-	if params != nil {
-		tx.info.OperationParameters = params
+	if params != nil || tx.cfg.params != nil {
+		merged := maps.Clone(params)
+		if merged == nil {
+			merged = map[string]any{}
+		}
+		maps.Copy(merged, tx.cfg.params)
+		tx.info.OperationParameters = merged
 	}
 	if metrics != nil {
 		tx.info.OperationMetrics = metrics
 	}
+}
+
+// Start is what an operation asks of its transaction before it does any
+// work: an error for commit options that are wrong (an app transaction
+// without an id, an unknown post-commit mode), so that nothing is written
+// for a commit that would be refused; else, when the table already holds
+// the commit's app transaction (WithAppTransaction) at its version or a
+// newer one, the result the commit reports (AlreadyApplied, at the
+// snapshot's version), and the operation writes nothing; else nil, nil.
+func (tx *Transaction) Start() (*CommitResult, error) {
+	if err := tx.checkOptions(); err != nil {
+		return nil, err
+	}
+	return tx.alreadyApplied(), nil
+}
+
+// alreadyApplied is Start's second answer (nil when not applied).
+func (tx *Transaction) alreadyApplied() *CommitResult {
+	if tx.snap == nil {
+		return nil
+	}
+	for _, id := range tx.readAppIDs {
+		if res, ok := tx.snap.AlreadyApplied(id, tx.ownTxnVersion(id)); ok {
+			return res
+		}
+	}
+	return nil
+}
+
+// checkOptions refuses wrong commit options.
+func (tx *Transaction) checkOptions() error {
+	switch tx.cfg.postCommit {
+	case PostCommitAsync, PostCommitSync, PostCommitOff:
+	default:
+		return fmt.Errorf("deltalog: commit: unknown post-commit mode %q (want %q, %q or %q)", tx.cfg.postCommit, PostCommitAsync, PostCommitSync, PostCommitOff)
+	}
+	for _, id := range tx.readAppIDs {
+		if id == "" {
+			return fmt.Errorf("deltalog: commit: an app transaction needs an app id")
+		}
+	}
+	return nil
 }
 
 // SetUserMetadata sets commitInfo.userMetadata.
@@ -489,6 +489,12 @@ func (tx *Transaction) SetTransaction(appID string, version int64) {
 	tx.readAppIDs = append(tx.readAppIDs, appID)
 }
 
+// HasAppTransaction reports whether the commit records an app
+// transaction (SetTransaction, WithAppTransaction): such a commit is made
+// even when it carries nothing else, so that the application knows its
+// batch landed.
+func (tx *Transaction) HasAppTransaction() bool { return len(tx.readAppIDs) > 0 }
+
 // SetBlindAppend overrides whether commitInfo declares a blind append. By
 // default a commit is a blind append when it only adds files with
 // dataChange and read nothing.
@@ -507,22 +513,26 @@ type CommitResult struct {
 	// TxnID is the commitInfo.txnId the commit carries.
 	TxnID string
 
-	table      table
-	base       *Snapshot          // the snapshot the transaction read; nil on create
-	applied    [][]actions.Action // winners' commits, then ours, in version order
-	checkpoint chan error         // the post-commit checkpoint's outcome; nil when none ran
+	table   table
+	base    *Snapshot          // the snapshot the transaction read; nil on create
+	applied [][]actions.Action // winners' commits, then ours, in version order
+	hooks   chan error         // the post-commit hooks' outcome; nil when none ran
 }
 
-// WaitCheckpoint waits for the checkpoint this commit started, if any, and
-// returns its error (nil when none was due). The commit itself succeeded
-// either way. A program that exits right after committing should call it,
-// or the checkpoint is lost (harmlessly: the next due commit writes one).
-func (r *CommitResult) WaitCheckpoint() error {
-	if r == nil || r.checkpoint == nil {
+// WaitHooks waits for the post-commit hooks this commit started (the
+// checkpoint the interval asks for, the Iceberg metadata of a UniForm
+// table, the symlink manifest: see PostCommitHook) and returns their
+// failures, each a *HookError, joined; nil when all succeeded or none
+// ran. The commit itself succeeded either way, and the next commit (or
+// the hook's own command, lakelog uniform sync) retries what failed. A
+// program that exits right after committing should call it, or the
+// hooks' work is cut short (harmlessly: the next commit catches up).
+func (r *CommitResult) WaitHooks() error {
+	if r == nil || r.hooks == nil {
 		return nil
 	}
-	err := <-r.checkpoint
-	r.checkpoint <- err // let a second call see it too
+	err := <-r.hooks
+	r.hooks <- err // let a second call see it too
 	return err
 }
 
@@ -634,12 +644,8 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		return nil, err
 	}
 	txnID := uuid.NewString()
-	if tx.snap != nil {
-		for _, id := range tx.readAppIDs {
-			if res, ok := tx.snap.AlreadyApplied(id, tx.ownTxnVersion(id)); ok {
-				return res, nil
-			}
-		}
+	if res := tx.alreadyApplied(); res != nil {
+		return res, nil
 	}
 	ctxn := tx.conflictTxn()
 	version := tx.readVersion + 1
@@ -678,7 +684,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			}
 			res.applied = append(res.applied, ours)
 			tx.committed = true
-			tx.maybeCheckpoint(ctx, res)
+			tx.runHooks(ctx, res)
 		}
 		return res, nil
 	}
@@ -781,10 +787,8 @@ func (tx *Transaction) commitsAfter(ctx context.Context, version int64) ([][]act
 
 // validate checks the transaction against the protocol before any write.
 func (tx *Transaction) validate() error {
-	switch tx.cfg.checkpoints {
-	case CheckpointsAsync, CheckpointsSync, CheckpointsOff:
-	default:
-		return fmt.Errorf("deltalog: commit: unknown checkpoint mode %q (want %q, %q or %q)", tx.cfg.checkpoints, CheckpointsAsync, CheckpointsSync, CheckpointsOff)
+	if err := tx.checkOptions(); err != nil {
+		return err
 	}
 	if tx.snap == nil && (tx.protocol == nil || tx.metadata == nil) {
 		return fmt.Errorf("deltalog: commit: the first commit needs protocol and metadata")
@@ -946,25 +950,6 @@ func (tx *Transaction) conflictIsolation() conflict.Isolation {
 		return conflict.Isolation(tx.snap.Properties().IsolationLevel)
 	}
 	return conflict.WriteSerializable
-}
-
-// maybeCheckpoint starts the checkpoint that delta.checkpointInterval asks
-// for after res's version.
-func (tx *Transaction) maybeCheckpoint(ctx context.Context, res *CommitResult) {
-	if tx.cfg.checkpoints == CheckpointsOff || res.Version == 0 {
-		return
-	}
-	snap, err := res.Snapshot()
-	if err != nil || res.Version%snap.CheckpointInterval() != 0 {
-		return
-	}
-	res.checkpoint = make(chan error, 1)
-	run := func(ctx context.Context) { res.checkpoint <- snap.CheckpointAndCleanup(ctx, tx.cfg.now()) }
-	if tx.cfg.checkpoints == CheckpointsSync {
-		run(ctx)
-		return
-	}
-	go run(context.WithoutCancel(ctx))
 }
 
 func isOurs(as []actions.Action, txnID string) bool {

@@ -246,10 +246,10 @@ func TestTransactionHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := snap.NewTransaction(deltalog.WithCheckpoints("of"))
+	bad := snap.NewTransaction(deltalog.WithPostCommit("of"))
 	bad.SetOperation("WRITE", nil, nil)
-	if _, err := bad.Commit(ctx); err == nil || !strings.Contains(err.Error(), `unknown checkpoint mode "of"`) {
-		t.Errorf("commit with checkpoint mode \"of\": %v", err)
+	if _, err := bad.Commit(ctx); err == nil || !strings.Contains(err.Error(), `unknown post-commit mode "of"`) {
+		t.Errorf("commit with post-commit mode \"of\": %v", err)
 	}
 	if s, _ := deltalog.Open(ctx, st, ""); s.Version() != snap.Version() {
 		t.Errorf("the refused commit landed")

@@ -54,7 +54,7 @@ func randomOpenWithStats(t *testing.T, seed uint64, versions int) {
 	forms := map[string]int{}
 	exactJSON := true // no checkpoint holds the stats only as a struct
 	for v := 1; v <= versions; v++ {
-		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
+		tx := snap.NewTransaction(deltalog.WithPostCommit("off"))
 		paths := slices.Sorted(maps.Keys(live))
 		for range 1 + rng.IntN(8) {
 			switch op := rng.IntN(10); {

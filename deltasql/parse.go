@@ -356,7 +356,7 @@ func (p *parser) statement() (node, error) {
 	case p.is("SET"):
 		return p.setConf()
 	case p.is("CONVERT"):
-		return nil, p.errorf(p.tok.pos, "CONVERT TO DELTA is not supported yet (it comes with table features, issue 24)")
+		return nil, p.errorf(p.tok.pos, "CONVERT TO DELTA is not a SQL statement of lakelog yet: run lakelog convert PATH, which converts the folder in place the same way")
 	}
 	return nil, p.unexpected("a statement (SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, RESTORE, VACUUM or OPTIMIZE)")
 }

@@ -35,7 +35,7 @@ import (
 // match (by partition values and stats; which commits count depends on
 // the isolation level) or removes a file it replaced aborts it, as in
 // Spark; one that writes elsewhere rebases.
-func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...writer.Option) (*deltalog.CommitResult, error) {
+func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
 	if err := snap.Supports(deltalog.OpReplaceWhere); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}
@@ -46,12 +46,14 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	settings, err := writer.Resolve(opts...)
+	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	if res, done := settings.AlreadyApplied(snap); done {
-		return res, nil
+	settings := cfg.writer
+	tx := snap.NewTransaction(cfg.commit...)
+	if res, err := tx.Start(); err != nil || res != nil {
+		return res, err
 	}
 	mem := settings.Allocator()
 	check := func(rec arrow.RecordBatch, rowBase int64) error {
@@ -75,7 +77,6 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	// predicate and the files it plans. A file whose partition values (or
 	// stats) show that every row satisfies it is replaced whole, without
 	// being read; the others are read and their other rows kept.
-	tx := snap.NewTransaction(settings.TxnOptions()...)
 	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(mem), reader.RecordReads(tx))
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
@@ -129,6 +130,14 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		"partitionBy": jsonText(append([]string{}, snap.PartitionColumns()...)),
 		"predicate":   jsonText([]string{bound.String()}),
 	}
-	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
-	return writer.Commit(ctx, tx, wr, removed, "WRITE", params, extra, writer.WithSettings(settings))
+	changes := wr.Changes("WRITE", params, removed)
+	changes.Metrics["numCopiedRows"] = strconv.FormatInt(copied, 10)
+	if err := tx.Stage(changes); err != nil {
+		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+	}
+	res, err := tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("dml: replaceWhere: commit: %w", err)
+	}
+	return res, nil
 }

@@ -39,6 +39,9 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 	if err != nil {
 		return nil, err
 	}
+	if err := refuseCommitOptions(cfg); err != nil {
+		return nil, err
+	}
 	cfg.changeFiles, cfg.mergeSchema, cfg.rowCheck = true, false, nil
 	table := snap.Config()
 	if cfg.schemaChange != nil {

@@ -73,6 +73,9 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
 		return nil, err
 	}
+	if err := refuseCommitOptions(cfg); err != nil {
+		return nil, err
+	}
 	if table := cfg.schemaChange; table != nil {
 		if cfg.rowTracking {
 			return nil, fmt.Errorf("writer: a rewrite that keeps row IDs cannot change the schema yet")

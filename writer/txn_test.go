@@ -47,7 +47,7 @@ func TestAppendCommitInfo(t *testing.T) {
 	store := objstore.NewMem()
 	tabletest.Create(t, store, "id long, p string", nil, "p")
 	tabletest.AppendTo(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "a"}]`,
-		writer.WithOperationParameters(map[string]any{"userKey": "v"}))
+		writer.WithCommitOptions(deltalog.WithOperationParameters(map[string]any{"userKey": "v"})))
 	info, as := lastCommit(t, store)
 	var adds int
 	var bytes int64
@@ -128,7 +128,7 @@ func TestReplaceWherePartitions(t *testing.T) {
 		mem := tabletest.CheckedMem(t)
 		snap := tabletest.Open(t, store)
 		rec := tabletest.Batch(t, mem, snap, `[{"id": 20, "p": "b"}, {"id": 30, "p": "c"}]`)
-		_, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), writer.WithAllocator(mem))
+		_, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), dml.WithWriterOptions(writer.WithAllocator(mem)))
 		var se *writer.SchemaError
 		if !errors.As(err, &se) || se.Row != 2 || !strings.Contains(se.Reason, "replaceWhere") {
 			t.Fatalf("error %v, want a *SchemaError for input row 2", err)
@@ -141,7 +141,7 @@ func TestReplaceWherePartitions(t *testing.T) {
 		mem := tabletest.CheckedMem(t)
 		snap := tabletest.Open(t, store)
 		rec := tabletest.Batch(t, mem, snap, `[{"id": 20, "p": "b"}]`)
-		if _, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		if _, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), dml.WithWriterOptions(writer.WithAllocator(mem))); err != nil {
 			t.Fatal(err)
 		}
 		tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), tabletest.Sorted(`{"id":1,"p":"a"}`, `{"id":3,"p":"c"}`, `{"id":20,"p":"b"}`))
@@ -166,7 +166,7 @@ func TestReplaceWhereDataColumns(t *testing.T) {
 	tabletest.AppendTo(t, store, `[{"id": 5, "v": "e"}, {"id": 6, "v": "f"}, {"id": null, "v": "n"}]`)
 	snap := tabletest.Open(t, store)
 	rec := tabletest.Batch(t, mem, snap, `[{"id": 7, "v": "new"}]`)
-	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), tabletest.Batches(t, rec), dml.WithWriterOptions(writer.WithAllocator(mem))); err != nil {
 		t.Fatal(err)
 	}
 	// id 6 is deleted; the rows of its file for which the predicate is
@@ -185,7 +185,7 @@ func TestAppTransaction(t *testing.T) {
 	appendTxn := func(rows string, version int64) *deltalog.CommitResult {
 		t.Helper()
 		snap := tabletest.Open(t, store)
-		res, err := writer.Append(context.Background(), snap, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, rows)), writer.WithAppTransaction("ingest", version))
+		res, err := writer.Append(context.Background(), snap, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, rows)), writer.WithCommitOptions(deltalog.WithAppTransaction("ingest", version)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestAppendOfNoRows(t *testing.T) {
 	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("append of no rows committed version %d", v)
 	}
-	res, err := writer.Append(ctx, snap, tabletest.Batches(t), writer.WithAppTransaction("ingest", 3))
+	res, err := writer.Append(ctx, snap, tabletest.Batches(t), writer.WithCommitOptions(deltalog.WithAppTransaction("ingest", 3)))
 	if err != nil {
 		t.Fatalf("append of no rows with an app transaction: %v", err)
 	}

@@ -177,7 +177,11 @@ func (b *bronze) land(ctx context.Context, recs []*kgo.Record) error {
 			tx.SetTransaction(app, last[app])
 		}
 		params := map[string]any{"outputMode": "Append", "queryId": b.app, "epochId": strconv.FormatInt(snap.Version()+1, 10)}
-		res, err := writer.Commit(ctx, tx, wr, nil, bronzeAppTitle, params, nil)
+		err = tx.Stage(wr.Changes(bronzeAppTitle, params, nil))
+		var res *deltalog.CommitResult
+		if err == nil {
+			res, err = tx.Commit(ctx)
+		}
 		switch {
 		case errors.Is(err, conflict.ErrConflict) && attempt < 20:
 			b.discard(ctx, wr)
@@ -191,8 +195,8 @@ func (b *bronze) land(ctx context.Context, recs []*kgo.Record) error {
 			continue // one of its partitions moved on: keep what is left
 		}
 		fmt.Fprintf(b.out, "bronze: version %d: %d events (%d tombstones) up to %s\n", res.Version, events, len(keep)-events, offsetsText(last))
-		if err := res.WaitCheckpoint(); err != nil {
-			fmt.Fprintf(b.out, "bronze: checkpoint failed (the commit stands): %v\n", err)
+		if err := res.WaitHooks(); err != nil {
+			fmt.Fprintf(b.out, "bronze: %v\n", err)
 		}
 		return nil
 	}

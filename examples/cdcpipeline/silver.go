@@ -23,7 +23,6 @@ import (
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // silver keeps a table equal to the source table: it follows bronze's
@@ -98,7 +97,7 @@ func (s *silver) apply(ctx context.Context, b *cdf.Batch) error {
 			return err
 		}
 		res, err := dml.Merge(ctx, snap, batchesOf(latest), s.on(), s.clauses(snap, columns),
-			dml.WithWriterOptions(writer.WithAppTransaction(s.app, b.Last)))
+			dml.WithCommitOptions(deltalog.WithAppTransaction(s.app, b.Last)))
 		if errors.Is(err, conflict.ErrConflict) && attempt < 10 {
 			fmt.Fprintf(s.out, "silver: %v; retrying\n", err)
 			continue
@@ -115,7 +114,7 @@ func (s *silver) apply(ctx context.Context, b *cdf.Batch) error {
 			m := res.Metrics
 			fmt.Fprintf(s.out, "silver: bronze %d-%d: version %d (%d keys: %d inserted, %d updated, %d deleted)\n", b.First, b.Last, res.Version, n,
 				m["numTargetRowsInserted"], m["numTargetRowsUpdated"], m["numTargetRowsDeleted"])
-			if err := res.WaitCheckpoint(); err != nil {
+			if err := res.WaitHooks(); err != nil {
 				fmt.Fprintf(s.out, "silver: checkpoint failed (the commit stands): %v\n", err)
 			}
 		}

@@ -202,12 +202,12 @@ const (
 )
 
 // mutantOptions are the transaction options that install a mutant checker.
-func mutantOptions(mutant string) []deltalog.TxnOption {
+func mutantOptions(mutant string) []deltalog.CommitOption {
 	switch mutant {
 	case mutantRebaseAll:
-		return []deltalog.TxnOption{deltalog.WithChecker(func(*conflict.Txn, *conflict.Winner) error { return nil })}
+		return []deltalog.CommitOption{deltalog.WithChecker(func(*conflict.Txn, *conflict.Winner) error { return nil })}
 	case mutantAbortAll:
-		return []deltalog.TxnOption{deltalog.WithChecker(func(_ *conflict.Txn, w *conflict.Winner) error {
+		return []deltalog.CommitOption{deltalog.WithChecker(func(_ *conflict.Txn, w *conflict.Winner) error {
 			return &conflict.Error{Kind: conflict.ErrConcurrentAppend, WinningVersion: w.Version}
 		})}
 	case mutantSerializable:
@@ -225,7 +225,7 @@ func mutantOptions(mutant string) []deltalog.TxnOption {
 			panic(err)
 		}
 		check := conflict.NewChecker(table)
-		return []deltalog.TxnOption{deltalog.WithChecker(func(tx *conflict.Txn, w *conflict.Winner) error {
+		return []deltalog.CommitOption{deltalog.WithChecker(func(tx *conflict.Txn, w *conflict.Winner) error {
 			strict := *tx
 			if strict.Isolation == conflict.WriteSerializable {
 				strict.Isolation = conflict.Serializable
