@@ -220,7 +220,7 @@ type bronzeRow struct {
 func (b *Bronze) Land(ctx context.Context, recs []*kgo.Record) error {
 	b.defaults()
 	for attempt := 1; ; attempt++ {
-		snap, err := deltalog.Open(ctx, b.Store, "")
+		snap, err := openOrCreate(ctx, b.Store, bronzeColumns, nil)
 		if err != nil {
 			return err
 		}
