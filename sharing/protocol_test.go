@@ -235,16 +235,16 @@ func TestQueryHintsAndLimit(t *testing.T) {
 		{`{"predicateHints":["day >= '2026-01-02'"]}`, 2},
 		{`{"predicateHints":["id > 100"]}`, 0},
 		{`{"predicateHints":["id <= 2", "day = '2026-01-01'"]}`, 1},
-		{`{"predicateHints":["nonsense ((("]}`, 3},         // does not parse: dropped
-		{`{"predicateHints":["nosuchcolumn = 1"]}`, 3},     // does not bind: dropped
-		{`{"predicateHints":["v IS NULL"]}`, 1},            // only day 2026-01-03 has a null v
+		{`{"predicateHints":["nonsense ((("]}`, 3},     // does not parse: dropped
+		{`{"predicateHints":["nosuchcolumn = 1"]}`, 3}, // does not bind: dropped
+		{`{"predicateHints":["v IS NULL"]}`, 1},        // only day 2026-01-03 has a null v
 		{`{"jsonPredicateHints":"{\"op\":\"equal\",\"children\":[{\"op\":\"column\",\"name\":\"day\",\"valueType\":\"date\"},{\"op\":\"literal\",\"value\":\"2026-01-03\",\"valueType\":\"date\"}]}"}`, 1},
 		{`{"jsonPredicateHints":"{\"op\":\"not\",\"children\":[{\"op\":\"isNull\",\"children\":[{\"op\":\"column\",\"name\":\"id\",\"valueType\":\"long\"}]}]}"}`, 3},
 		{`{"jsonPredicateHints":"{\"op\":\"lessThan\",\"children\":[{\"op\":\"column\",\"name\":\"id\",\"valueType\":\"long\"},{\"op\":\"literal\",\"value\":\"2\",\"valueType\":\"long\"}]}"}`, 1},
 		{`{"jsonPredicateHints":"{not json"}`, 3},
-		{`{"limitHint":1}`, 1},   // the first file holds 2 rows
-		{`{"limitHint":3}`, 2},   // 2 + 1
-		{`{"limitHint":0}`, 0},   // nothing asked
+		{`{"limitHint":1}`, 1},                              // the first file holds 2 rows
+		{`{"limitHint":3}`, 2},                              // 2 + 1
+		{`{"limitHint":0}`, 0},                              // nothing asked
 		{`{"limitHint":1, "predicateHints":["id > 0"]}`, 3}, // no limit under a predicate
 	}
 	for _, c := range cases {

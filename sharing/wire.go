@@ -1,11 +1,11 @@
 package sharing
 
 import (
-	"errors"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
