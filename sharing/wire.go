@@ -1,6 +1,7 @@
 package sharing
 
 import (
+	"bytes"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
@@ -219,12 +220,14 @@ func (n *ndjsonWriter) write(l line) error {
 	if n.err != nil {
 		return n.err
 	}
-	b, err := json.Marshal(l)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // URLs keep their '&'
+	if err := enc.Encode(l); err != nil {
 		n.err = err
 		return err
 	}
-	n.buf = append(append(n.buf, b...), '\n')
+	n.buf = append(n.buf, b.Bytes()...)
 	if len(n.buf) >= commitThreshold {
 		return n.flush()
 	}
