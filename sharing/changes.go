@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lakelog/lakelog/actions"
@@ -410,8 +411,8 @@ func parseChangesParams(r *http.Request) (changesParams, *RequestError) {
 	if p.startV >= 0 && p.endV >= 0 && p.endV < p.startV {
 		return p, badRequest("endingVersion %d is before startingVersion %d", p.endV, p.startV)
 	}
-	p.historicalMetadata = q.Get("includeHistoricalMetadata") == "true"
-	p.historicalProtocol = q.Get("includeHistoricalProtocol") == "true"
+	p.historicalMetadata = strings.EqualFold(q.Get("includeHistoricalMetadata"), "true") // Python sends True
+	p.historicalProtocol = strings.EqualFold(q.Get("includeHistoricalProtocol"), "true")
 	if v := q.Get("maxFiles"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil || n <= 0 {

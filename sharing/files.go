@@ -136,7 +136,11 @@ func (g *signer) signDV(ctx context.Context, snap *deltalog.Snapshot, dv *action
 }
 
 // localURL is the file route's URL of key in table t, valid until
-// expires.
+// expires. Its query follows an Azure SAS's names (sp=r: read; se: the
+// expiry, here in Unix seconds; sig: the signature): delta-kernel-rs, the
+// reader of delta-format clients, fetches a file URL over plain HTTP only
+// when its query has one of the presigned URL keys it knows (sp among
+// them), and otherwise reads the URL's path from its own store.
 func (s *Server) localURL(base string, t *tableEntry, key string, expires time.Time) string {
 	segs := strings.Split(key, "/")
 	for i, seg := range segs {
@@ -144,7 +148,7 @@ func (s *Server) localURL(base string, t *tableEntry, key string, expires time.T
 	}
 	exp := strconv.FormatInt(expires.Unix(), 10)
 	sig := hex.EncodeToString(s.fileMAC(t.cfg.ID, key, exp))
-	return base + "/files/" + url.PathEscape(t.cfg.ID) + "/" + strings.Join(segs, "/") + "?exp=" + exp + "&sig=" + sig
+	return base + "/files/" + url.PathEscape(t.cfg.ID) + "/" + strings.Join(segs, "/") + "?sp=r&se=" + exp + "&sig=" + sig
 }
 
 func (s *Server) fileMAC(tableID, key, exp string) []byte {
@@ -157,7 +161,7 @@ func (s *Server) fileMAC(tableID, key, exp string) []byte {
 // verify or has expired is 403, as a cloud store answers it.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	tableID, key := r.PathValue("table"), r.PathValue("key")
-	exp, sig := r.URL.Query().Get("exp"), r.URL.Query().Get("sig")
+	exp, sig := r.URL.Query().Get("se"), r.URL.Query().Get("sig")
 	mac, err := hex.DecodeString(sig)
 	if err != nil || !hmac.Equal(mac, s.fileMAC(tableID, key, exp)) {
 		writeError(w, r, forbidden("the file URL's signature does not verify"))

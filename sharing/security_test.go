@@ -180,7 +180,7 @@ func TestURLExpiry(t *testing.T) {
 	}
 	for _, tamper := range []func(string) string{
 		func(u string) string { return strings.Replace(u, "sig=", "sig=00", 1) },
-		func(u string) string { return strings.Replace(u, "exp=", "exp=9", 1) },
+		func(u string) string { return strings.Replace(u, "se=", "se=9", 1) },
 		func(u string) string { return strings.Replace(u, "/day=", "/xday=", 1) },
 		func(u string) string { return strings.Replace(u, "/day=", "/../../other/tbl/day=", 1) },
 	} {
