@@ -647,6 +647,16 @@ func (b *binder) arith(n *Arith) (Expr, error) {
 		if out.Right, err = convertTo(out, r, actions.TypeDouble); err != nil {
 			return nil, err
 		}
+	case !sameType(lt, rt) && isIntegral(lt) && isIntegral(rt):
+		// Integers widen as Spark's do: a literal keeps its own type, so
+		// 7L + an int column is a long and sh + 1 an int.
+		w, _ := widerType(lt, rt)
+		if out.Left, err = convertTo(out, l, w); err != nil {
+			return nil, err
+		}
+		if out.Right, err = convertTo(out, r, w); err != nil {
+			return nil, err
+		}
 	case !sameType(lt, rt):
 		if lit, ok := r.(*Literal); ok {
 			if v, ok := exactConvert(lit.Value, lt); ok && (isFloating(lt) || !isFloating(rt)) {

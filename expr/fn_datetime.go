@@ -244,8 +244,9 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				us := timestampMicros(a[0])
-				return actions.Timestamp(fromLocal(toWall(us, loc), x.loc)), nil
+				// Spark's fromUTCTime: the wall clock in the zone, read
+				// as UTC (the session zone plays no part).
+				return actions.Timestamp(toWall(timestampMicros(a[0]), loc)), nil
 			}},
 		&function{names: []string{"to_utc_timestamp"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeTimestamp, kTimestamp, kString),
@@ -254,8 +255,8 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				us := timestampMicros(a[0])
-				return actions.Timestamp(fromLocal(toWall(us, x.loc), loc)), nil
+				// Spark's toUTCTime: the UTC wall clock read in the zone.
+				return actions.Timestamp(fromLocal(timestampMicros(a[0]), loc)), nil
 			}},
 		&function{names: []string{"unix_seconds"}, minArgs: 1, maxArgs: 1,
 			bind: sig(actions.TypeLong, kTimestamp),

@@ -645,3 +645,12 @@ func unescape(b *strings.Builder, s string, i int) int {
 	}
 	return 2
 }
+
+// ScanString reads the string literal that starts at byte start of text
+// ('x', "x" or r'x', with Spark's escapes; see Parse) and returns its
+// value and the offset just after it. Statement parsers use it so that
+// their strings read as expressions' do.
+func ScanString(text string, start int) (string, int, error) {
+	p := &parser{src: text}
+	return p.stringLiteral(start)
+}
