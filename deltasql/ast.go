@@ -89,6 +89,15 @@ type insert struct {
 	columns []string
 	values  [][]Expr
 	query   *query
+	// INSERT INTO t REPLACE WHERE cond: the rows cond matches are
+	// replaced (dml.ReplaceWhere).
+	replaceWhere *Expr
+	replacePos   int
+	// PARTITION (p = v, ...): static partition values, columns the rows
+	// do not give.
+	static      map[string]Expr
+	staticOrder []string
+	staticPos   int
 }
 
 type deleteStmt struct {
@@ -121,6 +130,7 @@ type mergeClause struct {
 }
 
 type merge struct {
+	evolve  bool // MERGE WITH SCHEMA EVOLUTION
 	target  tableRef
 	source  source
 	on      Expr

@@ -356,9 +356,14 @@ func (p *parser) statement() (node, error) {
 	case p.is("SET"):
 		return p.setConf()
 	case p.is("CONVERT"):
-		return nil, p.errorf(p.tok.pos, "CONVERT TO DELTA is not supported yet (it comes with table features, issue 24)")
+		return p.convert()
+	case p.is("SHOW"):
+		return p.show()
 	}
-	return nil, p.unexpected("a statement (SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, RESTORE, VACUUM or OPTIMIZE)")
+	if msg, ok := refusedStatements[strings.ToUpper(p.tok.text)]; ok && p.tok.kind == tokIdent {
+		return nil, p.errorf(p.tok.pos, "%s", msg)
+	}
+	return nil, p.unexpected("a statement (SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA or SET)")
 }
 
 // keywords that end a table reference (and so are no alias).
@@ -406,8 +411,17 @@ func (p *parser) tableRef(travel, alias bool) (tableRef, error) {
 		default:
 			return t, p.errorf(t.pos, "table %s: name a table as delta.`path`, a catalog name, or files as csv.`file`, json.`file`, parquet.`file` or read_files('file')", strings.Join(parts, "."))
 		}
+	case p.tok.kind == tokString:
+		// DESCRIBE HISTORY '/path', VACUUM '/path': a Delta table by path.
+		t.path = p.tok.text
+		if err := p.advance(); err != nil {
+			return t, err
+		}
 	default:
 		return t, p.unexpected("a table (delta.`path`, a name, csv.`file`, read_files('file'))")
+	}
+	if err := p.atVersion(&t); err != nil {
+		return t, err
 	}
 	if travel {
 		if err := p.timeTravel(&t.version, &t.timestamp); err != nil {
@@ -507,11 +521,23 @@ func (p *parser) timeTravel(version **int64, ts *string) error {
 		if err := p.expect("AS", "OF"); err != nil {
 			return err
 		}
-		s, _, err := p.stringLit("a timestamp in quotes")
+		if p.tok.kind == tokString {
+			s, _, err := p.stringLit("a timestamp in quotes")
+			if err != nil {
+				return err
+			}
+			*ts = s
+			return nil
+		}
+		e, err := p.expr()
 		if err != nil {
 			return err
 		}
-		*ts = s
+		v, err := constantTimestamp(e)
+		if err != nil {
+			return p.errorf(e.Pos, "TIMESTAMP AS OF: %v", err)
+		}
+		*ts = v
 	}
 	return nil
 }
@@ -589,6 +615,17 @@ func (p *parser) changes() (*changesRef, error) {
 func (p *parser) setConf() (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
+	}
+	if p.is("TIME") {
+		pos := p.tok.pos
+		if err := p.expect("TIME", "ZONE"); err != nil {
+			return nil, err
+		}
+		if p.tok.kind != tokString && !p.is("LOCAL") {
+			return nil, p.unexpected("a time zone in quotes or LOCAL")
+		}
+		v := p.tok.text
+		return &setConf{key: "spark.sql.session.timeZone", value: v, pos: pos}, p.advance()
 	}
 	parts, pos, err := p.qualifiedName("a setting")
 	if err != nil {

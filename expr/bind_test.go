@@ -298,7 +298,7 @@ func TestBuiltExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `n >= 3 AND m < 7.00 AND Name LIKE 'a\%%' AND d IN (DATE '2026-03-01', NULL)`
+	want := `n >= 3 AND m < 7.00 AND Name LIKE 'a\\%%' AND d IN (DATE '2026-03-01', NULL)`
 	if b.String() != want {
 		t.Errorf("got %s, want %s", b, want)
 	}
