@@ -81,7 +81,8 @@ func TestBronzeRebalances(t *testing.T) {
 			if i%11 == 5 {
 				v = "" // a tombstone: consumed, never landed
 			}
-			rec := &kgo.Record{Key: []byte(fmt.Sprint(prng.IntN(1000))), Value: []byte(v)}
+			key := fmt.Sprintf(`{"schema": {"type": "struct", "fields": [{"field": "id", "type": "int64"}]}, "payload": {"id": %d}}`, prng.IntN(1000))
+			rec := &kgo.Record{Key: []byte(key), Value: []byte(v)}
 			if err := prod.ProduceSync(ctx, rec).FirstErr(); err != nil {
 				produced <- err
 				return
