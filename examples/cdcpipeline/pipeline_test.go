@@ -506,23 +506,13 @@ func pgText(v any) string {
 		enc.Encode(x)
 		return strings.TrimSpace(b.String())
 	case float64:
-		return pgFloat(x, 64)
+		s, _ := actions.FormatPartitionValue(actions.TypeDouble, x) // NaN, Infinity: Postgres's names too
+		return *s
 	case float32:
-		return pgFloat(float64(x), 32)
+		s, _ := actions.FormatPartitionValue(actions.TypeFloat, x)
+		return *s
 	}
 	return fmt.Sprint(v)
-}
-
-func pgFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return strconv.FormatFloat(f, 'g', -1, bits)
 }
 
 // listValue reads row i of a list column.
