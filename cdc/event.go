@@ -402,7 +402,7 @@ func compactJSON(raw []byte) []byte {
 func (d *Decoder) keyColumns(key []byte) ([]string, error) {
 	var m message
 	if err := json.Unmarshal(key, &m); err != nil || m.Schema == nil {
-		return nil, fmt.Errorf("%w: the record key has no schema part (set key.converter.schemas.enable=true)", ErrNoSchema)
+		return nil, fmt.Errorf("%w (the record key has none)", ErrNoSchema)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

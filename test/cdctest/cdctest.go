@@ -52,7 +52,10 @@ func (s Services) Psql(t testing.TB, sql string) string {
 	t.Helper()
 	out, err := s.PsqlErr(sql)
 	if err != nil {
-		t.Fatalf("psql: %v\n%s", err, sql)
+		if len(sql) > 2000 {
+			sql = sql[:2000] + "..."
+		}
+		t.Fatalf("psql: %.3000v\n%s", err, sql)
 	}
 	return out
 }
