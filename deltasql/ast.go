@@ -52,6 +52,7 @@ type changesRef struct {
 // source is what a query reads: a table (or files), a change feed, or
 // (as a MERGE source) a query in parentheses with its alias.
 type source struct {
+	none    bool // SELECT without FROM
 	table   *tableRef
 	changes *changesRef
 	sub     *query
@@ -60,6 +61,8 @@ type source struct {
 
 func (s source) pos() int {
 	switch {
+	case s.none:
+		return 0
 	case s.changes != nil:
 		return s.changes.pos
 	case s.sub != nil:

@@ -363,7 +363,17 @@ func (p *parser) statement() (node, error) {
 	if msg, ok := refusedStatements[strings.ToUpper(p.tok.text)]; ok && p.tok.kind == tokIdent {
 		return nil, p.errorf(p.tok.pos, "%s", msg)
 	}
-	return nil, p.unexpected("a statement (SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA or SET)")
+	known := []string{"SELECT", "INSERT", "DELETE", "UPDATE", "MERGE", "CREATE", "ALTER", "DESCRIBE", "SHOW", "RESTORE", "VACUUM", "OPTIMIZE", "CONVERT", "SET"}
+	hint := ""
+	if p.tok.kind == tokIdent {
+		for _, k := range known {
+			if editDistance(strings.ToUpper(p.tok.text), k) <= 2 {
+				hint = " (did you mean " + k + "?)"
+				break
+			}
+		}
+	}
+	return nil, p.errorf(p.tok.pos, "%s does not start a statement lakelog runs%s; statements start with SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA or SET", p.describe(), hint)
 }
 
 // keywords that end a table reference (and so are no alias).
@@ -634,9 +644,37 @@ func (p *parser) setConf() (node, error) {
 	if err := p.expectPunct("="); err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tokIdent && p.tok.kind != tokString && p.tok.kind != tokNumber {
+	if p.tok.kind == tokString {
+		v := p.tok.text
+		return &setConf{key: strings.Join(parts, "."), value: v, pos: pos}, p.advance()
+	}
+	// Spark takes the rest of the statement as the value: SET
+	// spark.sql.session.timeZone = America/Los_Angeles.
+	start := p.tok.pos
+	v := strings.TrimSpace(p.src[start:])
+	if v == "" {
 		return nil, p.unexpected("a value")
 	}
-	v := p.tok.text
+	p.lx.off = len(p.src)
 	return &setConf{key: strings.Join(parts, "."), value: v, pos: pos}, p.advance()
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

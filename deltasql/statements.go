@@ -530,12 +530,20 @@ func (p *parser) query() (*query, error) {
 			break
 		}
 	}
-	if err := p.expect("FROM"); err != nil {
-		return nil, err
-	}
 	var err error
-	if q.from, err = p.source(); err != nil {
-		return nil, err
+	if !p.is("FROM") {
+		// SELECT upper('x'): one row of no columns.
+		q.from = source{none: true}
+		if p.tok.kind == tokIdent && !clauseWords[strings.ToUpper(p.tok.text)] && !p.is("WHERE", "LIMIT") {
+			return nil, p.unexpected("FROM or the end of the statement")
+		}
+	} else {
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if q.from, err = p.source(); err != nil {
+			return nil, err
+		}
 	}
 	if p.is("JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS") || p.isPunct(",") {
 		return nil, p.errorf(p.tok.pos, "joins are not supported: a SELECT reads one table")

@@ -50,8 +50,11 @@ func setAtVersion(t *tableRef, text string) error {
 		t.version = &n
 		return nil
 	}
+	if len(text) != 17 {
+		return fmt.Errorf("@%s: want @v and a version, or a timestamp yyyyMMddHHmmssSSS", text)
+	}
 	ts, err := time.ParseInLocation("20060102150405.000", text[:14]+"."+text[14:], time.UTC)
-	if len(text) != 17 || err != nil {
+	if err != nil {
 		return fmt.Errorf("@%s: want @v and a version, or a timestamp yyyyMMddHHmmssSSS", text)
 	}
 	t.timestamp = ts.Format(time.RFC3339Nano)

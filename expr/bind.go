@@ -119,12 +119,18 @@ func BindAssignment(e Expr, schema *actions.StructType, target actions.DataType)
 }
 
 // storeAssignable reports whether a value of type from may be stored in
-// a column of type to with a Cast, under Spark's ANSI store assignment.
+// a column of type to with a Cast, under Spark's ANSI store assignment:
+// numbers into numbers (a value that does not fit is an error), dates
+// and timestamps into each other, atomic values into strings.
 func storeAssignable(from, to actions.DataType) bool {
 	switch {
 	case isNumeric(from) && isNumeric(to):
 		return true
 	case (from == actions.TypeDate || isTimestamp(from)) && (to == actions.TypeDate || isTimestamp(to)):
+		return true
+	case to == actions.TypeString && from != actions.TypeBinary && isAtomic(from):
+		// Spark's ANSI store assignment writes numbers, booleans,
+		// dates and timestamps to a string column as their text.
 		return true
 	}
 	return false

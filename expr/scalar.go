@@ -91,7 +91,7 @@ func castValue(v any, to actions.DataType) (any, error) {
 				return nil, err
 			}
 			if to == actions.TypeFloat {
-				if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
+				if !math.IsInf(f, 0) && !math.IsNaN(f) && math.IsInf(float64(float32(f)), 0) {
 					return nil, fmt.Errorf("%v out of range for float: %w", f, errOverflow)
 				}
 				return float32(f), nil
@@ -503,7 +503,7 @@ func exactConvert(v any, to actions.DataType) (any, bool) {
 			return nil, false
 		}
 		if to == actions.TypeFloat {
-			if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
+			if !math.IsInf(f, 0) && !math.IsNaN(f) && math.IsInf(float64(float32(f)), 0) {
 				return nil, false
 			}
 			return float32(f), true
