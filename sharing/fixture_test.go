@@ -49,7 +49,7 @@ func (c *clock) Advance(d time.Duration) {
 
 // fixture is a server over local tables, on an httptest server.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	srv    *sharing.Server
 	http   *httptest.Server
@@ -60,7 +60,7 @@ type fixture struct {
 
 // newTable makes a local table named name under dir (its location is
 // dir/name/tbl) and returns its store and snapshot.
-func newTable(t *testing.T, dir, name, schema string, props map[string]string, parts ...string) (objstore.Store, *deltalog.Snapshot) {
+func newTable(t testing.TB, dir, name, schema string, props map[string]string, parts ...string) (objstore.Store, *deltalog.Snapshot) {
 	t.Helper()
 	st, err := objstore.NewLocal(filepath.Join(dir, name))
 	if err != nil {
@@ -111,7 +111,7 @@ recipients:
 
 // newFixture creates the three tables (events partitioned by day with
 // the change feed, dv with deletion vectors, other) and serves them.
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{t: t, dir: dir, clock: &clock{now: time.Now()}, log: &bytes.Buffer{}, tables: map[string]*deltalog.Snapshot{}}
