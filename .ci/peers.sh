@@ -48,29 +48,24 @@ peers_install() {
   echo "$LAKELOG_PEERS" > "$stamp"
 }
 
-iceberg_install() {
-  local stamp="$LAKELOG_ICEBERG_VENV/.lakelog-peers"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$LAKELOG_ICEBERG_PEERS" ]; then
+iceberg_install() { venv_install "$LAKELOG_ICEBERG_VENV" "$LAKELOG_ICEBERG_PEERS"; }
+
+# venv_install VENV PEERS: a venv at VENV holding the pip requirements
+# PEERS, installed once (a stamp file records what was installed).
+venv_install() {
+  local venv=$1 peers=$2
+  local stamp="$venv/.lakelog-peers"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$peers" ]; then
     return 0
   fi
-  echo "[peers] installing $LAKELOG_ICEBERG_PEERS into $LAKELOG_ICEBERG_VENV" >&2
-  python3 -m venv "$LAKELOG_ICEBERG_VENV"
+  echo "[peers] installing $peers into $venv" >&2
+  python3 -m venv "$venv"
   # shellcheck disable=SC2086
-  "$LAKELOG_ICEBERG_VENV/bin/pip" install --quiet --disable-pip-version-check $LAKELOG_ICEBERG_PEERS
-  echo "$LAKELOG_ICEBERG_PEERS" > "$stamp"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check $peers
+  echo "$peers" > "$stamp"
 }
 
-sharing_install() {
-  local stamp="$LAKELOG_SHARING_VENV/.lakelog-peers"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$LAKELOG_SHARING_PEERS" ]; then
-    return 0
-  fi
-  echo "[peers] installing $LAKELOG_SHARING_PEERS into $LAKELOG_SHARING_VENV" >&2
-  python3 -m venv "$LAKELOG_SHARING_VENV"
-  # shellcheck disable=SC2086
-  "$LAKELOG_SHARING_VENV/bin/pip" install --quiet --disable-pip-version-check $LAKELOG_SHARING_PEERS
-  echo "$LAKELOG_SHARING_PEERS" > "$stamp"
-}
+sharing_install() { venv_install "$LAKELOG_SHARING_VENV" "$LAKELOG_SHARING_PEERS"; }
 
 peers_env() {
   export LAKELOG_PYTHON="$LAKELOG_VENV/bin/python"

@@ -271,40 +271,43 @@ func (s *Server) queryChanges(w http.ResponseWriter, r *http.Request, t *tableEn
 		writeError(w, r, rerr)
 		return
 	}
-	head, err := s.snapshotAt(ctx, t, from, time.Time{})
+	s.serveWalk(w, r, cw, caps, from, q.IncludeHistoricalProtocol != nil && *q.IncludeHistoricalProtocol, sum, q.MaxFiles != nil || caps.includeEndStream)
+}
+
+// serveWalk answers a walk: the protocol and metadata of version
+// headVersion, then the walk's file lines and, when the client needs one,
+// an endStreamAction. historicalProtocol adds the protocol actions of the
+// versions walked (delta format only).
+func (s *Server) serveWalk(w http.ResponseWriter, r *http.Request, cw *changeWalk, caps capabilities, headVersion int64, historicalProtocol bool, sum string, endAlways bool) {
+	ctx := r.Context()
+	head, err := s.snapshotAt(ctx, cw.t, headVersion, time.Time{})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if cw.format, err = chooseFormat(t, head, caps); err != nil {
+	if cw.format, err = chooseFormat(cw.t, head, caps); err != nil {
 		writeError(w, r, err)
 		return
 	}
 	cw.head, cw.idScheme = head, cmpOr(caps.fileIDHash, cw.format)
-	cw.protocol = cw.format == FormatDelta && q.IncludeHistoricalProtocol != nil && *q.IncludeHistoricalProtocol
-	cw.out, cw.g = newNDJSON(w, r, from, cw.format, caps), s.newSigner(r, t)
+	cw.protocol = cw.format == FormatDelta && historicalProtocol
+	cw.out, cw.g = newNDJSON(w, r, cw.from, cw.format, caps), s.newSigner(r, cw.t)
 	var pv *int64
 	if cw.protocol {
-		pv = ptr(from)
+		pv = ptr(head.Version())
 	}
 	cw.out.write(protocolLine(head.Protocol(), cw.format, caps, pv))
-	cw.out.write(metadataLine(t, head.Metadata(), cw.format, ptr(from), nil, nil))
+	cw.out.write(metadataLine(cw.t, head.Metadata(), cw.format, ptr(head.Version()), nil, nil))
 	pos, err := cw.run(ctx)
-	s.finishWalk(r, cw, pos, err, sum, q.MaxFiles != nil || caps.includeEndStream)
+	s.finishWalk(r, cw, pos, err, sum, endAlways)
 }
 
 // tableChanges answers GET .../changes: the change data feed between a
 // starting version or timestamp and an ending one (the latest when not
 // given; an ending version beyond it is the latest).
 func (s *Server) tableChanges(w http.ResponseWriter, r *http.Request) {
-	t, rerr := s.visibleTable(r)
-	if rerr != nil {
-		writeError(w, r, rerr)
-		return
-	}
-	caps, rerr := parseCapabilities(r)
-	if rerr != nil {
-		writeError(w, r, rerr)
+	t, caps, ok := s.tableCall(w, r)
+	if !ok {
 		return
 	}
 	if !t.cfg.ChangeFeedShared() {
@@ -336,26 +339,7 @@ func (s *Server) tableChanges(w http.ResponseWriter, r *http.Request) {
 	if p.historicalMetadata {
 		headVersion = from
 	}
-	head, err := s.snapshotAt(ctx, t, headVersion, time.Time{})
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if cw.format, err = chooseFormat(t, head, caps); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	cw.head, cw.idScheme = head, cmpOr(caps.fileIDHash, cw.format)
-	cw.protocol = cw.format == FormatDelta && p.historicalProtocol
-	cw.out, cw.g = newNDJSON(w, r, from, cw.format, caps), s.newSigner(r, t)
-	var pv *int64
-	if cw.protocol {
-		pv = ptr(head.Version())
-	}
-	cw.out.write(protocolLine(head.Protocol(), cw.format, caps, pv))
-	cw.out.write(metadataLine(t, head.Metadata(), cw.format, ptr(head.Version()), nil, nil))
-	pos, err := cw.run(ctx)
-	s.finishWalk(r, cw, pos, err, p.checksum, p.maxFiles != nil || caps.includeEndStream)
+	s.serveWalk(w, r, cw, caps, headVersion, p.historicalProtocol, p.checksum, p.maxFiles != nil || caps.includeEndStream)
 }
 
 // changesParams are the query parameters of GET .../changes.

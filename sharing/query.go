@@ -154,14 +154,8 @@ func sumOf(b []byte) string {
 
 // queryTable answers POST .../query.
 func (s *Server) queryTable(w http.ResponseWriter, r *http.Request) {
-	t, rerr := s.visibleTable(r)
-	if rerr != nil {
-		writeError(w, r, rerr)
-		return
-	}
-	caps, rerr := parseCapabilities(r)
-	if rerr != nil {
-		writeError(w, r, rerr)
+	t, caps, ok := s.tableCall(w, r)
+	if !ok {
 		return
 	}
 	body, err := readBody(r)

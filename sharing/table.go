@@ -126,20 +126,31 @@ func (s *Server) versionOf(r *http.Request, t *tableEntry) (int64, error) {
 	return from, nil
 }
 
-// tableMetadata answers GET .../metadata: the protocol and metadata of
-// the latest version, or of the version or timestamp asked.
-func (s *Server) tableMetadata(w http.ResponseWriter, r *http.Request) {
+// tableCall resolves the table of a request and the client's
+// capabilities, answering the error itself when either fails.
+func (s *Server) tableCall(w http.ResponseWriter, r *http.Request) (*tableEntry, capabilities, bool) {
 	t, rerr := s.visibleTable(r)
 	if rerr != nil {
 		writeError(w, r, rerr)
-		return
+		return nil, capabilities{}, false
 	}
 	caps, rerr := parseCapabilities(r)
 	if rerr != nil {
 		writeError(w, r, rerr)
+		return nil, capabilities{}, false
+	}
+	return t, caps, true
+}
+
+// tableMetadata answers GET .../metadata: the protocol and metadata of
+// the latest version, or of the version or timestamp asked.
+func (s *Server) tableMetadata(w http.ResponseWriter, r *http.Request) {
+	t, caps, ok := s.tableCall(w, r)
+	if !ok {
 		return
 	}
 	q := r.URL.Query()
+	var rerr *RequestError
 	version := int64(-1)
 	var ts time.Time
 	if v := q.Get("version"); v != "" {
