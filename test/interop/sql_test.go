@@ -87,7 +87,6 @@ var sqlGoldenSteps = []sqlStep{
 	{"SELECT id, firstName AS f, length(firstName) AS n, coalesce(salary, -1) AS s, CASE WHEN salary > 4000 THEN 'high' ELSE 'low' END AS band, " +
 		"year(DATE '2024-02-29') + CAST(id AS INT) % 3 AS y, md5(firstName) AS h, hash(id, firstName) AS mm FROM {T} ORDER BY id", "rows"},
 	{"SELECT * FROM delta.`{P}@v1` ORDER BY id", "rows"},
-	{"INSERT INTO {T} REPLACE WHERE id >= 50 SELECT 52 AS id, 0 AS score, 'Zed' AS firstName, 'M' AS gender, 9 AS salary", "rows"},
 	{"SELECT * FROM {T} WHERE id >= 50 ORDER BY id", "rows"},
 	{"SHOW TBLPROPERTIES {T}", "columns"},
 	{"DESCRIBE HISTORY '{P}' LIMIT 1", "history"},
