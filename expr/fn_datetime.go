@@ -279,7 +279,7 @@ func init() {
 				return castTyped(a[0], nil, actions.TypeTimestamp, x.loc)
 			}},
 		&function{names: []string{"timestamp_millis"}, minArgs: 1, maxArgs: 1,
-			bind: sig(actions.TypeTimestamp, kLong),
+			bind: integralToLong(actions.TypeTimestamp),
 			eval: func(x *callCtx, a []any) (any, error) {
 				us, ok := mulInt64(a[0].(int64), 1000)
 				if !ok {
@@ -288,7 +288,7 @@ func init() {
 				return actions.Timestamp(us), nil
 			}},
 		&function{names: []string{"timestamp_micros"}, minArgs: 1, maxArgs: 1,
-			bind: sig(actions.TypeTimestamp, kLong),
+			bind: integralToLong(actions.TypeTimestamp),
 			eval: func(x *callCtx, a []any) (any, error) { return actions.Timestamp(a[0].(int64)), nil }},
 	)
 }
@@ -647,4 +647,16 @@ func datePart(field string, v any, t actions.DataType, loc *time.Location) (any,
 		}
 	}
 	return nil, fmt.Errorf("cannot extract %s", field)
+}
+
+// integralToLong binds a function of one integral argument (Spark
+// refuses decimals and doubles there), computed as a long.
+func integralToLong(ret actions.DataType) func(*binder, *Call) ([]Expr, actions.DataType, error) {
+	return func(b *binder, c *Call) ([]Expr, actions.DataType, error) {
+		if t := c.Args[0].Type(); t != nil && !isIntegral(t) {
+			return nil, nil, typeErr(c, "argument 1 of %s must be an integer, not %s", c.Name, t)
+		}
+		args, err := b.coerceArgs(c, kLong)
+		return args, ret, err
+	}
 }

@@ -422,7 +422,9 @@ func castToDecimal(v any, to *actions.DecimalType) (any, error) {
 	case float32, float64:
 		f, _ := castToFloat(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%v out of range for %s: %w", f, to, errOverflow)
+			// Spark's cast gives NULL (a decimal has no NaN), in ANSI
+			// mode too.
+			return nil, nil
 		}
 		// The shortest decimal text of the float, as Spark converts
 		// doubles to decimals through their string form.
