@@ -25,8 +25,18 @@ LAKELOG_PEERS=${LAKELOG_PEERS:-"deltalake==1.6.6 pyarrow pandas pyspark==4.2.0 d
 LAKELOG_ICEBERG_VENV=${LAKELOG_ICEBERG_VENV:-$LAKELOG_CACHE/iceberg-venv}
 LAKELOG_ICEBERG_PEERS=${LAKELOG_ICEBERG_PEERS:-"pyiceberg[pyarrow,sql-sqlite]==0.12.0"}
 
+# The Delta Sharing Python connector (test/interop TestSharingPython*),
+# in a venv of its own too: delta-sharing 1.4.2 pins pandas<3 and
+# pyarrow<=23.0.1, which would move the peers venv's pandas 3 and
+# pyarrow 26 under every other interop test. It reads delta-format
+# responses through delta-kernel-rust-sharing-wrapper (a wheel). A cold
+# install took 31 s on the loaded 2-core machine (wheels in pip's cache).
+LAKELOG_SHARING_VENV=${LAKELOG_SHARING_VENV:-$LAKELOG_CACHE/sharing-venv}
+LAKELOG_SHARING_PEERS=${LAKELOG_SHARING_PEERS:-"delta-sharing==1.4.2"}
+
 peers_install() {
   iceberg_install
+  sharing_install
   local stamp="$LAKELOG_VENV/.lakelog-peers"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$LAKELOG_PEERS" ]; then
     return 0
@@ -38,21 +48,29 @@ peers_install() {
   echo "$LAKELOG_PEERS" > "$stamp"
 }
 
-iceberg_install() {
-  local stamp="$LAKELOG_ICEBERG_VENV/.lakelog-peers"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$LAKELOG_ICEBERG_PEERS" ]; then
+iceberg_install() { venv_install "$LAKELOG_ICEBERG_VENV" "$LAKELOG_ICEBERG_PEERS"; }
+
+# venv_install VENV PEERS: a venv at VENV holding the pip requirements
+# PEERS, installed once (a stamp file records what was installed).
+venv_install() {
+  local venv=$1 peers=$2
+  local stamp="$venv/.lakelog-peers"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$peers" ]; then
     return 0
   fi
-  echo "[peers] installing $LAKELOG_ICEBERG_PEERS into $LAKELOG_ICEBERG_VENV" >&2
-  python3 -m venv "$LAKELOG_ICEBERG_VENV"
+  echo "[peers] installing $peers into $venv" >&2
+  python3 -m venv "$venv"
   # shellcheck disable=SC2086
-  "$LAKELOG_ICEBERG_VENV/bin/pip" install --quiet --disable-pip-version-check $LAKELOG_ICEBERG_PEERS
-  echo "$LAKELOG_ICEBERG_PEERS" > "$stamp"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check $peers
+  echo "$peers" > "$stamp"
 }
+
+sharing_install() { venv_install "$LAKELOG_SHARING_VENV" "$LAKELOG_SHARING_PEERS"; }
 
 peers_env() {
   export LAKELOG_PYTHON="$LAKELOG_VENV/bin/python"
   export LAKELOG_ICEBERG_PYTHON="$LAKELOG_ICEBERG_VENV/bin/python"
+  export LAKELOG_SHARING_PYTHON="$LAKELOG_SHARING_VENV/bin/python"
   export LAKELOG_IVY_DIR="${LAKELOG_IVY_DIR:-$LAKELOG_CACHE/ivy}"
   mkdir -p "$LAKELOG_IVY_DIR"
 }

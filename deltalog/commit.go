@@ -87,6 +87,11 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []CommitOption) *Tr
 	if a := tx.cfg.appTxn; a != nil {
 		tx.SetTransaction(a.AppID, a.Version)
 	}
+	for _, d := range tx.cfg.domains {
+		if err := tx.SetDomainMetadata(d.Domain, d.Configuration); err != nil && tx.cfg.optErr == nil {
+			tx.cfg.optErr = err
+		}
+	}
 	if tx.cfg.checker == nil {
 		tx.cfg.checker = conflict.CheckCreate
 		if snap != nil {
@@ -432,6 +437,9 @@ func (tx *Transaction) alreadyApplied() *CommitResult {
 
 // checkOptions refuses wrong commit options.
 func (tx *Transaction) checkOptions() error {
+	if tx.cfg.optErr != nil {
+		return tx.cfg.optErr
+	}
 	switch tx.cfg.postCommit {
 	case PostCommitAsync, PostCommitSync, PostCommitOff:
 	default:

@@ -34,9 +34,11 @@ type commitConfig struct {
 	checker      Checker
 	now          func() time.Time
 	postCommit   PostCommitMode
-	hooks        []PostCommitHook // WithHooks, run after the registered ones
-	params       map[string]any   // WithOperationParameters
-	appTxn       *actions.Txn     // WithAppTransaction (Version and AppID only)
+	hooks        []PostCommitHook         // WithHooks, run after the registered ones
+	params       map[string]any           // WithOperationParameters
+	appTxn       *actions.Txn             // WithAppTransaction (Version and AppID only)
+	domains      []actions.DomainMetadata // WithDomainMetadata
+	optErr       error                    // a commit option the transaction refused
 }
 
 // WithAppTransaction makes the commit idempotent for an application, as
@@ -48,6 +50,17 @@ type commitConfig struct {
 // commit). An empty appID is refused at commit.
 func WithAppTransaction(appID string, version int64) CommitOption {
 	return func(t *Transaction) { t.cfg.appTxn = &actions.Txn{AppID: appID, Version: version} }
+}
+
+// WithDomainMetadata records configuration under a user domain in the
+// commit (Transaction.SetDomainMetadata): state a writer keeps with the
+// table and changes with each commit, such as a source's position that,
+// unlike an app transaction's version, need not only grow. A domain
+// named delta.* is refused before the operation works (Transaction.Start).
+func WithDomainMetadata(domain, configuration string) CommitOption {
+	return func(t *Transaction) {
+		t.cfg.domains = append(t.cfg.domains, actions.DomainMetadata{Domain: domain, Configuration: configuration})
+	}
 }
 
 // WithOperationParameters adds entries to commitInfo.operationParameters;

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/schema"
 )
@@ -562,6 +563,31 @@ func (x *run) setConf(n *setConf) error {
 		x.s.retentionCheck = b
 		x.r.Summary = fmt.Sprintf("%s = %v", n.key, b)
 		return nil
+	case "spark.databricks.delta.schema.automerge.enabled":
+		b, err := strconv.ParseBool(n.value)
+		if err != nil {
+			return x.errorf(n.pos, "%s = %s: want true or false", n.key, n.value)
+		}
+		x.s.autoMerge = b
+		x.r.Summary = fmt.Sprintf("%s = %v", n.key, b)
+		return nil
+	case "spark.sql.session.timezone":
+		tz := n.value
+		if strings.EqualFold(tz, "LOCAL") {
+			tz = time.Local.String()
+		}
+		if _, err := expr.LoadTimeZone(tz); err != nil {
+			return x.errorf(n.pos, "%s = %s: unknown time zone (want a region such as America/Los_Angeles or an offset such as +08:00)", n.key, n.value)
+		}
+		x.s.timeZone = tz
+		x.r.Summary = fmt.Sprintf("%s = %s", n.key, tz)
+		return nil
+	case "spark.sql.ansi.enabled":
+		if b, err := strconv.ParseBool(n.value); err == nil && b {
+			x.r.Summary = n.key + " = true"
+			return nil
+		}
+		return x.errorf(n.pos, "SET %s = %s: lakelog evaluates in ANSI mode only (Spark's default): a value that does not fit is an error; try_cast, try_element_at and the like give NULL instead", n.key, n.value)
 	}
-	return x.errorf(n.pos, "SET %s: lakelog honours only spark.databricks.delta.retentionDurationCheck.enabled", n.key)
+	return x.errorf(n.pos, "SET %s: lakelog honours spark.databricks.delta.retentionDurationCheck.enabled, spark.databricks.delta.schema.autoMerge.enabled and spark.sql.session.timeZone", n.key)
 }

@@ -52,6 +52,7 @@ type changesRef struct {
 // source is what a query reads: a table (or files), a change feed, or
 // (as a MERGE source) a query in parentheses with its alias.
 type source struct {
+	none    bool // SELECT without FROM
 	table   *tableRef
 	changes *changesRef
 	sub     *query
@@ -60,6 +61,8 @@ type source struct {
 
 func (s source) pos() int {
 	switch {
+	case s.none:
+		return 0
 	case s.changes != nil:
 		return s.changes.pos
 	case s.sub != nil:
@@ -89,6 +92,15 @@ type insert struct {
 	columns []string
 	values  [][]Expr
 	query   *query
+	// INSERT INTO t REPLACE WHERE cond: the rows cond matches are
+	// replaced (dml.ReplaceWhere).
+	replaceWhere *Expr
+	replacePos   int
+	// PARTITION (p = v, ...): static partition values, columns the rows
+	// do not give.
+	static      map[string]Expr
+	staticOrder []string
+	staticPos   int
 }
 
 type deleteStmt struct {
@@ -121,6 +133,7 @@ type mergeClause struct {
 }
 
 type merge struct {
+	evolve  bool // MERGE WITH SCHEMA EVOLUTION
 	target  tableRef
 	source  source
 	on      Expr

@@ -2,6 +2,8 @@ package deltasql
 
 import (
 	"fmt"
+
+	"github.com/lakelog/lakelog/expr"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -93,10 +95,10 @@ func (l *lexer) next() (token, error) {
 	}
 	c := s[start]
 	switch {
-	case c == '\'' || c == '"':
-		v, end, err := quoted(s, start, c)
+	case c == '\'' || c == '"' || (c == 'r' || c == 'R') && start+1 < len(s) && (s[start+1] == '\'' || s[start+1] == '"'):
+		v, end, err := expr.ScanString(s, start)
 		if err != nil {
-			return token{}, err
+			return token{}, errAt(s, start, nil, "unterminated string: missing closing %c", s[start+b2i(c == 'r' || c == 'R')])
 		}
 		l.off = end
 		return token{kind: tokString, pos: start, end: end, text: v}, nil
@@ -133,7 +135,7 @@ func (l *lexer) next() (token, error) {
 		l.off = end
 		return token{kind: tokIdent, pos: start, end: end, text: s[start:end]}, nil
 	}
-	for _, op := range []string{"<=>", "<>", "!=", "<=", ">=", "=>", "==", "(", ")", ",", ";", ".", "*", "=", "<", ">", "+", "-", "/", "%"} {
+	for _, op := range []string{"<=>", "<>", "!=", "<=", ">=", "=>", "==", "||", "(", ")", ",", ";", ".", "*", "=", "<", ">", "+", "-", "/", "%", "@", "[", "]", "&", "|", "^", "~", "!", ":"} {
 		if strings.HasPrefix(s[start:], op) {
 			l.off = start + len(op)
 			return token{kind: tokPunct, pos: start, end: l.off, text: op}, nil
@@ -143,10 +145,24 @@ func (l *lexer) next() (token, error) {
 	return token{}, errAt(s, start, nil, "unexpected character %q", r)
 }
 
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // quoted reads a quoted string or name starting at start: a doubled quote
 // stands for one; in strings a backslash escapes the next character, as
-// in Spark SQL.
+// in Spark SQL (expr.ScanString reads strings' values).
 func quoted(s string, start int, q byte) (string, int, error) {
+	if q != '`' {
+		v, end, err := expr.ScanString(s, start)
+		if err != nil {
+			return "", 0, errAt(s, start, nil, "unterminated string: missing closing %c", q)
+		}
+		return v, end, nil
+	}
 	var b strings.Builder
 	for i := start + 1; i < len(s); i++ {
 		c := s[i]

@@ -356,9 +356,24 @@ func (p *parser) statement() (node, error) {
 	case p.is("SET"):
 		return p.setConf()
 	case p.is("CONVERT"):
-		return nil, p.errorf(p.tok.pos, "CONVERT TO DELTA is not a SQL statement of lakelog yet: run lakelog convert PATH, which converts the folder in place the same way")
+		return p.convert()
+	case p.is("SHOW"):
+		return p.show()
 	}
-	return nil, p.unexpected("a statement (SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, RESTORE, VACUUM or OPTIMIZE)")
+	if msg, ok := refusedStatements[strings.ToUpper(p.tok.text)]; ok && p.tok.kind == tokIdent {
+		return nil, p.errorf(p.tok.pos, "%s", msg)
+	}
+	known := []string{"SELECT", "INSERT", "DELETE", "UPDATE", "MERGE", "CREATE", "ALTER", "DESCRIBE", "SHOW", "RESTORE", "VACUUM", "OPTIMIZE", "CONVERT", "SET"}
+	hint := ""
+	if p.tok.kind == tokIdent {
+		for _, k := range known {
+			if editDistance(strings.ToUpper(p.tok.text), k) <= 2 {
+				hint = " (did you mean " + k + "?)"
+				break
+			}
+		}
+	}
+	return nil, p.errorf(p.tok.pos, "%s does not start a statement lakelog runs%s; statements start with SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA or SET", p.describe(), hint)
 }
 
 // keywords that end a table reference (and so are no alias).
@@ -406,8 +421,17 @@ func (p *parser) tableRef(travel, alias bool) (tableRef, error) {
 		default:
 			return t, p.errorf(t.pos, "table %s: name a table as delta.`path`, a catalog name, or files as csv.`file`, json.`file`, parquet.`file` or read_files('file')", strings.Join(parts, "."))
 		}
+	case p.tok.kind == tokString:
+		// DESCRIBE HISTORY '/path', VACUUM '/path': a Delta table by path.
+		t.path = p.tok.text
+		if err := p.advance(); err != nil {
+			return t, err
+		}
 	default:
 		return t, p.unexpected("a table (delta.`path`, a name, csv.`file`, read_files('file'))")
+	}
+	if err := p.atVersion(&t); err != nil {
+		return t, err
 	}
 	if travel {
 		if err := p.timeTravel(&t.version, &t.timestamp); err != nil {
@@ -507,11 +531,23 @@ func (p *parser) timeTravel(version **int64, ts *string) error {
 		if err := p.expect("AS", "OF"); err != nil {
 			return err
 		}
-		s, _, err := p.stringLit("a timestamp in quotes")
+		if p.tok.kind == tokString {
+			s, _, err := p.stringLit("a timestamp in quotes")
+			if err != nil {
+				return err
+			}
+			*ts = s
+			return nil
+		}
+		e, err := p.expr()
 		if err != nil {
 			return err
 		}
-		*ts = s
+		v, err := constantTimestamp(e)
+		if err != nil {
+			return p.errorf(e.Pos, "TIMESTAMP AS OF: %v", err)
+		}
+		*ts = v
 	}
 	return nil
 }
@@ -590,6 +626,17 @@ func (p *parser) setConf() (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
+	if p.is("TIME") {
+		pos := p.tok.pos
+		if err := p.expect("TIME", "ZONE"); err != nil {
+			return nil, err
+		}
+		if p.tok.kind != tokString && !p.is("LOCAL") {
+			return nil, p.unexpected("a time zone in quotes or LOCAL")
+		}
+		v := p.tok.text
+		return &setConf{key: "spark.sql.session.timeZone", value: v, pos: pos}, p.advance()
+	}
 	parts, pos, err := p.qualifiedName("a setting")
 	if err != nil {
 		return nil, err
@@ -597,9 +644,37 @@ func (p *parser) setConf() (node, error) {
 	if err := p.expectPunct("="); err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tokIdent && p.tok.kind != tokString && p.tok.kind != tokNumber {
+	if p.tok.kind == tokString {
+		v := p.tok.text
+		return &setConf{key: strings.Join(parts, "."), value: v, pos: pos}, p.advance()
+	}
+	// Spark takes the rest of the statement as the value: SET
+	// spark.sql.session.timeZone = America/Los_Angeles.
+	start := p.tok.pos
+	v := strings.TrimSpace(p.src[start:])
+	if v == "" {
 		return nil, p.unexpected("a value")
 	}
-	v := p.tok.text
+	p.lx.off = len(p.src)
 	return &setConf{key: strings.Join(parts, "."), value: v, pos: pos}, p.advance()
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -108,7 +108,7 @@ func TestParseErrorPositions(t *testing.T) {
 		line, col int
 		msgPrefix string
 	}{
-		{"SELECT * FORM t", 1, 10, "expected FROM but found 'FORM'"},
+		{"SELECT * FORM t", 1, 10, "expected FROM or the end of the statement but found 'FORM'"},
 		{"DELETE FROM t WHERE a = ", 1, 25, "expected an expression but found end of input"},
 		{"SELECT 1 FROM t;\nUPDATE t SET a = (1 + WHERE", 2, 28, "expected ')' but found end of input"},
 		{"MERGE INTO t USING s ON t.id = s.id", 1, 36, "expected WHEN MATCHED or WHEN NOT MATCHED"},
@@ -128,7 +128,8 @@ func TestParseErrorPositions(t *testing.T) {
 		{"ALTER TABLE t ALTER COLUMN a FIRST", 1, 30, "ALTER COLUMN a FIRST is not supported yet"},
 		{"ALTER TABLE t DROP COLUMNS", 1, 27, "expected a column"},
 		{"SELECT * FROM a JOIN b ON a.x = b.x", 1, 17, "joins are not supported"},
-		{"FROBNICATE t", 1, 1, "expected a statement"},
+		{"FROBNICATE t", 1, 1, "'FROBNICATE' does not start a statement lakelog runs"},
+		{"SELCT 1", 1, 1, "'SELCT' does not start a statement lakelog runs (did you mean SELECT?)"},
 		{"SELECT 'unterminated FROM t", 1, 8, "unterminated string"},
 		{"INSERT INTO t VALUES (1, 2", 1, 27, "expected ')'"},
 	} {

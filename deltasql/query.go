@@ -72,6 +72,11 @@ func (t tableRef) qualifiers() []string {
 // the table's types.
 func (x *run) openSource(ctx context.Context, src source, where *Expr, columns []string, hint *actions.StructType) (*rowSource, error) {
 	switch {
+	case src.none:
+		one := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
+		return &rowSource{schema: &actions.StructType{}, batches: func(yield func(arrow.RecordBatch, error) bool) {
+			yield(one, nil)
+		}}, nil
 	case src.changes != nil:
 		return x.openChanges(ctx, src.changes, where)
 	case src.sub != nil:

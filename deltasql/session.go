@@ -22,8 +22,13 @@ type Session struct {
 	// spark.databricks.delta.retentionDurationCheck.enabled: VACUUM under
 	// the table's retention is refused while it is on.
 	retentionCheck bool
-	progress       Progress
-	stores         []objstore.Store
+	// autoMerge is spark.databricks.delta.schema.autoMerge.enabled:
+	// MERGE evolves the schema as WITH SCHEMA EVOLUTION does.
+	autoMerge bool
+	// timeZone is spark.sql.session.timeZone ("" is UTC).
+	timeZone string
+	progress Progress
+	stores   []objstore.Store
 }
 
 // Progress receives the progress of long statements (files done of
@@ -71,6 +76,11 @@ func (s *Session) Run(ctx context.Context, st *Statement) (*Result, error) {
 	r := &Result{Kind: st.Kind}
 	x := &run{s: s, st: st, r: r}
 	var err error
+	if s.timeZone != "" && s.timeZone != "UTC" {
+		if err := inTimeZone(st.node, s.timeZone); err != nil {
+			return nil, x.errorf(st.Pos, "%v", err)
+		}
+	}
 	switch n := st.node.(type) {
 	case *createTable:
 		err = x.createTable(ctx, n)
@@ -98,6 +108,10 @@ func (s *Session) Run(ctx context.Context, st *Statement) (*Result, error) {
 		err = x.alterColumns(ctx, n)
 	case *setConf:
 		err = x.setConf(n)
+	case *convertStmt:
+		err = x.convert(ctx, n)
+	case *show:
+		err = x.show(ctx, n)
 	default:
 		err = fmt.Errorf("deltasql: no runner for %T", n)
 	}

@@ -152,6 +152,27 @@ func (p *parser) insert() (node, error) {
 	if in.table.format != "" {
 		return nil, p.errorf(in.table.pos, "INSERT writes to a Delta table, not to files")
 	}
+	if p.is("PARTITION") {
+		if err := p.partitionSpec(in); err != nil {
+			return nil, err
+		}
+	}
+	if p.is("REPLACE") {
+		pos := p.tok.pos
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if !p.is("WHERE") {
+			return nil, p.unexpected("WHERE after REPLACE")
+		}
+		if in.replaceWhere, err = p.where(); err != nil {
+			return nil, err
+		}
+		in.replacePos = pos
+		if in.overwrite {
+			return nil, p.errorf(pos, "INSERT OVERWRITE replaces every row; INSERT INTO t REPLACE WHERE cond replaces the rows cond matches")
+		}
+	}
 	byNamePos := p.tok.pos
 	if in.byName, err = p.accept("BY", "NAME"); err != nil {
 		return nil, err
@@ -317,10 +338,15 @@ func (p *parser) merge() (node, error) {
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
+	m := &merge{}
+	if ok, err := p.accept("WITH", "SCHEMA", "EVOLUTION"); err != nil {
+		return nil, err
+	} else if ok {
+		m.evolve = true
+	}
 	if err := p.expect("INTO"); err != nil {
 		return nil, err
 	}
-	m := &merge{}
 	var err error
 	if m.target, err = p.deltaTable(true); err != nil {
 		return nil, err
@@ -504,12 +530,20 @@ func (p *parser) query() (*query, error) {
 			break
 		}
 	}
-	if err := p.expect("FROM"); err != nil {
-		return nil, err
-	}
 	var err error
-	if q.from, err = p.source(); err != nil {
-		return nil, err
+	if !p.is("FROM") {
+		// SELECT upper('x'): one row of no columns.
+		q.from = source{none: true}
+		if p.tok.kind == tokIdent && !clauseWords[strings.ToUpper(p.tok.text)] && !p.is("WHERE", "LIMIT") {
+			return nil, p.unexpected("FROM or the end of the statement")
+		}
+	} else {
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if q.from, err = p.source(); err != nil {
+			return nil, err
+		}
 	}
 	if p.is("JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS") || p.isPunct(",") {
 		return nil, p.errorf(p.tok.pos, "joins are not supported: a SELECT reads one table")
@@ -767,8 +801,17 @@ func (p *parser) vacuum() (node, error) {
 		}
 		v.retain = &h
 	}
+	if p.is("LITE") {
+		return nil, p.errorf(p.tok.pos, "VACUUM ... LITE is not supported: lakelog's VACUUM lists the table's folder (Spark's FULL mode); leave out LITE")
+	}
+	if _, err := p.accept("FULL"); err != nil {
+		return nil, err
+	}
 	if v.dryRun, err = p.accept("DRY", "RUN"); err != nil {
 		return nil, err
+	}
+	if p.is("RETAIN") && v.retain == nil {
+		return nil, p.errorf(p.tok.pos, "write RETAIN before DRY RUN: VACUUM t RETAIN n HOURS DRY RUN")
 	}
 	return v, nil
 }
@@ -782,6 +825,9 @@ func (p *parser) optimize() (node, error) {
 	var err error
 	if o.table, err = p.deltaTable(false); err != nil {
 		return nil, err
+	}
+	if p.is("FULL") {
+		return nil, p.errorf(p.tok.pos, "OPTIMIZE ... FULL reclusters a table with liquid clustering, which lakelog does not support yet; OPTIMIZE t compacts small files")
 	}
 	if o.where, err = p.where(); err != nil {
 		return nil, err

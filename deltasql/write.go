@@ -146,6 +146,9 @@ func (x *run) insert(ctx context.Context, n *insert) error {
 			targets = append(targets, f)
 		}
 	}
+	if targets, err = x.withStatic(n, schema, targets); err != nil {
+		return err
+	}
 	var batches iter.Seq2[arrow.RecordBatch, error]
 	if n.values != nil {
 		for _, row := range n.values {
@@ -169,9 +172,16 @@ func (x *run) insert(ctx context.Context, n *insert) error {
 	var rowsIn atomic.Int64
 	batches = countRows(batches, &rowsIn)
 	var res *deltalog.CommitResult
-	if n.overwrite {
+	switch {
+	case n.replaceWhere != nil:
+		pred := predicate(n.replaceWhere, schema, n.table)
+		res, err = dml.ReplaceWhere(ctx, snap, pred, batches)
+		if err != nil && !errors.Is(err, writer.ErrEmptyInput) {
+			return x.errAt(n.replaceWhere.Pos, err)
+		}
+	case n.overwrite:
 		res, err = writer.Overwrite(ctx, snap, batches)
-	} else {
+	default:
 		res, err = writer.Append(ctx, snap, batches)
 	}
 	if err != nil && !errors.Is(err, writer.ErrEmptyInput) {
@@ -456,6 +466,9 @@ func (x *run) merge(ctx context.Context, n *merge) error {
 		clauses = append(clauses, dc)
 	}
 	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, x.s.dmlOpts...)
+	if n.evolve || x.s.autoMerge {
+		opts = append(opts, dml.WithSchemaEvolution())
+	}
 	res, err := dml.Merge(ctx, snap, src.batches, n.on.Expr, clauses, opts...)
 	if err != nil {
 		return x.errAt(n.on.Pos, err)

@@ -29,6 +29,9 @@ func arrowTypeOf(t actions.DataType) (arrow.DataType, error) {
 	if t == nil {
 		return arrow.Null, nil
 	}
+	if isInterval(t) {
+		return arrow.FixedWidthTypes.MonthDayNanoInterval, nil
+	}
 	at, err := actions.ArrowType(t)
 	if err != nil {
 		return nil, fmt.Errorf("expr: no Arrow form for type %s", t)
@@ -248,13 +251,16 @@ func rawValueAt(arr arrow.Array, i int) (any, error) {
 // valueAt reads row i of an array in the evaluator's Arrow form (see
 // arrowTypeOf) as a Go value of actions/values.go; nil for NULL.
 func valueAt(arr arrow.Array, i int) any {
-	v, _ := actions.ArrowValue(arr, i)
+	v, ok := actions.ArrowValue(arr, i)
+	if !ok {
+		return nestedValueAt(arr, i)
+	}
 	return v
 }
 
 // appendValue appends a Go value of actions/values.go (nil for NULL) to a
 // builder of the matching Arrow form.
-func appendValue(b array.Builder, v any) error { return actions.AppendArrowValue(b, v) }
+func appendValue(b array.Builder, v any) error { return appendNested(b, v) }
 
 // decimalToNum converts a decimal to a decimal128 at the given scale.
 func decimalToNum(d actions.Decimal, scale int) (decimal128.Num, error) {

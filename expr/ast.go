@@ -12,7 +12,8 @@ import (
 // modify their input, so one tree may be shared between goroutines.
 //
 // The concrete node types are *Column, *Literal, *Compare, *AndExpr,
-// *OrExpr, *NotExpr, *In, *IsNull, *Like, *Arith, *Neg and *Cast.
+// *OrExpr, *NotExpr, *In, *IsNull, *Like, *Arith, *Neg, *Cast, *Call,
+// *Case, *Subscript and *FieldOf.
 type Expr interface {
 	// String is the expression in the text form Parse reads, with the
 	// fewest parentheses that keep its shape. Parse(e.String()) gives an
@@ -74,6 +75,10 @@ func (c *Column) precedence() int        { return precPrimary }
 type Literal struct {
 	Value    any
 	DataType actions.DataType
+	// text is the zone-less text of a TIMESTAMP literal, read again in
+	// the session time zone by WithTimeZone; zone is that zone.
+	text string
+	zone string
 }
 
 func (l *Literal) String() string         { return formatLiteral(l.Value) }
@@ -260,6 +265,7 @@ func (op ArithOp) String() string {
 type Arith struct {
 	Op          ArithOp
 	Left, Right Expr
+	zone        string // session time zone, for intervals of months
 }
 
 func (a *Arith) String() string {
@@ -303,14 +309,21 @@ func (n *Neg) precedence() int        { return precUnary }
 
 // Cast is CAST(X AS To). Bind inserts casts where operands of different
 // types meet; a value that does not fit the target type is an error at
-// evaluation, as in Spark's ANSI mode.
+// evaluation, as in Spark's ANSI mode. With Try (TRY_CAST) such a value
+// is NULL instead.
 type Cast struct {
-	X  Expr
-	To actions.DataType
+	X    Expr
+	To   actions.DataType
+	Try  bool
+	zone string // session time zone; "" is UTC
 }
 
 func (c *Cast) String() string {
-	return "CAST(" + operand(c.X, precOr) + " AS " + c.To.String() + ")"
+	kw := "CAST("
+	if c.Try {
+		kw = "TRY_CAST("
+	}
+	return kw + operand(c.X, precOr) + " AS " + sqlTypeName(c.To) + ")"
 }
 func (c *Cast) Type() actions.DataType { return c.To }
 func (c *Cast) precedence() int        { return precPrimary }
@@ -489,6 +502,31 @@ func RewriteColumns(e Expr, fn func(*Column) (Expr, error)) (Expr, error) {
 			c := *n
 			c.X = rw(n.X)
 			return &c
+		case *Call:
+			c := *n
+			c.Args = make([]Expr, len(n.Args))
+			for i, a := range n.Args {
+				c.Args[i] = rw(a)
+			}
+			return &c
+		case *Case:
+			c := *n
+			c.Whens = make([]When, len(n.Whens))
+			for i, w := range n.Whens {
+				c.Whens[i] = When{Cond: rw(w.Cond), Then: rw(w.Then)}
+			}
+			if n.Else != nil {
+				c.Else = rw(n.Else)
+			}
+			return &c
+		case *Subscript:
+			c := *n
+			c.X, c.Index = rw(n.X), rw(n.Index)
+			return &c
+		case *FieldOf:
+			c := *n
+			c.X = rw(n.X)
+			return &c
 		}
 		err = fmt.Errorf("expr: cannot rewrite a %T", e)
 		return e
@@ -521,6 +559,21 @@ func children(e Expr) []Expr {
 	case *Neg:
 		return []Expr{n.X}
 	case *Cast:
+		return []Expr{n.X}
+	case *Call:
+		return n.Args
+	case *Case:
+		out := make([]Expr, 0, 2*len(n.Whens)+1)
+		for _, w := range n.Whens {
+			out = append(out, w.Cond, w.Then)
+		}
+		if n.Else != nil {
+			out = append(out, n.Else)
+		}
+		return out
+	case *Subscript:
+		return []Expr{n.X, n.Index}
+	case *FieldOf:
 		return []Expr{n.X}
 	}
 	return nil

@@ -62,7 +62,7 @@ func Bind(e Expr, schema *actions.StructType) (Expr, error) {
 	if e == nil {
 		return nil, fmt.Errorf("expr: bind: nil expression")
 	}
-	b := &binder{schema: schema}
+	b := &binder{schema: schema, zone: zoneOf(e)}
 	return b.bind(e)
 }
 
@@ -119,12 +119,18 @@ func BindAssignment(e Expr, schema *actions.StructType, target actions.DataType)
 }
 
 // storeAssignable reports whether a value of type from may be stored in
-// a column of type to with a Cast, under Spark's ANSI store assignment.
+// a column of type to with a Cast, under Spark's ANSI store assignment:
+// numbers into numbers (a value that does not fit is an error), dates
+// and timestamps into each other, atomic values into strings.
 func storeAssignable(from, to actions.DataType) bool {
 	switch {
 	case isNumeric(from) && isNumeric(to):
 		return true
 	case (from == actions.TypeDate || isTimestamp(from)) && (to == actions.TypeDate || isTimestamp(to)):
+		return true
+	case to == actions.TypeString && from != actions.TypeBinary && isAtomic(from):
+		// Spark's ANSI store assignment writes numbers, booleans,
+		// dates and timestamps to a string column as their text.
 		return true
 	}
 	return false
@@ -132,6 +138,7 @@ func storeAssignable(from, to actions.DataType) bool {
 
 type binder struct {
 	schema *actions.StructType
+	zone   string // the session time zone the expression carries
 }
 
 func (b *binder) bind(e Expr) (Expr, error) {
@@ -140,6 +147,9 @@ func (b *binder) bind(e Expr) (Expr, error) {
 		return b.column(n)
 	case *Literal:
 		v := normalizeGoValue(n.Value)
+		if _, ok := v.(actions.Interval); ok && isInterval(n.DataType) {
+			return n, nil
+		}
 		vt, ok := typeOfValue(v)
 		if !ok {
 			return nil, typeErr(n, "unsupported literal value of Go type %T", n.Value)
@@ -256,18 +266,15 @@ func (b *binder) bind(e Expr) (Expr, error) {
 		}
 		return foldConstant(out)
 	case *Cast:
-		x, err := b.bind(n.X)
-		if err != nil {
-			return nil, err
-		}
-		out := &Cast{X: x, To: n.To}
-		if !canCast(x.Type(), n.To) {
-			return nil, typeErr(out, "cannot cast %s to %s", x.Type(), n.To)
-		}
-		if x.Type() != nil && sameType(x.Type(), n.To) {
-			return x, nil
-		}
-		return foldConstant(out)
+		return b.cast(n)
+	case *Call:
+		return b.call(n)
+	case *Case:
+		return b.caseWhen(n)
+	case *Subscript:
+		return b.subscript(n)
+	case *FieldOf:
+		return b.fieldOf(n)
 	case nil:
 		return nil, fmt.Errorf("expr: bind: nil operand")
 	}
@@ -374,7 +381,7 @@ func literalAs(parent Expr, lit *Literal, s string, t actions.DataType) (Expr, e
 		if d, err := actions.ParseDate(strings.TrimSpace(s)); err == nil {
 			return &Literal{Value: d, DataType: t}, nil
 		}
-		ts, err := parseTimestampText(s, false)
+		ts, err := parseTimestampIn(s, zoneLoc(lit.zone))
 		if err != nil {
 			return nil, typeErr(parent, "%s is not a date (want YYYY-MM-DD)", lit)
 		}
@@ -385,7 +392,7 @@ func literalAs(parent Expr, lit *Literal, s string, t actions.DataType) (Expr, e
 	if !canCast(actions.TypeString, t) {
 		return nil, typeErr(parent, "%s cannot be compared with a value of type %s", lit, t)
 	}
-	v, err := castValue(s, t)
+	v, err := castValueIn(s, t, zoneLoc(lit.zone))
 	if err != nil {
 		return nil, typeErr(parent, "%v", err)
 	}
@@ -573,7 +580,7 @@ func (b *binder) arith(n *Arith) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Arith{Op: n.Op, Left: l, Right: r}
+	out := &Arith{Op: n.Op, Left: l, Right: r, zone: b.zone}
 	// Text meeting arithmetic is read as a number.
 	for _, side := range []*Expr{&out.Left, &out.Right} {
 		if s, ok := stringLiteral(*side); ok {
@@ -595,6 +602,9 @@ func (b *binder) arith(n *Arith) (Expr, error) {
 		out.Right, rt = typedNull(r, lt), lt
 	}
 	l, r = out.Left, out.Right
+	if isInterval(lt) || isInterval(rt) || (n.Op == Minus && isDateTime(lt) && isDateTime(rt)) {
+		return b.intervalArith(out)
+	}
 	// date ± integer.
 	if (n.Op == Plus || n.Op == Minus) && lt == actions.TypeDate && isIntegral(rt) ||
 		n.Op == Plus && isIntegral(lt) && rt == actions.TypeDate {
@@ -641,6 +651,16 @@ func (b *binder) arith(n *Arith) (Expr, error) {
 			return nil, err
 		}
 		if out.Right, err = convertTo(out, r, actions.TypeDouble); err != nil {
+			return nil, err
+		}
+	case !sameType(lt, rt) && isIntegral(lt) && isIntegral(rt):
+		// Integers widen as Spark's do: a literal keeps its own type, so
+		// 7L + an int column is a long and sh + 1 an int.
+		w, _ := widerType(lt, rt)
+		if out.Left, err = convertTo(out, l, w); err != nil {
+			return nil, err
+		}
+		if out.Right, err = convertTo(out, r, w); err != nil {
 			return nil, err
 		}
 	case !sameType(lt, rt):

@@ -250,7 +250,9 @@ func TestBindAssignment(t *testing.T) {
 		{"'x'", actions.TypeString, "'x'", ""},
 		{"300", actions.TypeByte, "", "expr: 300 out of range for byte: arithmetic overflow in 300"},
 		{"name", actions.TypeLong, "", "expr: cannot assign a value of type string to a column of type long in Name"},
-		{"n", actions.TypeString, "", "expr: cannot assign a value of type long to a column of type string in n"},
+		{"n", actions.TypeString, "CAST(n AS string)", ""},
+		{"42", actions.TypeString, "'42'", ""},
+		{"n", actions.TypeDate, "", "expr: cannot assign a value of type long to a column of type date in n"},
 		{"'abc'", actions.TypeLong, "", "expr: 'abc' is not an integer in 'abc'"},
 	} {
 		e, err := Parse(tc.in)
@@ -298,7 +300,7 @@ func TestBuiltExpressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `n >= 3 AND m < 7.00 AND Name LIKE 'a\%%' AND d IN (DATE '2026-03-01', NULL)`
+	want := `n >= 3 AND m < 7.00 AND Name LIKE 'a\\%%' AND d IN (DATE '2026-03-01', NULL)`
 	if b.String() != want {
 		t.Errorf("got %s, want %s", b, want)
 	}

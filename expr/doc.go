@@ -17,6 +17,24 @@
 // that give the position of the offending token. Every Expr prints back
 // (String) in a form Parse reads to the same String.
 //
+// Spark's built-in functions are calls: upper(s), date_add(d, 1),
+// coalesce(a, b), regexp_extract(s, 'x(\d+)', 1), hash(a, b) and the
+// rest of Functions, with CASE WHEN, TRY_CAST, EXTRACT, TRIM(BOTH ...
+// FROM ...), INTERVAL literals (INTERVAL 1 DAY, INTERVAL '1-2' YEAR TO
+// MONTH), date and timestamp arithmetic with them, and arrays, maps and
+// structs (array(1, 2)[0], m['k'], named_struct('a', 1).a). One
+// definition of each function serves both evaluators. Strings are
+// Spark's: 'single' or "double" quotes, backslash escapes, r'raw'.
+// CheckGenerationExpression decides what Delta allows in generated
+// columns and CHECK constraints (deterministic functions of its list).
+//
+// # Time zone
+//
+// Casts between strings, dates and timestamps, the fields of a
+// timestamp (hour, date_format...) and TIMESTAMP literals without an
+// offset use the session time zone that WithTimeZone sets (Spark's
+// spark.sql.session.timeZone); without it, UTC.
+//
 // # Types
 //
 // A parsed expression is unbound. Bind resolves its columns against a

@@ -152,8 +152,13 @@ func (ev *evaluator) isConst(e Expr) bool {
 		return c
 	}
 	c := true
-	if _, ok := e.(*Column); ok {
+	switch x := e.(type) {
+	case *Column:
 		c = false
+	case *Call:
+		if f := registry[x.Name]; f == nil || f.nondeterministic {
+			c = false
+		}
 	}
 	for _, ch := range children(e) {
 		if !ev.isConst(ch) {
@@ -325,6 +330,9 @@ func (ev *evaluator) evalVec(e Expr, mask []byte) (vec, error) {
 		a.Retain()
 		return vec{arr: a, t: x.DataType}, nil
 	case *Cast:
+		if needsRowCast(x) {
+			return ev.byRow(x, mask)
+		}
 		v, err := ev.evalVec(x.X, mask)
 		if err != nil {
 			return vec{}, err
@@ -336,6 +344,9 @@ func (ev *evaluator) evalVec(e Expr, mask []byte) (vec, error) {
 		}
 		return out, nil
 	case *Arith:
+		if isIntervalArith(x) {
+			return ev.byRow(x, mask)
+		}
 		l, r, err := ev.evalPair(x.Left, x.Right, mask)
 		if err != nil {
 			return vec{}, err
@@ -358,6 +369,14 @@ func (ev *evaluator) evalVec(e Expr, mask []byte) (vec, error) {
 			return vec{}, fmt.Errorf("expr: %s: %w", x, err)
 		}
 		return out, nil
+	}
+	switch x := e.(type) {
+	case *Call:
+		return ev.call(x, mask)
+	case *Case:
+		return ev.caseWhen(x, mask)
+	case *Subscript, *FieldOf:
+		return ev.byRow(e, mask)
 	}
 	if !isBoolNode(e) {
 		return vec{}, fmt.Errorf("expr: cannot evaluate %T", e)

@@ -81,3 +81,16 @@ func Example() {
 	// false
 	// true
 }
+
+// Spark's functions evaluate as Spark does, here in a session time zone.
+func Example_functions() {
+	e, _ := expr.Parse(`concat_ws(' ', upper(name), date_format(ts, 'yyyy-MM-dd HH:mm'), CAST(size(split(tags, ',')) AS STRING))`)
+	e, _ = expr.WithTimeZone(e, "America/Los_Angeles")
+	schema, _ := actions.ParseDDL("name string, ts timestamp, tags string")
+	b, _ := expr.Bind(e, schema)
+	v, err := expr.EvalRow(b, func(col string) (any, bool) {
+		return map[string]any{"name": "ann", "ts": actions.Timestamp(1_709_865_000_000_000), "tags": "a,b,c"}[col], true
+	})
+	fmt.Println(v, err)
+	// Output: ANN 2024-03-07 18:30 3 <nil>
+}

@@ -158,6 +158,7 @@ type token struct {
 var reserved = map[string]bool{
 	"AND": true, "OR": true, "NOT": true, "IN": true, "IS": true, "NULL": true,
 	"TRUE": true, "FALSE": true, "BETWEEN": true, "LIKE": true, "CAST": true,
+	"CASE": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true,
 }
 
 func isReserved(name string) bool { return reserved[strings.ToUpper(name)] }
@@ -221,8 +222,8 @@ func (p *parser) next() error {
 	}
 	c := s[start]
 	switch {
-	case c == '\'':
-		str, end, err := p.quoted(start, '\'')
+	case c == '\'' || c == '"' || (c == 'r' || c == 'R') && start+1 < len(s) && (s[start+1] == '\'' || s[start+1] == '"'):
+		str, end, err := p.stringLiterals(start)
 		if err != nil {
 			return err
 		}
@@ -238,8 +239,6 @@ func (p *parser) next() error {
 		}
 		p.tok, p.off = token{kind: tokQuoted, pos: start, text: name}, end
 		return nil
-	case c == '"' && !p.prefix:
-		return p.errAt(start, "unexpected '\"': write strings in 'single quotes' and names in `backquotes`")
 	case (c == 'X' || c == 'x') && start+1 < len(s) && s[start+1] == '\'':
 		str, end, err := p.quoted(start+1, '\'')
 		if err != nil {
@@ -270,7 +269,7 @@ func (p *parser) next() error {
 		p.tok, p.off = token{kind: tokIdent, pos: start, text: s[start:end]}, end
 		return nil
 	}
-	for _, op := range []string{"<=>", "<>", "!=", "<=", ">=", "==", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", "."} {
+	for _, op := range []string{"<=>", "<>", "!=", "<=", ">=", "==", "||", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", "[", "]", "&", "|", "^", "~", "!", ":"} {
 		if strings.HasPrefix(s[start:], op) {
 			if op == "==" {
 				op = "="
@@ -400,7 +399,7 @@ func (p *parser) parseAnd() (Expr, error) {
 }
 
 func (p *parser) parseNot() (Expr, error) {
-	if !p.isKeyword("NOT") {
+	if !p.isKeyword("NOT") && !p.isOp("!") {
 		return p.parsePredicate()
 	}
 	if err := p.enter(); err != nil {
@@ -422,7 +421,7 @@ var compareOps = map[string]CompareOp{
 }
 
 func (p *parser) parsePredicate() (Expr, error) {
-	left, err := p.parseSum()
+	left, err := p.parseBitOr()
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +433,7 @@ func (p *parser) parsePredicate() (Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		right, err := p.parseSum()
+		right, err := p.parseBitOr()
 		if err != nil {
 			return nil, err
 		}
@@ -461,11 +460,24 @@ func (p *parser) parsePredicate() (Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		if !p.isKeyword("IN") && !p.isKeyword("BETWEEN") && !p.isKeyword("LIKE") {
-			return nil, p.errorf(p.tok, "expected IN, BETWEEN or LIKE after NOT but found %s", p.describe(p.tok))
+		if !p.isKeyword("IN") && !p.isKeyword("BETWEEN") && !p.isKeyword("LIKE") && !p.isKeyword("RLIKE") && !p.isKeyword("REGEXP") {
+			return nil, p.errorf(p.tok, "expected IN, BETWEEN, LIKE or RLIKE after NOT but found %s", p.describe(p.tok))
 		}
 	}
 	switch {
+	case p.isKeyword("RLIKE") || p.isKeyword("REGEXP"):
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		pat, err := p.parseBitOr()
+		if err != nil {
+			return nil, err
+		}
+		var e Expr = &Call{Name: "rlike", Args: []Expr{left, pat}}
+		if not {
+			e = &NotExpr{X: e}
+		}
+		return e, nil
 	case p.isKeyword("IN"):
 		if err := p.next(); err != nil {
 			return nil, err
@@ -495,14 +507,14 @@ func (p *parser) parsePredicate() (Expr, error) {
 		if err := p.next(); err != nil {
 			return nil, err
 		}
-		lo, err := p.parseSum()
+		lo, err := p.parseBitOr()
 		if err != nil {
 			return nil, err
 		}
 		if err := p.expectKeyword("AND"); err != nil {
 			return nil, err
 		}
-		hi, err := p.parseSum()
+		hi, err := p.parseBitOr()
 		if err != nil {
 			return nil, err
 		}
@@ -547,11 +559,8 @@ func (p *parser) parseSum() (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("+") || p.isOp("-") {
-		op := Plus
-		if p.tok.text == "-" {
-			op = Minus
-		}
+	for p.isOp("+") || p.isOp("-") || p.isOp("||") {
+		opText := p.tok.text
 		if err := p.next(); err != nil {
 			return nil, err
 		}
@@ -559,7 +568,40 @@ func (p *parser) parseSum() (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		left = &Arith{Op: op, Left: left, Right: right}
+		switch opText {
+		case "||":
+			left = &Call{Name: "||", Args: []Expr{left, right}}
+		case "-":
+			left = &Arith{Op: Minus, Left: left, Right: right}
+		default:
+			left = &Arith{Op: Plus, Left: left, Right: right}
+		}
+	}
+	return left, nil
+}
+
+// parseBitOr reads | over ^ over & over sums, Spark's order.
+func (p *parser) parseBitOr() (Expr, error) { return p.parseBitLevel(0) }
+
+var bitOps = []string{"|", "^", "&"}
+
+func (p *parser) parseBitLevel(level int) (Expr, error) {
+	if level == len(bitOps) {
+		return p.parseSum()
+	}
+	left, err := p.parseBitLevel(level + 1)
+	if err != nil {
+		return nil, err
+	}
+	for p.isOp(bitOps[level]) {
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		right, err := p.parseBitLevel(level + 1)
+		if err != nil {
+			return nil, err
+		}
+		left = &Call{Name: bitOps[level], Args: []Expr{left, right}}
 	}
 	return left, nil
 }
@@ -569,7 +611,18 @@ func (p *parser) parseProduct() (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for p.isOp("*") || p.isOp("/") || p.isOp("%") {
+	for p.isOp("*") || p.isOp("/") || p.isOp("%") || p.isKeyword("DIV") {
+		if p.isKeyword("DIV") {
+			if err := p.next(); err != nil {
+				return nil, err
+			}
+			right, err := p.parseUnary()
+			if err != nil {
+				return nil, err
+			}
+			left = &Call{Name: "div", Args: []Expr{left, right}}
+			continue
+		}
 		op := map[string]ArithOp{"*": Times, "/": Divide, "%": Modulo}[p.tok.text]
 		if err := p.next(); err != nil {
 			return nil, err
@@ -584,8 +637,22 @@ func (p *parser) parseProduct() (Expr, error) {
 }
 
 func (p *parser) parseUnary() (Expr, error) {
+	if p.isOp("~") {
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		x, err := p.parseUnary()
+		if err != nil {
+			return nil, err
+		}
+		return &Call{Name: "~", Args: []Expr{x}}, nil
+	}
 	if !p.isOp("-") && !p.isOp("+") {
-		return p.parsePrimary()
+		return p.parsePostfix()
 	}
 	if err := p.enter(); err != nil {
 		return nil, err
@@ -671,6 +738,9 @@ func (p *parser) parsePrimary() (Expr, error) {
 		if err != nil {
 			return nil, p.errorf(p.tok, "%v", err)
 		}
+		if lit.DataType == actions.TypeTimestamp && !hasZoneSuffix(p.tok.text) {
+			lit.text = p.tok.text
+		}
 		return lit, p.next()
 	case "CAST":
 		if err := p.next(); err != nil {
@@ -691,6 +761,9 @@ func (p *parser) parsePrimary() (Expr, error) {
 			return nil, err
 		}
 		return &Cast{X: x, To: to}, p.expectOp(")")
+	}
+	if e, ok, err := p.parseSpecial(t); ok || err != nil {
+		return e, err
 	}
 	if reserved[strings.ToUpper(t.text)] {
 		return nil, p.errorf(t, "expected an expression but found %s", p.describe(t))
@@ -725,8 +798,8 @@ func (p *parser) parseColumn() (Expr, error) {
 // typeNames maps the type names CAST accepts (Delta's and Spark's
 // aliases) to Delta types.
 var typeNames = map[string]actions.PrimitiveType{
-	"STRING": actions.TypeString, "VARCHAR": actions.TypeString,
-	"LONG": actions.TypeLong, "BIGINT": actions.TypeLong,
+	"STRING": actions.TypeString,
+	"LONG":   actions.TypeLong, "BIGINT": actions.TypeLong,
 	"INTEGER": actions.TypeInteger, "INT": actions.TypeInteger,
 	"SHORT": actions.TypeShort, "SMALLINT": actions.TypeShort,
 	"BYTE": actions.TypeByte, "TINYINT": actions.TypeByte,
@@ -747,6 +820,10 @@ func (p *parser) parseType() (actions.DataType, error) {
 	name := strings.ToUpper(t.text)
 	if pt, ok := typeNames[name]; ok {
 		return pt, p.next()
+	}
+	switch name {
+	case "ARRAY", "MAP", "STRUCT", "INTERVAL", "CHAR", "VARCHAR":
+		return p.parseComplexType(name)
 	}
 	if name != "DECIMAL" && name != "DEC" && name != "NUMERIC" {
 		return nil, p.errorf(t, "unknown type %s", p.describe(t))

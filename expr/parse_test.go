@@ -60,7 +60,8 @@ func TestParsePrints(t *testing.T) {
 		{"`1x` = 1", "`1x` = 1"},
 		{"héllo = 1", "`héllo` = 1"},
 		// Literals.
-		{"'it''s'", "'it''s'"},
+		{"'it''s'", `'it\'s'`},
+		{`'tab\there' "and" r'\raw'`, "'tab\thereand\\\\raw'"},
 		{"''", "''"},
 		{"TRUE OR false", "TRUE OR FALSE"},
 		{"null", "NULL"},
@@ -123,7 +124,7 @@ func TestParseTrees(t *testing.T) {
 		{"X''", Lit([]byte{})},
 		{"DATE '1970-01-02'", Lit(actions.Date(1))},
 		{"TIMESTAMP '1970-01-01 00:00:01Z'", Lit(actions.Timestamp(1_000_000))},
-		{"TIMESTAMP '1970-01-01'", Lit(actions.Timestamp(0))},
+		{"TIMESTAMP '1970-01-01'", &Literal{Value: actions.Timestamp(0), DataType: actions.TypeTimestamp, text: "1970-01-01"}},
 		{"TIMESTAMP_NTZ '1970-01-01 00:00:00.000002'", Lit(actions.TimestampNTZ(2))},
 		{"CAST(x AS int)", &Cast{X: Col("x"), To: actions.TypeInteger}},
 	} {
@@ -157,14 +158,14 @@ func TestParseErrors(t *testing.T) {
 		{"'abc", 0, 1, "unterminated string: missing closing '"},
 		{"x = `abc", 4, 5, "unterminated name: missing closing `"},
 		{"x = ``", 4, 5, "empty name in backquotes"},
-		{"a = \"x\"", 4, 5, "unexpected '\"': write strings in 'single quotes' and names in `backquotes`"},
 		{"a ; b", 2, 3, "unexpected character ';'"},
 		{"a IS 5", 5, 6, "expected NULL but found '5'"},
-		{"a NOT 5", 6, 7, "expected IN, BETWEEN or LIKE after NOT but found '5'"},
+		{"a NOT 5", 6, 7, "expected IN, BETWEEN, LIKE or RLIKE after NOT but found '5'"},
 		{"a BETWEEN 1 OR 2", 12, 13, "expected AND but found 'OR'"},
 		{"a LIKE b", 7, 8, "expected a 'pattern' string after LIKE but found 'b'"},
 		{"a LIKE 'x' ESCAPE 'ab'", 18, 19, "expected a one-character string after ESCAPE but found string 'ab'"},
-		{"a LIKE 'x\\'", 11, 12, "LIKE pattern 'x\\': the escape character '\\\\' must be followed by %, _ or itself"},
+		{"a LIKE 'x\\'", 7, 8, "unterminated string: missing closing '"},
+		{"a LIKE 'x\\\\'", 12, 13, "LIKE pattern 'x\\\\': the escape character '\\\\' must be followed by %, _ or itself"},
 		{"CAST(a AS foo)", 10, 11, "unknown type 'foo'"},
 		{"CAST(a AS decimal(40, 2))", 18, 19, "expected a decimal precision or scale (0 to 38) but found '40'"},
 		{"CAST(a AS decimal(4, 5))", 21, 22, "decimal scale 5 exceeds precision 4"},
@@ -216,7 +217,7 @@ func TestSyntaxErrorMessage(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 	_, err = Parse("f(1 AND")
-	if err == nil || err.Error() != "expr: at column 2: unexpected '(' after the end of the expression" {
+	if err == nil || err.Error() != "expr: at column 8: expected an expression but found end of input" {
 		t.Errorf("got %v", err)
 	}
 	_, err = Parse("(a = 1 AND")
@@ -371,8 +372,8 @@ func TestParsePrefix(t *testing.T) {
 			t.Errorf("%q at %d: %s, rest %q; want %s, rest %q", c.text, c.start, got, c.text[end:], c.want, c.rest)
 		}
 	}
-	if _, _, err := ParsePrefix("WHERE s = \"q\"", 6); err == nil {
-		t.Errorf("a double-quoted operand parsed")
+	if e, _, err := ParsePrefix("WHERE s = \"q\"", 6); err != nil || e.String() != "s = 'q'" {
+		t.Errorf("a double-quoted string: %v, %v", e, err)
 	}
 	_, _, err := ParsePrefix("UPDATE t SET a = (1 +", 17)
 	var se *SyntaxError

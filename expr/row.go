@@ -40,7 +40,7 @@ func evalRow(e Expr, row func(string) (any, bool)) (any, error) {
 			return nil, fmt.Errorf("expr: no value for column %s", n)
 		}
 		v = normalizeGoValue(v)
-		if v == nil || n.DataType == nil {
+		if v == nil || n.DataType == nil || isNested(n.DataType) {
 			return v, nil
 		}
 		vt, ok := typeOfValue(v)
@@ -150,6 +150,13 @@ func evalRow(e Expr, row func(string) (any, bool)) (any, error) {
 		if l == nil || r == nil {
 			return nil, nil
 		}
+		if isIntervalArith(n) {
+			v, err := intervalArith(n.Op, l, r, n.Left.Type(), n.Right.Type(), n.Type(), zoneLoc(n.zone))
+			if err != nil {
+				return nil, fmt.Errorf("expr: %s: %w", n, err)
+			}
+			return v, nil
+		}
 		v, err := arithDynamic(n.Op, l, r, n.Type())
 		if err != nil {
 			return nil, fmt.Errorf("expr: %s: %w", n, err)
@@ -177,11 +184,22 @@ func evalRow(e Expr, row func(string) (any, bool)) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := castValue(v, n.To)
+		out, err := castTyped(v, n.X.Type(), n.To, zoneLoc(n.zone))
 		if err != nil {
+			if n.Try {
+				return nil, nil
+			}
 			return nil, fmt.Errorf("expr: %s: %w", n, err)
 		}
 		return out, nil
+	case *Call:
+		return evalCallRow(n, row)
+	case *Case:
+		return evalCaseRow(n, row)
+	case *Subscript:
+		return evalSubscriptRow(n, row)
+	case *FieldOf:
+		return evalFieldRow(n, row)
 	case nil:
 		return nil, fmt.Errorf("expr: nil expression")
 	}

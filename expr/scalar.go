@@ -91,7 +91,7 @@ func castValue(v any, to actions.DataType) (any, error) {
 				return nil, err
 			}
 			if to == actions.TypeFloat {
-				if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
+				if !math.IsInf(f, 0) && !math.IsNaN(f) && math.IsInf(float64(float32(f)), 0) {
 					return nil, fmt.Errorf("%v out of range for float: %w", f, errOverflow)
 				}
 				return float32(f), nil
@@ -422,7 +422,9 @@ func castToDecimal(v any, to *actions.DecimalType) (any, error) {
 	case float32, float64:
 		f, _ := castToFloat(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%v out of range for %s: %w", f, to, errOverflow)
+			// Spark's cast gives NULL (a decimal has no NaN), in ANSI
+			// mode too.
+			return nil, nil
 		}
 		// The shortest decimal text of the float, as Spark converts
 		// doubles to decimals through their string form.
@@ -503,7 +505,7 @@ func exactConvert(v any, to actions.DataType) (any, bool) {
 			return nil, false
 		}
 		if to == actions.TypeFloat {
-			if !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) > math.MaxFloat32 {
+			if !math.IsInf(f, 0) && !math.IsNaN(f) && math.IsInf(float64(float32(f)), 0) {
 				return nil, false
 			}
 			return float32(f), true

@@ -160,6 +160,9 @@ func arithResultType(op ArithOp, lt, rt actions.DataType) (actions.DataType, err
 	if lt == nil || rt == nil {
 		return nil, fmt.Errorf("operand type unknown")
 	}
+	if t, ok := intervalResultType(op, lt, rt); ok {
+		return t, nil
+	}
 	if (op == Plus || op == Minus) && lt == actions.TypeDate && isIntegral(rt) {
 		return actions.TypeDate, nil
 	}

@@ -151,10 +151,13 @@ func parseDecimalText(s string) (actions.Decimal, error) {
 	return actions.Decimal{Unscaled: u, Scale: len(frac)}, nil
 }
 
-// quoteString quotes s as a SQL string literal, doubling quotes.
+// quoteString quotes s as a Spark SQL string literal: a backslash
+// before each quote and backslash.
 func quoteString(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	return "'" + stringEscaper.Replace(s) + "'"
 }
+
+var stringEscaper = strings.NewReplacer(`\`, `\\`, `'`, `\'`)
 
 // quoteIdent prints a name bare when Parse would read it back as the same
 // name, else in backquotes.

@@ -177,6 +177,6 @@ func runHelp(e *env, args []string) int {
 		printVerbHelp(w, v)
 		return exitOK
 	}
-	fmt.Fprintf(w, "lakelog help: no topic %q (topics: %s; or a command's name)\n", strings.Join(args, " "), strings.Join(topicNames(), ", "))
+	fmt.Fprintf(e.stderr, "lakelog help: no topic %q (topics: %s; or a command's name)\n", strings.Join(args, " "), strings.Join(topicNames(), ", "))
 	return exitUsage
 }

@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case args[0] == "-h" || args[0] == "--help":
 		printUsage(stdout)
 		return exitOK
-	case args[0] == "--version" || args[0] == "-version":
+	case args[0] == "--version" || args[0] == "-version" || args[0] == "-v" || args[0] == "version" && len(args) == 1:
 		fmt.Fprintln(stdout, versionText())
 		return exitOK
 	}
@@ -89,8 +89,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
-// versionText is lakelog --version: the module version and the commit
-// it was built from, as the Go toolchain stamped them.
+// commit is the commit the binary was built from when the toolchain did
+// not stamp one (-ldflags '-X main.commit=...').
+var commit string
+
+// versionText is lakelog --version (also -v and lakelog version): the
+// module version and the commit it was built from, as the Go toolchain
+// stamped them or -ldflags set commit.
 func versionText() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -102,7 +107,13 @@ func versionText() string {
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
-	if rev := settings["vcs.revision"]; rev != "" {
+	rev := settings["vcs.revision"]
+	if rev == "" {
+		rev = commit
+	}
+	if rev == "" {
+		b.WriteString(" commit unknown (built without version control information: build inside a git checkout, or with -ldflags '-X main.commit=COMMIT')")
+	} else {
 		fmt.Fprintf(&b, " commit %s", rev[:min(12, len(rev))])
 		if t := settings["vcs.time"]; t != "" {
 			fmt.Fprintf(&b, " (%s)", t)

@@ -141,7 +141,7 @@ func TestSQLErrors(t *testing.T) {
 			"lakelog sql: line 1, column " + strconv.Itoa(len("DELETE FROM "+tt+" WHERE ")+1) + ": dml: DELETE: expr: unknown column nosuch (columns: id, name, amount, country)\n" +
 				"  DELETE FROM " + tt + " WHERE nosuch = 1\n  " + strings.Repeat(" ", len("DELETE FROM "+tt+" WHERE ")) + "^\n"},
 		{"a syntax error in the second statement", []string{"sql", "DELETE FROM " + tt + " WHERE id = 1;\nSELECT * FORM " + tt}, exitError,
-			"lakelog sql: line 2, column 10: expected FROM but found 'FORM'\n  SELECT * FORM " + tt + "\n           ^\n"},
+			"lakelog sql: line 2, column 10: expected FROM or the end of the statement but found 'FORM'\n  SELECT * FORM " + tt + "\n           ^\n"},
 		{"a failing second statement", []string{"sql", "--catalog", cat, "SELECT COUNT(*) FROM " + tt + ";\nUPDATE nope SET a = 1"}, exitError,
 			"lakelog sql: statement 2 of 2 (those before it ran): line 2, column 8: table nope is not in the catalog " + cat + " (it has none); CREATE TABLE nope registers one, or name a table by its path: delta.`path`\n  UPDATE nope SET a = 1\n         ^\n"},
 		{"an ALTER form lakelog lacks", []string{"sql", "ALTER TABLE " + tt + " SET OWNER TO ops"}, exitError,

@@ -1,30 +1,21 @@
 // Command cdcpipeline lands a database's changes in Delta tables, exactly
-// once: Postgres -> Debezium -> Kafka -> bronze -> change feed -> silver.
+// once per source change: Postgres -> Debezium -> Kafka -> bronze ->
+// change feed -> silver. It is a thin program over the cdc package,
+// which `lakelog cdc run` runs too; copy it to build your own.
 //
-// bronze consumes Debezium's topics (franz-go, one consumer group) and
-// appends every change event, as it came, to the bronze table: the
-// event's own columns (__op, __ts_ms, __source_ts_ms, __lsn, __txid,
-// __topic, __partition, __offset) and the row's (after, or before for a
-// delete), the table's schema growing as the source's does (Spark's
-// mergeSchema). Each commit records, per topic partition, the last offset
-// it holds (txn(APP/TOPIC/PARTITION, offset)), in the same commit: the
-// table is the consumer's offset store. On start and at every rebalance a
-// partition resumes after the table's offset, so a crash at any point
-// neither loses nor repeats an event.
-//
-// silver follows bronze's change feed (cdf.Follow), keeps the latest event
-// per key in each batch (by source LSN, then offset), and MERGEs it into
-// the silver table: a delete deletes the row, anything else upserts it.
-// The MERGE commits txn(APP, bronze version): silver's offset in bronze
-// is its own last commit. Silver has the change data feed on too.
+// bronze consumes a table's Debezium topic (and the connector's
+// transaction topic) and appends every change event once to the bronze
+// table (cdc.Bronze). silver follows bronze's change feed and keeps the
+// silver table equal to the source table (cdc.Silver).
 //
 // Usage:
 //
-//	cdcpipeline bronze -table URI -brokers HOST:PORT -topic TOPIC [-group G] [-app ID]
-//	cdcpipeline silver -bronze URI -table URI -key COL[,COL] [-app ID] [-poll D]
+//	cdcpipeline bronze -table URI -brokers HOST:PORT -topic TOPIC [-tx-topic TOPIC] [-group G] [-instance-id ID] [-app ID]
+//	cdcpipeline silver -bronze URI -table URI [-key COL[,COL]] [-app ID] [-poll D] [-resume-from-version N]
 //
-// Both run until interrupted. URIs are paths, file://, s3://, gs:// or
-// az:// (credentials and endpoints from each cloud's environment).
+// Both run until interrupted and log one line per event of note, with
+// a timestamp. URIs are paths, file://, s3://, gs:// or az://
+// (credentials and endpoints from each cloud's environment).
 package main
 
 import (
@@ -32,12 +23,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/lakelog/lakelog/cdc"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -49,8 +42,9 @@ func main() {
 }
 
 const usage = `usage:
-  cdcpipeline bronze -table URI -brokers HOST:PORT[,...] -topic TOPIC[,...] [-group G] [-instance-id ID] [-app ID] [-max-records N]
-  cdcpipeline silver -bronze URI -table URI -key COL[,...] [-app ID] [-poll DURATION]`
+  cdcpipeline bronze -table URI -brokers HOST:PORT[,...] -topic TOPIC [-tx-topic TOPIC] [-group G] [-instance-id ID] [-app ID]
+                     [-numeric string|decimal(38,S)] [-max-wait D] [-max-records N] [-max-bytes N]
+  cdcpipeline silver -bronze URI -table URI [-key COL[,...]] [-app ID] [-poll D] [-resume-from-version N]`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "bronze" && args[0] != "silver") {
@@ -60,22 +54,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cdcpipeline "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	table := fs.String("table", "", "the table this stage writes (a path or URI); created when missing")
-	app := fs.String("app", "cdcpipeline-"+args[0], "application id of the stage's commits (its offsets)")
+	app := fs.String("app", args[0], "application id of the stage's commits (its offsets)")
 	brokers := fs.String("brokers", "127.0.0.1:9092", "bronze: Kafka brokers, comma separated")
-	topics := fs.String("topic", "", "bronze: Debezium topics, comma separated (<prefix>.<schema>.<table>)")
+	topic := fs.String("topic", "", "bronze: the table's Debezium topic (<prefix>.<schema>.<table>)")
+	txTopic := fs.String("tx-topic", "", "bronze: the connector's transaction topic (<prefix>.transaction), with provide.transaction.metadata=true")
 	group := fs.String("group", "cdcpipeline-bronze", "bronze: the Kafka consumer group (it spreads partitions; offsets live in the table)")
-	instance := fs.String("instance-id", "", "bronze: a static group member id, so that a restarted consumer takes its partitions back without waiting for its old session to expire")
-	maxRecords := fs.Int("max-records", 10000, "bronze: most events per commit")
+	instance := fs.String("instance-id", "", "bronze: a static group member id, so that a restarted consumer takes its partitions back at once")
+	numeric := fs.String("numeric", "", "bronze: what numerics without precision become: string, or decimal(38,S)")
+	maxWait := fs.Duration("max-wait", time.Second, "bronze: a commit holds what came within this of its first record")
+	maxRecords := fs.Int("max-records", 100_000, "bronze: most records per commit")
+	wait := fs.Duration("wait", time.Minute, "bronze: how long to wait at start for the brokers and the topic before failing")
+	maxBytes := fs.Int64("max-bytes", 64<<20, "bronze: most bytes of records per commit")
 	bronzeURI := fs.String("bronze", "", "silver: the bronze table")
-	keys := fs.String("key", "", "silver: the source table's key columns, comma separated")
-	poll := fs.Duration("poll", 200*time.Millisecond, "silver: how often a caught-up follower looks at bronze (doubling while idle, up to 8 times)")
+	keys := fs.String("key", "", "silver: the source table's key columns, comma separated (default: its primary key, from the events)")
+	poll := fs.Duration("poll", 200*time.Millisecond, "silver: how often a caught-up follower looks at bronze")
+	resume := fs.Int64("resume-from-version", 0, "silver: accept the schema change that stopped silver at this bronze version (see its message)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	if *table == "" || fs.NArg() > 0 || args[0] == "bronze" && *topics == "" || args[0] == "silver" && (*bronzeURI == "" || *keys == "") {
+	if *table == "" || fs.NArg() > 0 || args[0] == "bronze" && *topic == "" || args[0] == "silver" && *bronzeURI == "" {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("stage", args[0])
 	store, err := objstore.Open(ctx, *table)
 	if err != nil {
 		fmt.Fprintln(stderr, "cdcpipeline:", err)
@@ -83,16 +84,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	defer objstore.Close(store)
 	if args[0] == "bronze" {
-		err = runBronze(ctx, store, strings.Split(*brokers, ","), strings.Split(*topics, ","), *group, *instance, *app, *maxRecords, stdout)
+		var opts []cdc.Option
+		if *numeric != "" {
+			m, err := cdc.ParseNumericMode(*numeric)
+			if err != nil {
+				fmt.Fprintln(stderr, "cdcpipeline:", err)
+				return 2
+			}
+			opts = append(opts, cdc.WithVariableNumeric(m))
+		}
+		b := &cdc.Bronze{Store: store, Brokers: strings.Split(*brokers, ","), Topic: *topic, TransactionTopic: *txTopic,
+			Group: *group, InstanceID: *instance, App: *app, Decoder: cdc.NewDecoder(opts...),
+			MaxWait: *maxWait, MaxRecords: *maxRecords, MaxBytes: *maxBytes, Log: log}
+		waitLog := func(err error) { log.Warn("waiting for Kafka", "err", err) }
+		if err = cdc.WaitKafka(ctx, b.Brokers, []string{*topic}, *wait, waitLog); err == nil {
+			err = b.Run(ctx)
+		}
 	} else {
 		var src objstore.Store
 		if src, err = objstore.Open(ctx, *bronzeURI); err == nil {
 			defer objstore.Close(src)
-			err = runSilver(ctx, &silver{bronze: src, silver: store, keys: strings.Split(*keys, ","), app: *app, out: stdout}, *poll)
+			s := &cdc.Silver{Bronze: src, Silver: store, App: *app, Poll: *poll, ResumeFromVersion: *resume, Log: log}
+			if *keys != "" {
+				s.Keys = strings.Split(*keys, ",")
+			}
+			err = s.Run(ctx)
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "cdcpipeline:", err)
+		log.Error("stopped", "err", err)
 		return 1
 	}
 	return 0

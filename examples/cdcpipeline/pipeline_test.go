@@ -2,17 +2,18 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
-	"maps"
+	"math"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,18 +23,18 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/cdc"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/objstore/s3"
 	"github.com/lakelog/lakelog/reader"
+	"github.com/lakelog/lakelog/test/cdctest"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
-var (
-	pipelineSeed = flag.Uint64("pipeline.seed", 0, "seed of the pipeline test's workload and kills (0: the time)")
-	pipelineSoak = flag.Bool("pipeline.soak", false, "run the pipeline test longer: more rounds, rows and kills")
-)
+var pipelineSoak = flag.Bool("pipeline.soak", false, "run the pipeline tests longer: more rounds, rows and kills")
 
 // mainEnv makes the test binary run main: the stages must be processes
 // that a SIGKILL really ends.
@@ -44,125 +45,6 @@ func TestMain(m *testing.M) {
 		main()
 	}
 	os.Exit(m.Run())
-}
-
-// services are the pipeline's servers, as .ci/services.sh exports them.
-type services struct {
-	pgHost, pgPort, pgUser string
-	brokers, connect       string
-}
-
-func requireServices(t *testing.T) services {
-	return services{
-		pgHost:  cloudtest.Require(t, "LAKELOG_PG_HOST", "PostgreSQL"),
-		pgPort:  cloudtest.Require(t, "LAKELOG_PG_PORT", "PostgreSQL"),
-		pgUser:  cloudtest.Require(t, "LAKELOG_PG_USER", "PostgreSQL"),
-		brokers: cloudtest.Require(t, "LAKELOG_KAFKA_BROKERS", "Kafka"),
-		connect: cloudtest.Require(t, "LAKELOG_CONNECT_URL", "Kafka Connect"),
-	}
-}
-
-// psql runs SQL on the test database and returns its unaligned output.
-func (s services) psql(t *testing.T, sql string) string {
-	t.Helper()
-	out, err := s.psqlErr(sql)
-	if err != nil {
-		t.Fatalf("psql: %v\n%s", err, sql)
-	}
-	return out
-}
-
-func (s services) psqlErr(sql string) (string, error) {
-	cmd := exec.Command("psql", "-h", s.pgHost, "-p", s.pgPort, "-U", s.pgUser, "-d", "postgres",
-		"-v", "ON_ERROR_STOP=1", "-qAtX", "-F", "|")
-	cmd.Stdin = strings.NewReader(sql)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: %s", err, errOut.String())
-	}
-	return out.String(), nil
-}
-
-// connector registers Debezium's Postgres connector for table, its
-// events with or without the schema part, and removes it (and its slot
-// and publication) when the test ends.
-func (s services) connector(t *testing.T, table string, withSchema bool) (topic string) {
-	t.Helper()
-	cfg := map[string]string{
-		"connector.class":                "io.debezium.connector.postgresql.PostgresConnector",
-		"plugin.name":                    "pgoutput",
-		"database.hostname":              s.pgHost,
-		"database.port":                  s.pgPort,
-		"database.user":                  s.pgUser,
-		"database.password":              "unused",
-		"database.dbname":                "postgres",
-		"topic.prefix":                   table,
-		"table.include.list":             "public." + table,
-		"slot.name":                      table,
-		"publication.name":               table,
-		"publication.autocreate.mode":    "filtered",
-		"snapshot.mode":                  "initial",
-		"tasks.max":                      "1",
-		"key.converter":                  "org.apache.kafka.connect.json.JsonConverter",
-		"value.converter":                "org.apache.kafka.connect.json.JsonConverter",
-		"key.converter.schemas.enable":   fmt.Sprint(withSchema),
-		"value.converter.schemas.enable": fmt.Sprint(withSchema),
-	}
-	if !withSchema {
-		// Without the schema part a decimal's base64 bytes cannot be read
-		// (the scale is in the schema): have Debezium send them as text.
-		cfg["decimal.handling.mode"] = "string"
-	}
-	body, err := json.Marshal(map[string]any{"name": table, "config": cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(s.connect+"/connectors", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("registering the connector: %s", resp.Status)
-	}
-	t.Cleanup(func() {
-		req, _ := http.NewRequest(http.MethodDelete, s.connect+"/connectors/"+table, nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-		// The slot is released when the task stops.
-		for range 50 {
-			if _, err := s.psqlErr(fmt.Sprintf("select pg_drop_replication_slot('%s') from pg_replication_slots where slot_name = '%s'", table, table)); err == nil {
-				break
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-		s.psqlErr(fmt.Sprintf("drop publication if exists %s; drop table if exists %s", table, table))
-	})
-	// Running, with its task.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(s.connect + "/connectors/" + table + "/status")
-		if err == nil {
-			var st struct {
-				Tasks []struct{ State, Trace string }
-			}
-			json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-			if len(st.Tasks) > 0 && st.Tasks[0].State == "RUNNING" {
-				break
-			}
-			if len(st.Tasks) > 0 && st.Tasks[0].State == "FAILED" {
-				t.Fatalf("the connector's task failed: %s", st.Tasks[0].Trace)
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the connector did not start in 60 s")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return table + ".public." + table
 }
 
 // stage is a pipeline process the test kills and restarts.
@@ -240,17 +122,16 @@ func (s *stage) logText() string {
 }
 
 // TestPipelineLocal runs Postgres -> Debezium -> Kafka -> bronze -> silver
-// with the tables on local disk and events with Connect's schema part.
+// with the tables on local disk.
 func TestPipelineLocal(t *testing.T) {
-	svc := requireServices(t)
+	svc := cdctest.Require(t)
 	dir := t.TempDir()
-	runPipeline(t, svc, dir, filepath.Join(dir, "bronze"), filepath.Join(dir, "silver"), true)
+	runPipeline(t, svc, dir, filepath.Join(dir, "bronze"), filepath.Join(dir, "silver"))
 }
 
-// TestPipelineMinIO: the same with the tables on MinIO and events
-// without the schema part.
+// TestPipelineMinIO: the same with the tables on MinIO.
 func TestPipelineMinIO(t *testing.T) {
-	svc := requireServices(t)
+	svc := cdctest.Require(t)
 	cloudtest.Require(t, "AWS_ENDPOINT_URL", "MinIO")
 	bucket := cloudtest.Name("lakelog-cdc-")
 	st, err := s3.New(t.Context(), bucket, "")
@@ -260,43 +141,156 @@ func TestPipelineMinIO(t *testing.T) {
 	if _, err := st.Client().CreateBucket(t.Context(), &s3sdk.CreateBucketInput{Bucket: &bucket}); err != nil {
 		t.Fatal(err)
 	}
-	runPipeline(t, svc, t.TempDir(), "s3://"+bucket+"/bronze", "s3://"+bucket+"/silver", false)
+	runPipeline(t, svc, t.TempDir(), "s3://"+bucket+"/bronze", "s3://"+bucket+"/silver")
 }
 
-// runPipeline drives a random Postgres workload (inserts, updates,
-// deletes, a column added mid-run, one transaction touching every row)
-// while the bronze and silver processes are killed with SIGKILL at random
-// points and restarted; then silver must equal the Postgres table row for
-// row, and bronze must hold every Debezium event exactly once.
-func runPipeline(t *testing.T, svc services, dir, bronzeURI, silverURI string, withSchema bool) {
-	seed := *pipelineSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
+// column is a column of the test's source table: its Postgres type, the
+// SQL that prints a value canonically, and a generator of SQL literals.
+type column struct {
+	name, pgType string
+	text         string // SQL of the canonical text, %s the column
+	gen          func(r *rand.Rand) string
+	notNull      bool
+}
+
+func intGen(lim int64) func(*rand.Rand) string {
+	return func(r *rand.Rand) string {
+		switch r.IntN(10) {
+		case 0:
+			return fmt.Sprint(lim - 1)
+		case 1:
+			return fmt.Sprint(-lim)
+		}
+		return fmt.Sprint(r.Int64N(2*lim) - lim)
 	}
-	t.Logf("seed %d (replay the workload and kill times with -pipeline.seed %d)", seed, seed)
+}
+
+// The source table: the types of a real table, with edge values and
+// values large enough to be TOASTed out of line.
+var sourceColumns = []column{
+	{"n", "integer", "%s::text", intGen(math.MaxInt32 + 1), false},
+	{"s", "smallint", "%s::text", intGen(math.MaxInt16 + 1), false},
+	{"amount", "numeric(12,2)", "%s::text", func(r *rand.Rand) string {
+		return fmt.Sprintf("%d.%02d", r.Int64N(2e10)-1e10, r.IntN(100))
+	}, false},
+	// Debezium drops an unconstrained numeric's trailing zeros (1.50
+	// comes as 1.5): the value is kept, its display scale is not.
+	{"anynum", "numeric", "trim_scale(%s)::text", func(r *rand.Rand) string {
+		return []string{"0", "-0.000001", "3.14159265358979323846264338327950288", "12345678901234567890.5", "1.50"}[r.IntN(5)]
+	}, false},
+	{"title", "text", "%s", func(r *rand.Rand) string {
+		if r.IntN(4) == 0 {
+			return fmt.Sprintf("big_text(%d)", 100+r.IntN(300)) // TOASTed
+		}
+		return []string{"''", "'ann'", "'x,y \"q\" ä'", "'it''s'"}[r.IntN(4)]
+	}, false},
+	{"code", "varchar(20)", "%s::text", func(r *rand.Rand) string { return fmt.Sprintf("'c%d'", r.IntN(1000)) }, false},
+	{"flag", "boolean", "%s::text", func(r *rand.Rand) string { return []string{"true", "false"}[r.IntN(2)] }, false},
+	{"ts", "timestamptz", "(extract(epoch from %s)*1000000)::bigint::text", func(r *rand.Rand) string {
+		return fmt.Sprintf("'%s'", time.UnixMicro(r.Int64N(4e15)-1e15).UTC().Format("2006-01-02 15:04:05.999999Z07:00"))
+	}, false},
+	{"tsntz", "timestamp", "(extract(epoch from %s)*1000000)::bigint::text", func(r *rand.Rand) string {
+		return fmt.Sprintf("'%s'", time.UnixMicro(r.Int64N(4e15)-1e15).UTC().Format("2006-01-02 15:04:05.999999"))
+	}, false},
+	{"d", "date", "(%s - date '1970-01-01')::text", func(r *rand.Rand) string {
+		return fmt.Sprintf("'%s'", time.Unix(r.Int64N(4e10)-2e10, 0).UTC().Format(time.DateOnly))
+	}, false},
+	{"tm", "time", "%s::text", func(r *rand.Rand) string {
+		return fmt.Sprintf("'%s'", time.UnixMicro(r.Int64N(86400e6)).UTC().Format("15:04:05.999999"))
+	}, false},
+	{"doc", "jsonb", "%s::text", func(r *rand.Rand) string {
+		if r.IntN(4) == 0 {
+			return fmt.Sprintf(`('{"k": "' || big_text(%d) || '"}')::jsonb`, 100+r.IntN(300))
+		}
+		return []string{`'{}'`, `'[1, 2.5, null]'`, `'{"a": {"b": "ä"}}'`}[r.IntN(3)]
+	}, false},
+	{"uid", "uuid", "%s::text", func(r *rand.Rand) string {
+		return fmt.Sprintf("'%08x-0000-4000-8000-%012x'", r.Uint32(), r.Uint64()>>16)
+	}, false},
+	{"raw", "bytea", "encode(%s, 'hex')", func(r *rand.Rand) string {
+		if r.IntN(4) == 0 {
+			return fmt.Sprintf("decode(big_text(%d), 'hex')", 100+r.IntN(300))
+		}
+		return []string{`'\x'`, `'\x00ff10'`}[r.IntN(2)]
+	}, false},
+	{"tags", "text[]", "array_to_json(%s)::text", func(r *rand.Rand) string {
+		if r.IntN(4) == 0 {
+			return fmt.Sprintf("array[big_text(%d), 'b']", 100+r.IntN(300))
+		}
+		return []string{`'{}'`, `'{"x","y,z",NULL,""}'`}[r.IntN(2)]
+	}, false},
+	{"ratio", "double precision", "%s::text", func(r *rand.Rand) string {
+		return []string{"'NaN'", "'Infinity'", "'-Infinity'", "0.3333333333333333", "-1e308", fmt.Sprint(float64(r.IntN(1e9)) / 1e4)}[r.IntN(6)]
+	}, false},
+	{"r", "real", "%s::text", func(r *rand.Rand) string { return []string{"1.5", "'NaN'", "-0.25", "3.4e38"}[r.IntN(4)] }, false},
+}
+
+// runPipeline drives a Postgres workload on a table of every type (large
+// values TOASTed and updated under the default replica identity, source
+// transactions of many rows, each schema change: a numeric's scale, a
+// NOT NULL column with a default, smallint widened, a rename, a drop,
+// TRUNCATE) while bronze and silver are killed with SIGKILL and
+// restarted; then silver equals the table row for row and column by
+// column, bronze holds each source change once, and no silver version
+// shows part of a source transaction.
+func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI string) {
+	seed := testseed.From(t, "PIPELINE_SEED")
 	rng := rand.New(rand.NewPCG(seed, 1))
-	rounds, kills := 24, 6
+	rounds, kills := 30, 6
 	if *pipelineSoak {
 		rounds, kills = 200, 40
 	}
-	table := cloudtest.Name("cdc_")
-	table = strings.ReplaceAll(table, "-", "_")
-	svc.psql(t, fmt.Sprintf("create table %s (id bigint primary key, name text, qty integer, price numeric(10,2))", table))
-	svc.psql(t, fmt.Sprintf("insert into %s select g, 'seed-' || g, g %% 7, g * 1.25 from generate_series(1, 20) g", table))
-	topic := svc.connector(t, table, withSchema)
+	table := strings.ReplaceAll(cloudtest.Name("cdc_"), "-", "_")
+	cols := slices.Clone(sourceColumns)
+	var ddl []string
+	for _, c := range cols {
+		ddl = append(ddl, c.name+" "+c.pgType)
+	}
+	svc.Psql(t, `create or replace function big_text(n int) returns text language sql as $$ select string_agg(md5(g::text || random()::text), '') from generate_series(1, n) g $$;`)
+	svc.Psql(t, fmt.Sprintf("create table %s (id bigint primary key, blk int, %s)", table, strings.Join(ddl, ", ")))
+	t.Cleanup(func() { svc.PsqlErr("drop table if exists " + table) })
+	nextID := int64(1)
+	insert := func(sql *strings.Builder, n int, blk int) {
+		names := []string{"id", "blk"}
+		for _, c := range cols {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(sql, "insert into %s (%s) values ", table, strings.Join(names, ", "))
+		for i := range n {
+			vals := []string{fmt.Sprint(nextID), fmt.Sprint(blk)}
+			nextID++
+			for _, c := range cols {
+				if rng.IntN(8) == 0 && !c.notNull {
+					vals = append(vals, "null")
+				} else {
+					vals = append(vals, c.gen(rng))
+				}
+			}
+			if i > 0 {
+				sql.WriteString(", ")
+			}
+			fmt.Fprintf(sql, "(%s)", strings.Join(vals, ", "))
+		}
+		sql.WriteString(";\n")
+	}
+	var seedSQL strings.Builder
+	insert(&seedSQL, 20, 0)
+	svc.Psql(t, seedSQL.String()) // read by the connector's snapshot
 
-	bronze := newStage(t, dir, "bronze", "bronze", "-table", bronzeURI, "-brokers", svc.brokers, "-topic", topic,
-		"-group", table, "-instance-id", table+"-bronze", "-app", "bronze", "-max-records", "500")
-	silver := newStage(t, dir, "silver", "silver", "-bronze", bronzeURI, "-table", silverURI, "-key", "id",
-		"-app", "silver", "-poll", "100ms")
+	name := table
+	svc.Connector(t, svc.Connect, name, svc.ConnectorConfig(name, "public."+table))
+	topic := name + ".public." + table
+	bronze := newStage(t, dir, "bronze", "bronze", "-table", bronzeURI, "-brokers", svc.Brokers, "-topic", topic,
+		"-tx-topic", name+".transaction", "-group", table, "-instance-id", table+"-bronze", "-numeric", "string", "-max-wait", "300ms")
+	silver := newStage(t, dir, "silver", "silver", "-bronze", bronzeURI, "-table", silverURI, "-poll", "100ms")
 	bronze.start()
 	silver.start()
 	defer func() {
 		bronze.kill(syscall.SIGTERM)
 		silver.kill(syscall.SIGTERM)
 		if t.Failed() {
-			t.Logf("bronze's log:\n%s", tail(bronze.logText(), 60))
-			t.Logf("silver's log:\n%s", tail(silver.logText(), 60))
+			t.Logf("bronze's log:\n%s", tail(bronze.logText(), 40))
+			t.Logf("silver's log:\n%s", tail(silver.logText(), 40))
 		}
 	}()
 
@@ -311,7 +305,7 @@ func runPipeline(t *testing.T, svc services, dir, bronzeURI, silverURI string, w
 			select {
 			case <-stop:
 				return
-			case <-time.After(time.Duration(300+krng.IntN(2500)) * time.Millisecond):
+			case <-time.After(time.Duration(500+krng.IntN(3000)) * time.Millisecond):
 			}
 			s := bronze
 			if krng.IntN(2) == 0 {
@@ -324,74 +318,72 @@ func runPipeline(t *testing.T, svc services, dir, bronzeURI, silverURI string, w
 		}
 	}()
 
-	// The workload.
-	nextID := 21
-	hasNote := false
+	// The workload, with a schema change at some rounds.
+	blocks := map[int]int{} // a transaction's block -> its rows
+	changes := map[int]string{
+		rounds * 2 / 12:  "alter table %s alter column amount type numeric(14,3)",
+		rounds * 4 / 12:  "alter table %s add column seven int not null default 7",
+		rounds * 5 / 12:  "alter table %s alter column s type integer; update %[1]s set s = 100000 + id where id %% 3 = 0",
+		rounds * 7 / 12:  "alter table %s rename column code to label",
+		rounds * 8 / 12:  "alter table %s drop column r",
+		rounds * 10 / 12: "truncate %s",
+	}
 	for round := range rounds {
 		if bronze.exited() || silver.exited() {
 			t.Fatalf("a stage died by itself (round %d)", round)
 		}
 		var sql strings.Builder
-		switch {
-		case round == rounds/2:
-			sql.WriteString(fmt.Sprintf("alter table %s add column note text;\n", table))
-			hasNote = true
-		case round == rounds/3:
-			// One transaction touching every row, and many new ones.
-			fmt.Fprintf(&sql, "begin;\nupdate %s set qty = qty + 1;\n", table)
-			fmt.Fprintf(&sql, "insert into %s (id, name, qty, price) select g, 'bulk-' || g, 1, 0.5 from generate_series(%d, %d) g;\ncommit;\n", table, nextID, nextID+299)
-			nextID += 300
-		}
-		for range 1 + rng.IntN(6) {
-			switch op := rng.IntN(10); {
-			case op < 4:
-				note := "null"
-				if hasNote && rng.IntN(2) == 0 {
-					note = fmt.Sprintf("'note %d'", rng.IntN(100))
+		if ch, ok := changes[round]; ok {
+			fmt.Fprintf(&sql, ch+";\n", table)
+			switch {
+			case strings.Contains(ch, "numeric(14,3)"):
+				cols[slices.IndexFunc(cols, func(c column) bool { return c.name == "amount" })].gen = func(r *rand.Rand) string {
+					return fmt.Sprintf("%d.%03d", r.Int64N(2e10)-1e10, r.IntN(1000))
 				}
-				cols, vals := "id, name, qty, price", fmt.Sprintf("%d, 'n%d', %d, %d.%02d", nextID, nextID, rng.IntN(50), rng.IntN(1000), rng.IntN(100))
-				if hasNote {
-					cols, vals = cols+", note", vals+", "+note
-				}
-				fmt.Fprintf(&sql, "insert into %s (%s) values (%s);\n", table, cols, vals)
-				nextID++
-			case op < 7:
-				set := fmt.Sprintf("qty = qty + %d, name = name || '+'", 1+rng.IntN(3))
-				if hasNote {
-					set += fmt.Sprintf(", note = 'u%d'", rng.IntN(100))
-				}
-				fmt.Fprintf(&sql, "update %s set %s where id %% 5 = %d;\n", table, set, rng.IntN(5))
-			default:
-				fmt.Fprintf(&sql, "delete from %s where id in (select id from %s order by random() limit %d);\n", table, table, 1+rng.IntN(3))
+			case strings.Contains(ch, "seven"):
+				cols = append(cols, column{"seven", "int", "%s::text", intGen(1000), true})
+			case strings.Contains(ch, "type integer"):
+				cols[slices.IndexFunc(cols, func(c column) bool { return c.name == "s" })].gen = intGen(math.MaxInt32 + 1)
+			case strings.Contains(ch, "rename"):
+				cols[slices.IndexFunc(cols, func(c column) bool { return c.name == "code" })].name = "label"
+			case strings.Contains(ch, "drop column r"):
+				cols = slices.DeleteFunc(cols, func(c column) bool { return c.name == "r" })
 			}
 		}
-		svc.psql(t, sql.String())
+		switch rng.IntN(6) {
+		case 0: // a transaction of many rows, checked whole in every silver version
+			blk := round + 1
+			n := 100 + rng.IntN(200)
+			sql.WriteString("begin;\n")
+			insert(&sql, n, blk)
+			fmt.Fprintf(&sql, "update %s set flag = not flag where id %% 7 = %d;\ncommit;\n", table, rng.IntN(7))
+			blocks[blk] = n
+		default:
+			for range 1 + rng.IntN(5) {
+				switch op := rng.IntN(10); {
+				case op < 4:
+					insert(&sql, 1+rng.IntN(5), 0)
+				case op < 8:
+					// Updates of small columns: the large ones come as
+					// Debezium's placeholder.
+					c := cols[rng.IntN(3)]
+					fmt.Fprintf(&sql, "update %s set %s = %s where id %% 5 = %d and blk = 0;\n", table, c.name, c.gen(rng), rng.IntN(5))
+				default:
+					fmt.Fprintf(&sql, "delete from %s where id in (select id from %[1]s where blk = 0 order by random() limit %d);\n", table, 1+rng.IntN(3))
+				}
+			}
+		}
+		svc.Psql(t, sql.String())
 		time.Sleep(time.Duration(50+rng.IntN(300)) * time.Millisecond)
 	}
-	// Let the killer finish its kills, then wait for silver to catch up.
 	nKills := waitKills(stop, killed, 60*time.Second)
 	t.Logf("%d rounds, %d kills", rounds, nKills)
 	if nKills < kills && !*pipelineSoak {
 		t.Errorf("only %d of %d kills happened", nKills, kills)
 	}
-	want := svc.psql(t, fmt.Sprintf("select id, coalesce(name, 'NULL'), coalesce(qty::text, 'NULL'), coalesce(price::text, 'NULL'), coalesce(note, 'NULL') from %s order by id", table))
-	wantRows := strings.Split(strings.TrimSpace(want), "\n")
-	var got []string
-	deadline := time.Now().Add(120 * time.Second)
-	for {
-		if bronze.exited() || silver.exited() {
-			t.Fatal("a stage died by itself while catching up")
-		}
-		got = readSilver(t, silverURI)
-		if slices.Equal(got, wantRows) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	if !slices.Equal(got, wantRows) {
-		t.Fatalf("silver differs from the Postgres table (%d rows vs %d): %s", len(got), len(wantRows), diffRows(got, wantRows))
-	}
+	waitSilverEqual(t, svc, table, cols, silverURI, []*stage{bronze, silver})
 	checkBronze(t, svc, bronzeURI, topic)
+	checkWholeTransactions(t, silverURI, blocks)
 }
 
 func waitKills(stop chan struct{}, killed chan int, grace time.Duration) int {
@@ -404,23 +396,59 @@ func waitKills(stop chan struct{}, killed chan int, grace time.Duration) int {
 	}
 }
 
-// readSilver is silver's rows as the psql query prints them, by id.
-func readSilver(t *testing.T, uri string) []string {
+// waitSilverEqual waits until silver equals the Postgres table, row by
+// row and column by column.
+func waitSilverEqual(t *testing.T, svc cdctest.Services, table string, cols []column, silverURI string, stages []*stage) {
 	t.Helper()
-	ctx := t.Context()
-	snap, err := deltalog.OpenURI(ctx, uri)
-	if err != nil {
-		return nil // not created yet
+	exprs := []string{"id::text"}
+	names := []string{"id"}
+	for _, c := range cols {
+		exprs = append(exprs, fmt.Sprintf("coalesce(%s, 'NULL')", fmt.Sprintf(c.text, c.name)))
+		names = append(names, c.name)
 	}
-	scan, err := reader.NewScan(snap, reader.WithColumns("id", "name", "qty", "price"))
+	want := strings.Split(strings.TrimSpace(svc.Psql(t, fmt.Sprintf("select %s from %s order by id", strings.Join(exprs, ", "), table))), "\n")
+	if len(want) == 1 && want[0] == "" {
+		want = nil
+	}
+	var got []string
+	var err error
+	deadline := time.Now().Add(180 * time.Second)
+	for {
+		for _, s := range stages {
+			if s.exited() {
+				t.Fatalf("%s died by itself while catching up", s.name)
+			}
+		}
+		got, err = readSilver(t, silverURI, names)
+		if err == nil && slices.Equal(got, want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	withNote := snap.Schema().Field("note") != nil
-	if withNote {
-		if scan, err = reader.NewScan(snap, reader.WithColumns("id", "name", "qty", "price", "note")); err != nil {
-			t.Fatal(err)
+	if !slices.Equal(got, want) {
+		t.Fatalf("silver differs from the Postgres table (%d rows vs %d; columns %s): %s", len(got), len(want), strings.Join(names, "|"), diffRows(got, want))
+	}
+	t.Logf("silver equals the table: %d rows of %d columns", len(got), len(names))
+}
+
+// readSilver is silver's rows, printed as the Postgres query prints them.
+func readSilver(t *testing.T, uri string, names []string) ([]string, error) {
+	ctx := t.Context()
+	snap, err := deltalog.OpenURI(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if snap.Schema().Field(n) == nil {
+			return nil, fmt.Errorf("silver has no column %s yet", n)
 		}
+	}
+	scan, err := reader.NewScan(snap, reader.WithColumns(names...))
+	if err != nil {
+		return nil, err
 	}
 	type row struct {
 		id   int64
@@ -429,38 +457,75 @@ func readSilver(t *testing.T, uri string) []string {
 	var rows []row
 	for rec, err := range scan.Records(ctx) {
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		for i := range int(rec.NumRows()) {
-			var cols []string
-			for c := range int(rec.NumCols()) {
-				switch col := rec.Column(c).(type) {
-				case *array.Decimal128:
-					if col.IsNull(i) {
-						cols = append(cols, "NULL")
-					} else {
-						cols = append(cols, col.Value(i).ToString(col.DataType().(*arrow.Decimal128Type).Scale))
-					}
-				default:
-					if col.IsNull(i) {
-						cols = append(cols, "NULL")
-					} else {
-						cols = append(cols, col.ValueStr(i))
-					}
-				}
-			}
-			if !withNote {
-				cols = append(cols, "NULL")
-			}
+			parts := make([]string, rec.NumCols())
 			var id int64
-			fmt.Sscan(cols[0], &id)
-			rows = append(rows, row{id, strings.Join(cols, "|")})
+			for c := range int(rec.NumCols()) {
+				v, _ := actions.ArrowValue(rec.Column(c), i)
+				if c == 0 {
+					id, _ = v.(int64)
+				}
+				if v == nil && rec.Column(c).IsValid(i) {
+					v = listValue(rec.Column(c), i)
+				}
+				parts[c] = pgText(v)
+			}
+			rows = append(rows, row{id, strings.Join(parts, "|")})
 		}
 	}
 	slices.SortFunc(rows, func(a, b row) int { return int(a.id - b.id) })
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r.text
+	}
+	return out, nil
+}
+
+// pgText prints a silver value as the test's Postgres query prints its
+// column.
+func pgText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case actions.Decimal:
+		return x.String()
+	case actions.Timestamp:
+		return fmt.Sprint(int64(x))
+	case actions.TimestampNTZ:
+		return fmt.Sprint(int64(x))
+	case actions.Date:
+		return fmt.Sprint(int32(x))
+	case []byte:
+		return hex.EncodeToString(x)
+	case []any:
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(x)
+		return strings.TrimSpace(b.String())
+	case float64:
+		s, _ := actions.FormatPartitionValue(actions.TypeDouble, x) // NaN, Infinity: Postgres's names too
+		return *s
+	case float32:
+		s, _ := actions.FormatPartitionValue(actions.TypeFloat, x)
+		return *s
+	}
+	return fmt.Sprint(v)
+}
+
+// listValue reads row i of a list column.
+func listValue(a arrow.Array, i int) any {
+	l, ok := a.(*array.List)
+	if !ok {
+		return nil
+	}
+	start, end := l.ValueOffsets(i)
+	out := []any{}
+	for j := start; j < end; j++ {
+		v, _ := actions.ArrowValue(l.ListValues(), int(j))
+		out = append(out, v)
 	}
 	return out
 }
@@ -476,124 +541,143 @@ func diffRows(got, want []string) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range want {
-		if !g[r] && n < 10 {
-			fmt.Fprintf(&b, "\n  missing from silver: %s", r)
+		if !g[r] && n < 5 {
+			fmt.Fprintf(&b, "\n  missing from silver: %.600s", r)
 			n++
 		}
 	}
 	for _, r := range got {
-		if !w[r] && n < 20 {
-			fmt.Fprintf(&b, "\n  not in Postgres:     %s", r)
+		if !w[r] && n < 10 {
+			fmt.Fprintf(&b, "\n  not in Postgres:     %.600s", r)
 			n++
 		}
 	}
 	return b.String()
 }
 
-// checkBronze checks that bronze holds every event of the topic exactly
-// once: one row per record with a value, none for tombstones, each with
-// the record's op and LSN.
-func checkBronze(t *testing.T, svc services, uri, topic string) {
+// checkBronze checks that bronze holds each source change of the topic
+// once: every streamed change's position once (Debezium may have sent it
+// twice), every snapshot read once per record.
+func checkBronze(t *testing.T, svc cdctest.Services, uri, topic string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	type ev struct{ op, lsn string }
-	events := map[string]ev{} // partition/offset -> event
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(svc.brokers, ",")...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(200*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
+	dec := cdc.NewDecoder(cdc.WithVariableNumeric(cdc.NumericMode{AsString: true}))
+	changes := map[string]string{} // position -> op
+	reads := 0
+	for _, r := range svc.ReadTopics(t, 3*time.Second, topic) {
+		e, err := dec.Decode(r.Key, r.Value)
+		if errors.Is(err, cdc.ErrTombstone) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s offset %d: %v", topic, r.Offset, err)
+		}
+		if p, ok := e.Position(); ok {
+			changes[p.String()] = string(e.Op)
+		} else {
+			reads++
+		}
 	}
-	defer cl.Close()
-	// The whole topic: read until nothing comes for 3 s (the workload is
-	// over); bronze must come to hold up to its last offset.
-	read := map[int32]int64{}
+	ctx := t.Context()
+	deadline := time.Now().Add(60 * time.Second)
 	for {
-		pctx, pcancel := context.WithTimeout(ctx, 3*time.Second)
-		fs := cl.PollFetches(pctx)
-		pcancel()
-		if ctx.Err() != nil {
-			t.Fatalf("reading %s back: %v", topic, ctx.Err())
-		}
-		if fs.NumRecords() == 0 && pctx.Err() != nil {
-			break
-		}
-		fs.EachRecord(func(r *kgo.Record) {
-			read[r.Partition] = r.Offset
-			e, err := decodeEvent(r.Value)
-			if err != nil {
-				return // a tombstone
-			}
-			lsn := "NULL"
-			if e.lsn != nil {
-				lsn = fmt.Sprint(*e.lsn)
-			}
-			events[fmt.Sprintf("%d/%d", r.Partition, r.Offset)] = ev{e.op, lsn}
-		})
-	}
-	if len(read) == 0 {
-		t.Fatalf("%s holds no records", topic)
-	}
-	// Bronze's recorded offsets, once they reach the topic's ends: silver
-	// can match Postgres before bronze lands a partition's last records
-	// (a trailing tombstone changes no row), so bronze is given time to.
-	var snap *deltalog.Snapshot
-	ends := map[int32]int64{}
-	for {
-		var err error
-		if snap, err = deltalog.OpenURI(ctx, uri); err != nil {
-			t.Fatal(err)
-		}
-		clear(ends)
-		for app, txn := range snap.Txns() {
-			var p int32
-			if _, err := fmt.Sscanf(app[strings.LastIndex(app, "/")+1:], "%d", &p); err == nil {
-				ends[p] = txn.Version
-			}
-		}
-		if maps.Equal(read, ends) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the topic ends at offsets %v, bronze records %v", read, ends)
-		case <-time.After(300 * time.Millisecond):
-		}
-	}
-	scan, err := reader.NewScan(snap, reader.WithColumns(colPartition, colOffset, colOp, colLSN))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for rec, err := range scan.Records(ctx) {
+		snap, err := deltalog.OpenURI(ctx, uri)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range int(rec.NumRows()) {
-			k := rec.Column(0).ValueStr(i) + "/" + rec.Column(1).ValueStr(i)
-			lsn := "NULL"
-			if rec.Column(3).IsValid(i) {
-				lsn = rec.Column(3).ValueStr(i)
+		scan, err := reader.NewScan(snap, reader.WithColumns(cdc.ColOp, cdc.ColCommitLSN, cdc.ColLSN, cdc.ColTopic))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		gotReads := 0
+		for rec, err := range scan.Records(ctx) {
+			if err != nil {
+				t.Fatal(err)
 			}
-			if seen[k] {
-				t.Fatalf("bronze holds the event at %s twice", k)
+			for i := range int(rec.NumRows()) {
+				op := rec.Column(0).ValueStr(i)
+				if op == cdc.OpEnd || rec.Column(3).ValueStr(i) != topic {
+					continue
+				}
+				if op == string(cdc.OpRead) {
+					gotReads++
+					continue
+				}
+				commit := int64(0)
+				if rec.Column(1).IsValid(i) {
+					commit, _ = strconv.ParseInt(rec.Column(1).ValueStr(i), 10, 64)
+				}
+				lsn, _ := strconv.ParseInt(rec.Column(2).ValueStr(i), 10, 64)
+				seen[cdc.Position{CommitLSN: commit, LSN: lsn}.String()]++
 			}
-			seen[k] = true
-			want, ok := events[k]
-			switch {
-			case !ok:
-				t.Fatalf("bronze holds an event at %s that the topic does not have (or a tombstone)", k)
-			case want.op != rec.Column(2).ValueStr(i) || want.lsn != lsn:
-				t.Fatalf("bronze's event at %s is op %s lsn %s, the topic's op %s lsn %s", k, rec.Column(2).ValueStr(i), lsn, want.op, want.lsn)
+		}
+		var problems []string
+		for p, n := range seen {
+			if n > 1 {
+				problems = append(problems, fmt.Sprintf("bronze holds the change at %s %d times", p, n))
+			}
+			if _, ok := changes[p]; !ok {
+				problems = append(problems, fmt.Sprintf("bronze holds a change at %s that the topic does not have", p))
+			}
+		}
+		for p := range changes {
+			if seen[p] == 0 {
+				problems = append(problems, fmt.Sprintf("bronze lacks the change at %s", p))
+			}
+		}
+		if gotReads != reads {
+			problems = append(problems, fmt.Sprintf("bronze holds %d snapshot reads, the topic %d", gotReads, reads))
+		}
+		if len(problems) == 0 {
+			t.Logf("bronze: %d source changes and %d snapshot reads, each once, in %d versions", len(seen), reads, snap.Version())
+			return
+		}
+		if time.Now().After(deadline) {
+			slices.Sort(problems)
+			t.Fatalf("%d problems, the first: %s", len(problems), strings.Join(problems[:min(5, len(problems))], "; "))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// checkWholeTransactions reads every version of silver: a block of rows
+// inserted by one source transaction is there whole or not at all.
+func checkWholeTransactions(t *testing.T, uri string, blocks map[int]int) {
+	t.Helper()
+	ctx := t.Context()
+	latest, err := deltalog.OpenURI(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := int64(0); v <= latest.Version(); v++ {
+		snap, err := deltalog.OpenURI(ctx, uri, deltalog.AtVersion(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap.Schema().Field("blk") == nil {
+			continue
+		}
+		scan, err := reader.NewScan(snap, reader.WithColumns("blk"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[int]int{}
+		for rec, err := range scan.Records(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range int(rec.NumRows()) {
+				b, _ := strconv.Atoi(rec.Column(0).ValueStr(i))
+				count[b]++
+			}
+		}
+		for b, n := range blocks {
+			if count[b] != 0 && count[b] != n {
+				t.Fatalf("silver version %d holds %d of the %d rows of one source transaction", v, count[b], n)
 			}
 		}
 	}
-	for k := range events {
-		if !seen[k] {
-			t.Fatalf("bronze lacks the event at %s", k)
-		}
-	}
-	t.Logf("bronze: %d events exactly once, in %d versions; offsets %v", len(seen), snap.Version(), ends)
+	t.Logf("no silver version of %d shows part of a source transaction (%d transactions checked)", latest.Version()+1, len(blocks))
 }
 
 func tail(s string, n int) string {

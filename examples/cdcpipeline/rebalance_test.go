@@ -15,6 +15,8 @@ import (
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore/cloudtest"
+	"github.com/lakelog/lakelog/test/cdctest"
+	"github.com/lakelog/lakelog/test/testseed"
 )
 
 // TestBronzeRebalances runs three bronze consumers in one consumer group
@@ -27,12 +29,8 @@ import (
 // must then hold every event of the topic exactly once, and record each
 // partition's last offset.
 func TestBronzeRebalances(t *testing.T) {
-	svc := requireServices(t)
-	seed := *pipelineSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay with -pipeline.seed %d)", seed, seed)
+	svc := cdctest.Require(t)
+	seed := testseed.From(t, "REBALANCE_SEED")
 	rng := rand.New(rand.NewPCG(seed, 3))
 	events, churns := 3000, 8
 	if *pipelineSoak {
@@ -43,7 +41,7 @@ func TestBronzeRebalances(t *testing.T) {
 
 	const partitions = 4
 	topic := strings.ReplaceAll(cloudtest.Name("rebalance."), "-", "_")
-	prod, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(svc.brokers, ",")...), kgo.DefaultProduceTopic(topic))
+	prod, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(svc.Brokers, ",")...), kgo.DefaultProduceTopic(topic))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +53,7 @@ func TestBronzeRebalances(t *testing.T) {
 	group := strings.ReplaceAll(topic, ".", "_")
 	stages := make([]*stage, 3)
 	for i := range stages {
-		stages[i] = newStage(t, dir, fmt.Sprintf("bronze%d", i), "bronze", "-table", uri, "-brokers", svc.brokers,
+		stages[i] = newStage(t, dir, fmt.Sprintf("bronze%d", i), "bronze", "-table", uri, "-brokers", svc.Brokers,
 			"-topic", topic, "-group", group, "-instance-id", fmt.Sprintf("%s-%d", group, i), "-app", "bronze",
 			"-max-records", fmt.Sprint(20+rng.IntN(200)))
 	}
@@ -77,11 +75,14 @@ func TestBronzeRebalances(t *testing.T) {
 	go func() {
 		prng := rand.New(rand.NewPCG(seed, 4))
 		for i := range events {
-			v := fmt.Sprintf(`{"op": "c", "after": {"id": %d, "name": "n%d"}, "source": {"lsn": %d}}`, i, i, 1000+i)
+			v := fmt.Sprintf(`{"schema": {"type": "struct", "fields": [{"field": "after", "type": "struct", "optional": true, "fields": [
+				{"field": "id", "type": "int64"}, {"field": "name", "type": "string", "optional": true}]}]},
+				"payload": {"op": "c", "after": {"id": %d, "name": "n%d"}, "source": {"lsn": %d, "snapshot": "false"}}}`, i, i, 1000+i)
 			if i%11 == 5 {
 				v = "" // a tombstone: consumed, never landed
 			}
-			rec := &kgo.Record{Key: []byte(fmt.Sprint(prng.IntN(1000))), Value: []byte(v)}
+			key := fmt.Sprintf(`{"schema": {"type": "struct", "fields": [{"field": "id", "type": "int64"}]}, "payload": {"id": %d}}`, prng.IntN(1000))
+			rec := &kgo.Record{Key: []byte(key), Value: []byte(v)}
 			if err := prod.ProduceSync(ctx, rec).FirstErr(); err != nil {
 				produced <- err
 				return

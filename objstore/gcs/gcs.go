@@ -48,6 +48,7 @@ type Store struct {
 	policy     objstore.RetryPolicy
 	retry      cloudio.Retry
 	batch      *batcher // JSON API batches; nil over a caller's client
+	signing    *signingKey
 }
 
 var (
@@ -68,6 +69,7 @@ type options struct {
 	client     *storage.Client
 	clientOpts []option.ClientOption
 	policy     objstore.RetryPolicy
+	signing    *signingKey
 }
 
 // WithClient makes the store use client, which the caller closes. Client
@@ -119,7 +121,7 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 			storage.WithBackoff(gax.Backoff{Initial: p.BaseDelay, Max: p.MaxDelay, Multiplier: 2}))
 	}
 	return &Store{client: client, ownsClient: owns, bucket: client.Bucket(bucket), name: bucket, root: keyspace.New(prefix),
-		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy), batch: batch}, nil
+		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy), batch: batch, signing: o.signing}, nil
 }
 
 // Close releases the client New made. It is optional: a store that is

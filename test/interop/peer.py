@@ -33,6 +33,10 @@ Requests ("op"):
          "statement_rows", values as JSON (decimals and times as strings,
          maps as objects), with the "seconds" it took. With keep_going a
          failing statement answers {"error"} and the next ones still run.
+  query  {"statements": [...], "query", "out"} (Spark only) Run the
+         statements, then the query, and write the query's rows to the
+         Parquet file "out" as read does. A query Spark refuses answers
+         {"ok": true, "error"} with the first line of Spark's message.
   properties {"pairs": [[key, value], ...]} (Spark only) Parse each table
          property value as Delta's DeltaConfigs does (its fromString and
          validation, the stats-columns list with DeltaSqlParserUtils).
@@ -350,6 +354,17 @@ class Spark:
     def version(self, req):
         return {"version": self._version(req["path"])}
 
+    def query(self, req):
+        for stmt in req.get("statements") or []:
+            self.spark.sql(stmt).collect()
+        try:
+            df = self.spark.sql(req["query"])
+            columns = df.columns
+            n = write_rows(self._arrow(df), columns, req["out"])
+        except Exception as e:  # noqa: BLE001 (the answer compared)
+            return {"error": str(e).split("\n")[0]}
+        return {"rows": n, "columns": columns}
+
     def properties(self, req):
         """Each value as DeltaConfigs types it: booleans and integers as
         their text, intervals as "months days micros", enums by name,
@@ -478,7 +493,7 @@ def main():
             if op == "quit":
                 respond({"ok": True})
                 break
-            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "version", "changes", "delete", "update", "properties", "parquet_dataset") else None
+            fn = getattr(engine, op, None) if op in ("read", "write", "sql", "sql_rows", "query", "version", "changes", "delete", "update", "properties", "parquet_dataset") else None
             if fn is None:
                 raise ValueError(f"{engine.name} has no op {op!r}")
             resp = fn(req)

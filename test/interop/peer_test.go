@@ -83,6 +83,7 @@ type request struct {
 	Configuration  map[string]string `json:"configuration,omitempty"`
 	StorageOptions map[string]string `json:"storage_options,omitempty"`
 	Statements     []string          `json:"statements,omitempty"`
+	Query          string            `json:"query,omitempty"`
 	Pairs          [][2]string       `json:"pairs,omitempty"`
 	// KeepGoing: sql_rows answers a failing statement with its error and
 	// runs the next.

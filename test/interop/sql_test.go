@@ -80,6 +80,16 @@ var sqlGoldenSteps = []sqlStep{
 	{"ALTER TABLE {T} RENAME COLUMN note TO remark", "rows"},
 	{"ALTER TABLE {T} DROP COLUMN remark", "rows"},
 	{"SELECT * FROM {T} WHERE id > 100 ORDER BY id", "rows"},
+	// Spark's functions and literals, and the statement forms of the
+	// docs lakelog added.
+	{"UPDATE {T} SET firstName = concat(upper(firstName), '-', CAST(id AS STRING)) WHERE id < 5", "rows"},
+	{"INSERT INTO {T} (id, firstName, gender, salary) VALUES (50, 'tab\\there', \"F\", 1), (51, 'O\\'Brien', 'M', 2)", "rows"},
+	{"SELECT id, firstName AS f, length(firstName) AS n, coalesce(salary, -1) AS s, CASE WHEN salary > 4000 THEN 'high' ELSE 'low' END AS band, " +
+		"year(DATE '2024-02-29') + CAST(id AS INT) % 3 AS y, md5(firstName) AS h, hash(id, firstName) AS mm FROM {T} ORDER BY id", "rows"},
+	{"SELECT * FROM delta.`{P}@v1` ORDER BY id", "rows"},
+	{"SELECT * FROM {T} WHERE id >= 50 ORDER BY id", "rows"},
+	{"SHOW TBLPROPERTIES {T}", "columns"},
+	{"DESCRIBE HISTORY '{P}' LIMIT 1", "history"},
 	{"DESCRIBE HISTORY {T}", "history"},
 }
 
