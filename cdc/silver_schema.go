@@ -57,6 +57,12 @@ func (c *schemaChange) opts() []schema.Option {
 	return []schema.Option{schema.WithCommitOptions(c.s.positionOption(c.pos))}
 }
 
+// featuresFor is the option enabling the table features a column of type
+// t needs that Delta adds only when asked for (featuresFor).
+func (c *schemaChange) featuresFor(name string, t actions.DataType) schema.Option {
+	return schema.WithCommitOptions(featuresFor(c.snap, []*actions.StructField{{Name: name, Type: t}})...)
+}
+
 func (c *schemaChange) next(res *deltalog.CommitResult, err error, what string, args ...any) error {
 	if err != nil {
 		return fmt.Errorf("cdc: silver: %s: %w", fmt.Sprintf(what, args...), err)
@@ -136,12 +142,15 @@ func (c *schemaChange) apply(ctx context.Context, shape *RowShape) (*deltalog.Sn
 	if len(added) > 0 {
 		var cols []schema.Column
 		var names []string
+		var fields []*actions.StructField
 		for _, i := range added {
 			col := shape.Columns[i]
 			cols = append(cols, schema.Column{Path: quoteName(col.Name), Type: col.DataType()})
+			fields = append(fields, &actions.StructField{Name: col.Name, Type: col.DataType()})
 			names = append(names, col.Name)
 		}
-		res, err := schema.AddColumns(ctx, c.snap, cols, c.opts()...)
+		opts := append(c.opts(), schema.WithCommitOptions(featuresFor(c.snap, fields)...))
+		res, err := schema.AddColumns(ctx, c.snap, cols, opts...)
 		if err := c.next(res, err, "add columns %s", strings.Join(names, ", ")); err != nil {
 			return nil, err
 		}
@@ -220,7 +229,7 @@ func (c *schemaChange) retype(ctx context.Context, f *actions.StructField, col S
 			return err
 		}
 		c.snap = snap
-		res, err := schema.ChangeColumnType(ctx, c.snap, quoteName(col.Name), to, c.opts()...)
+		res, err := schema.ChangeColumnType(ctx, c.snap, quoteName(col.Name), to, append(c.opts(), c.featuresFor(col.Name, to))...)
 		return c.next(res, err, "widen %s from %s to %s", col.Name, typeText(f.Type), typeText(to))
 	}
 	if c.s.ResumeFromVersion != c.version {
@@ -234,7 +243,7 @@ func (c *schemaChange) retype(ctx context.Context, f *actions.StructField, col S
 	if err := c.next(res, err, "drop %s (its type changed from %s to %s)", col.Name, typeText(f.Type), typeText(to)); err != nil {
 		return err
 	}
-	res, err = schema.AddColumns(ctx, c.snap, []schema.Column{{Path: quoteName(col.Name), Type: to}}, c.opts()...)
+	res, err = schema.AddColumns(ctx, c.snap, []schema.Column{{Path: quoteName(col.Name), Type: to}}, append(c.opts(), c.featuresFor(col.Name, to))...)
 	return c.next(res, err, "add %s back as %s", col.Name, typeText(to))
 }
 

@@ -87,6 +87,11 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []CommitOption) *Tr
 	if a := tx.cfg.appTxn; a != nil {
 		tx.SetTransaction(a.AppID, a.Version)
 	}
+	if len(tx.cfg.features) > 0 {
+		if err := tx.EnableFeatures(tx.cfg.features...); err != nil {
+			tx.cfg.optErr = err
+		}
+	}
 	for _, d := range tx.cfg.domains {
 		if err := tx.SetDomainMetadata(d.Domain, d.Configuration); err != nil && tx.cfg.optErr == nil {
 			tx.cfg.optErr = err

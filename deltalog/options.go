@@ -38,6 +38,7 @@ type commitConfig struct {
 	params       map[string]any           // WithOperationParameters
 	appTxn       *actions.Txn             // WithAppTransaction (Version and AppID only)
 	domains      []actions.DomainMetadata // WithDomainMetadata
+	features     []string                 // WithTableFeatures
 	optErr       error                    // a commit option the transaction refused
 }
 
@@ -61,6 +62,16 @@ func WithDomainMetadata(domain, configuration string) CommitOption {
 	return func(t *Transaction) {
 		t.cfg.domains = append(t.cfg.domains, actions.DomainMetadata{Domain: domain, Configuration: configuration})
 	}
+}
+
+// WithTableFeatures adds table features to the protocol in the commit,
+// as Spark's delta.feature.NAME = 'supported' does (EnableFeatures): for
+// the features that the commit's metadata needs but that are added only
+// when asked for, such as timestampNtz for a new timestamp_ntz column. A
+// feature lakelog does not know is refused before the operation works
+// (Transaction.Start).
+func WithTableFeatures(names ...string) CommitOption {
+	return func(t *Transaction) { t.cfg.features = append(t.cfg.features, names...) }
 }
 
 // WithOperationParameters adds entries to commitInfo.operationParameters;
