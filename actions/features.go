@@ -47,59 +47,112 @@ const (
 	FeatureGeospatialPreview           = "geospatial-dev"
 )
 
-// readerWriterFeatures are the features a reader must also know: they are
-// listed in readerFeatures as well as writerFeatures.
-var readerWriterFeatures = map[string]bool{
-	FeatureColumnMapping: true, FeatureDeletionVectors: true,
-	FeatureTimestampNTZ: true, FeatureV2Checkpoint: true,
-	FeatureCatalogManaged: true, FeatureVacuumProtocolCheck: true,
-	FeatureTypeWidening: true, FeatureTypeWideningPreview: true,
-	FeatureVariantType: true, FeatureVariantTypePreview: true,
-	FeatureVariantShredding: true, FeatureVariantShreddingPreview: true,
-	FeatureCatalogOwnedPreview: true, FeatureRedirectReaderWriterPreview: true,
-	FeatureGeospatial: true, FeatureGeospatialPreview: true,
+// featureSpec is what PROTOCOL.md and Spark say of one table feature:
+// whether readers must know it, the legacy protocol versions that imply
+// it, when a table's metadata needs it (Spark's
+// metadataRequiresFeatureToBeEnabled), whether needing it raises an
+// existing table's protocol by itself (Spark's
+// automaticallyUpdateProtocolOfExistingTables: legacy features and those
+// a property enables; not those a column type brings in), and what turns
+// it on. What lakelog does with a table that has the feature is decided
+// in deltalog.
+type featureSpec struct {
+	name         string
+	readerWriter bool
+	// legacyReader and legacyWriter are the lowest legacy versions that
+	// imply the feature; 0 when only a table-features protocol lists it.
+	legacyReader, legacyWriter int
+	// needed says whether the table's metadata needs the feature; nil
+	// when only an explicit enablement adds it.
+	needed      func(c *TableConfig) bool
+	autoUpgrade bool
+	// enabledBy names what enables the feature, for messages.
+	enabledBy string
 }
+
+// featureSpecs are the features a table's metadata can need, in the order
+// a new table's protocol lists them (Spark's), then the others lakelog
+// knows the kind of.
+var featureSpecs = []featureSpec{
+	{name: FeatureAppendOnly, legacyReader: 1, legacyWriter: 2, autoUpgrade: true, enabledBy: PropAppendOnly + "=true",
+		needed: func(c *TableConfig) bool { return c.props.AppendOnly }},
+	{name: FeatureInvariants, legacyReader: 1, legacyWriter: 2, autoUpgrade: true, enabledBy: "a NOT NULL column",
+		needed: func(c *TableConfig) bool { return hasInvariants(c.schema) }},
+	{name: FeatureChangeDataFeed, legacyReader: 1, legacyWriter: 4, autoUpgrade: true, enabledBy: PropEnableChangeDataFeed + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableChangeDataFeed }},
+	{name: FeatureTimestampNTZ, readerWriter: true, enabledBy: PropFeaturePrefix + FeatureTimestampNTZ + "=supported",
+		needed: func(c *TableConfig) bool { return usesType(c.schema, TypeTimestampNTZ) }},
+	{name: FeatureDeletionVectors, readerWriter: true, autoUpgrade: true, enabledBy: PropEnableDeletionVectors + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableDeletionVectors }},
+	{name: FeatureInCommitTimestamp, autoUpgrade: true, enabledBy: PropEnableInCommitTimestamps + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableInCommitTimestamps }},
+	{name: FeatureColumnMapping, readerWriter: true, legacyReader: 2, legacyWriter: 5, autoUpgrade: true, enabledBy: PropColumnMappingMode + "=name",
+		needed: func(c *TableConfig) bool {
+			return c.props.ColumnMappingMode != ColumnMappingNone || c.props.InvalidProperty(PropColumnMappingMode) != nil
+		}},
+	{name: FeatureIcebergCompatV1, autoUpgrade: true, enabledBy: PropEnableIcebergCompatV1 + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableIcebergCompatV1 }},
+	{name: FeatureIcebergCompatV2, autoUpgrade: true, enabledBy: PropEnableIcebergCompatV2 + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableIcebergCompatV2 }},
+	{name: FeatureCheckConstraints, legacyReader: 1, legacyWriter: 3, autoUpgrade: true, enabledBy: "a CHECK constraint",
+		needed: func(c *TableConfig) bool { return len(c.props.Constraints) > 0 }},
+	{name: FeatureGeneratedColumns, legacyReader: 1, legacyWriter: 4, autoUpgrade: true, enabledBy: "a generated column",
+		needed: func(c *TableConfig) bool { return hasFieldMetadata(c.schema, MetaGenerationExpression) }},
+	{name: FeatureIdentityColumns, legacyReader: 1, legacyWriter: 6, autoUpgrade: true, enabledBy: "an identity column",
+		needed: func(c *TableConfig) bool { return slices.ContainsFunc(c.schema.Fields, IsIdentity) }},
+	{name: FeatureDomainMetadata, enabledBy: PropEnableRowTracking + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableRowTracking }},
+	{name: FeatureRowTracking, autoUpgrade: true, enabledBy: PropEnableRowTracking + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableRowTracking }},
+	{name: FeatureV2Checkpoint, readerWriter: true, autoUpgrade: true, enabledBy: PropCheckpointPolicy + "=v2",
+		needed: func(c *TableConfig) bool { return c.props.CheckpointPolicy == CheckpointPolicyV2 }},
+	{name: FeatureTypeWidening, readerWriter: true, autoUpgrade: true, enabledBy: PropEnableTypeWidening + "=true",
+		needed: func(c *TableConfig) bool { return c.props.EnableTypeWidening }},
+	{name: FeatureTypeWideningPreview, readerWriter: true},
+	{name: FeatureVacuumProtocolCheck, readerWriter: true},
+	{name: FeatureCheckpointProtection},
+	{name: FeatureMaterializePartitionColumns},
+	{name: FeatureAllowColumnDefaults},
+	{name: FeatureClustering},
+	{name: FeatureCatalogManaged, readerWriter: true},
+	{name: FeatureCatalogOwnedPreview, readerWriter: true},
+	{name: FeatureVariantType, readerWriter: true},
+	{name: FeatureVariantTypePreview, readerWriter: true},
+	{name: FeatureVariantShredding, readerWriter: true},
+	{name: FeatureVariantShreddingPreview, readerWriter: true},
+	{name: FeatureRedirectReaderWriterPreview, readerWriter: true},
+	{name: FeatureGeospatial, readerWriter: true},
+	{name: FeatureGeospatialPreview, readerWriter: true},
+}
+
+var specByName = func() map[string]*featureSpec {
+	m := make(map[string]*featureSpec, len(featureSpecs))
+	for i := range featureSpecs {
+		m[featureSpecs[i].name] = &featureSpecs[i]
+	}
+	return m
+}()
 
 // IsReaderWriterFeature reports whether the named feature concerns readers
 // as well as writers, so that a protocol supporting it lists it in both
 // readerFeatures and writerFeatures. Unknown names report false.
-func IsReaderWriterFeature(name string) bool { return readerWriterFeatures[name] }
+func IsReaderWriterFeature(name string) bool {
+	s := specByName[name]
+	return s != nil && s.readerWriter
+}
 
 // legacyWriterFeatures lists, by writer version, the features a legacy
 // protocol (writer version below 7) implies; each version has those of
 // the versions below it (PROTOCOL.md "Writer Version Requirements").
-var legacyWriterFeatures = [...][]string{
-	2: {FeatureAppendOnly, FeatureInvariants},
-	3: {FeatureCheckConstraints},
-	4: {FeatureChangeDataFeed, FeatureGeneratedColumns},
-	5: {FeatureColumnMapping},
-	6: {FeatureIdentityColumns},
-}
-
-// LegacyWriterVersion is the lowest legacy writer version (below 7) that
-// implies the named feature, or 0 when only a table-features protocol
-// can list it.
-func LegacyWriterVersion(name string) int {
-	for v, fs := range legacyWriterFeatures {
-		if slices.Contains(fs, name) {
-			return v
+var legacyWriterFeatures = func() [7][]string {
+	var by [7][]string
+	for _, s := range featureSpecs {
+		if s.legacyWriter > 0 {
+			by[s.legacyWriter] = append(by[s.legacyWriter], s.name)
 		}
 	}
-	return 0
-}
-
-// LegacyReaderVersion is the lowest legacy reader version (below 3) that
-// implies the named feature: 2 for columnMapping, 1 for a writer-only
-// feature (nothing of readers), 0 for any other reader-writer feature.
-func LegacyReaderVersion(name string) int {
-	switch {
-	case name == FeatureColumnMapping:
-		return 2
-	case !IsReaderWriterFeature(name):
-		return 1
-	}
-	return 0
-}
+	return by
+}()
 
 // ReaderFeatureSet returns the features a reader must support to read the
 // table. From reader version 3 on that is the readerFeatures list; a

@@ -109,7 +109,7 @@ func BenchmarkCommitLocal(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			// Checkpoints are measured on their own (checkpoint_test.go).
-			tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
+			tx := snap.NewTransaction(deltalog.WithPostCommit("off"))
 			tx.Add(oneFileAppend(i))
 			tx.SetOperation("WRITE", map[string]any{"mode": "Append"}, nil)
 			res, err := tx.Commit(ctx)

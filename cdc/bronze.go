@@ -250,8 +250,8 @@ func (b *Bronze) Land(ctx context.Context, recs []*kgo.Record) error {
 			return err
 		}
 		b.Log.Info("landed", "version", res.Version, "events", len(rows), "resent_dropped", dups, "offsets", offsetsText(offsets))
-		if err := res.WaitCheckpoint(); err != nil {
-			b.Log.Warn("checkpoint failed (the commit stands)", "err", err)
+		if err := res.WaitHooks(); err != nil {
+			b.Log.Warn("post-commit work failed (the commit stands)", "err", err)
 		}
 		return nil
 	}
@@ -422,7 +422,7 @@ func (b *Bronze) widen(ctx context.Context, snap *deltalog.Snapshot, p *schemaPl
 		for _, f := range p.added {
 			cols = append(cols, schema.Column{Path: quoteName(f.Name), Type: f.Type})
 		}
-		res, err := schema.AddColumns(ctx, snap, cols)
+		res, err := schema.AddColumns(ctx, snap, cols, schema.WithCommitOptions(featuresFor(snap, p.added)...))
 		if err != nil {
 			return nil, fmt.Errorf("cdc: bronze: adding columns: %w", err)
 		}
@@ -439,7 +439,7 @@ func (b *Bronze) widen(ctx context.Context, snap *deltalog.Snapshot, p *schemaPl
 		return nil, err
 	}
 	for _, name := range sortedKeys(p.widen) {
-		res, err := schema.ChangeColumnType(ctx, snap, quoteName(name), p.widen[name])
+		res, err := schema.ChangeColumnType(ctx, snap, quoteName(name), p.widen[name], schema.WithCommitOptions(featuresFor(snap, []*actions.StructField{{Name: name, Type: p.widen[name]}})...))
 		if err != nil {
 			return nil, fmt.Errorf("cdc: bronze: widening %s to %s: %w", name, p.widen[name], err)
 		}
@@ -502,7 +502,11 @@ func (b *Bronze) commit(ctx context.Context, snap *deltalog.Snapshot, p *schemaP
 		}
 	}
 	params := map[string]any{"outputMode": "Append", "queryId": b.App, "epochId": strconv.FormatInt(snap.Version()+1, 10)}
-	res, err := writer.Commit(ctx, tx, wr, nil, "STREAMING UPDATE", params, nil)
+	err = tx.Stage(wr.Changes("STREAMING UPDATE", params, nil))
+	var res *deltalog.CommitResult
+	if err == nil {
+		res, err = tx.Commit(ctx)
+	}
 	if err != nil {
 		for _, a := range wr.Adds {
 			_ = b.Store.Delete(ctx, a.Path) // never committed
@@ -671,4 +675,37 @@ func fieldNames(fs []*actions.StructField) string {
 		names = append(names, f.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// featuresFor are the commit options that enable the table features new
+// columns need but that Delta adds only when asked for: timestampNtz for
+// a timestamp_ntz column (Postgres's timestamp without time zone).
+func featuresFor(snap *deltalog.Snapshot, added []*actions.StructField) []deltalog.CommitOption {
+	if snap.Config().Supports(actions.FeatureTimestampNTZ) {
+		return nil
+	}
+	for _, f := range added {
+		if usesNTZ(f.Type) {
+			return []deltalog.CommitOption{deltalog.WithTableFeatures(actions.FeatureTimestampNTZ)}
+		}
+	}
+	return nil
+}
+
+func usesNTZ(t actions.DataType) bool {
+	switch t := t.(type) {
+	case actions.PrimitiveType:
+		return t == actions.TypeTimestampNTZ
+	case *actions.StructType:
+		for _, f := range t.Fields {
+			if usesNTZ(f.Type) {
+				return true
+			}
+		}
+	case *actions.ArrayType:
+		return usesNTZ(t.ElementType)
+	case *actions.MapType:
+		return usesNTZ(t.KeyType) || usesNTZ(t.ValueType)
+	}
+	return false
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // Silver keeps a Delta table equal to the source table: it follows
@@ -529,16 +528,14 @@ func (s *Silver) applySegment(ctx context.Context, seg []*change) error {
 }
 
 // positionOption records pos in a commit.
-func (s *Silver) positionOption(pos silverPosition) deltalog.TxnOption {
-	return func(tx *deltalog.Transaction) {
-		b, _ := json.Marshal(pos)
-		_ = tx.SetDomainMetadata(s.domain(), string(b))
-	}
+func (s *Silver) positionOption(pos silverPosition) deltalog.CommitOption {
+	b, _ := json.Marshal(pos)
+	return deltalog.WithDomainMetadata(s.domain(), string(b))
 }
 
 // merge MERGEs a segment's folded rows.
 func (s *Silver) merge(ctx context.Context, snap *deltalog.Snapshot, shape *RowShape, keys []string, state map[string]*folded, order []string, truncated bool, pos silverPosition) error {
-	wopts := dml.WithWriterOptions(writer.WithTxnOptions(s.positionOption(pos)))
+	wopts := dml.WithCommitOptions(s.positionOption(pos))
 	if len(order) == 0 {
 		if !truncated {
 			return nil
@@ -601,8 +598,8 @@ func (s *Silver) merge(ctx context.Context, snap *deltalog.Snapshot, shape *RowS
 	m := res.Metrics
 	s.Log.Info("merged", "version", res.Version, "keys", len(order), "inserted", m["numTargetRowsInserted"], "updated", m["numTargetRowsUpdated"],
 		"deleted", m["numTargetRowsDeleted"], "truncate", truncated, "bronze_version", pos.Version)
-	if err := res.WaitCheckpoint(); err != nil {
-		s.Log.Warn("checkpoint failed (the commit stands)", "err", err)
+	if err := res.WaitHooks(); err != nil {
+		s.Log.Warn("post-commit work failed (the commit stands)", "err", err)
 	}
 	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/schema"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // PropPrimaryKey is the silver table property that records the source
@@ -55,7 +54,13 @@ type schemaChange struct {
 }
 
 func (c *schemaChange) opts() []schema.Option {
-	return []schema.Option{schema.WithTxnOptions(c.s.positionOption(c.pos))}
+	return []schema.Option{schema.WithCommitOptions(c.s.positionOption(c.pos))}
+}
+
+// featuresFor is the option enabling the table features a column of type
+// t needs that Delta adds only when asked for (featuresFor).
+func (c *schemaChange) featuresFor(name string, t actions.DataType) schema.Option {
+	return schema.WithCommitOptions(featuresFor(c.snap, []*actions.StructField{{Name: name, Type: t}})...)
 }
 
 func (c *schemaChange) next(res *deltalog.CommitResult, err error, what string, args ...any) error {
@@ -137,12 +142,15 @@ func (c *schemaChange) apply(ctx context.Context, shape *RowShape) (*deltalog.Sn
 	if len(added) > 0 {
 		var cols []schema.Column
 		var names []string
+		var fields []*actions.StructField
 		for _, i := range added {
 			col := shape.Columns[i]
 			cols = append(cols, schema.Column{Path: quoteName(col.Name), Type: col.DataType()})
+			fields = append(fields, &actions.StructField{Name: col.Name, Type: col.DataType()})
 			names = append(names, col.Name)
 		}
-		res, err := schema.AddColumns(ctx, c.snap, cols, c.opts()...)
+		opts := append(c.opts(), schema.WithCommitOptions(featuresFor(c.snap, fields)...))
+		res, err := schema.AddColumns(ctx, c.snap, cols, opts...)
 		if err := c.next(res, err, "add columns %s", strings.Join(names, ", ")); err != nil {
 			return nil, err
 		}
@@ -221,7 +229,7 @@ func (c *schemaChange) retype(ctx context.Context, f *actions.StructField, col S
 			return err
 		}
 		c.snap = snap
-		res, err := schema.ChangeColumnType(ctx, c.snap, quoteName(col.Name), to, c.opts()...)
+		res, err := schema.ChangeColumnType(ctx, c.snap, quoteName(col.Name), to, append(c.opts(), c.featuresFor(col.Name, to))...)
 		return c.next(res, err, "widen %s from %s to %s", col.Name, typeText(f.Type), typeText(to))
 	}
 	if c.s.ResumeFromVersion != c.version {
@@ -235,14 +243,14 @@ func (c *schemaChange) retype(ctx context.Context, f *actions.StructField, col S
 	if err := c.next(res, err, "drop %s (its type changed from %s to %s)", col.Name, typeText(f.Type), typeText(to)); err != nil {
 		return err
 	}
-	res, err = schema.AddColumns(ctx, c.snap, []schema.Column{{Path: quoteName(col.Name), Type: to}}, c.opts()...)
+	res, err = schema.AddColumns(ctx, c.snap, []schema.Column{{Path: quoteName(col.Name), Type: to}}, append(c.opts(), c.featuresFor(col.Name, to))...)
 	return c.next(res, err, "add %s back as %s", col.Name, typeText(to))
 }
 
 // columnMapping enables column mapping (name mode) on silver when it is
 // off: drops and renames need it.
 func (c *schemaChange) columnMapping(ctx context.Context) error {
-	if c.snap.ColumnMappingMode() != actions.ColumnMappingNone {
+	if c.snap.Config().ColumnMapped() {
 		return nil
 	}
 	res, err := maintenance.SetProperties(ctx, c.snap, map[string]string{actions.PropColumnMappingMode: actions.ColumnMappingName},
@@ -267,7 +275,7 @@ func (c *schemaChange) backfill(ctx context.Context, shape *RowShape, added []in
 	if len(set) == 0 || c.snap.NumFiles() == 0 {
 		return nil
 	}
-	res, err := dml.Update(ctx, c.snap, nil, set, dml.WithWriterOptions(writer.WithTxnOptions(c.s.positionOption(c.pos))))
+	res, err := dml.Update(ctx, c.snap, nil, set, dml.WithCommitOptions(c.s.positionOption(c.pos)))
 	if err != nil {
 		return fmt.Errorf("cdc: silver: giving the existing rows the defaults of %s: %w", strings.Join(names, ", "), err)
 	}

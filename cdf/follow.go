@@ -424,15 +424,15 @@ func (fl *follower) checkAdditive(v int64, prev, next *actions.Metadata) error {
 	if !partitionsEqual(prev, next) {
 		return fail("partitions the table by [%s] instead of [%s]", strings.Join(next.PartitionColumns, ", "), strings.Join(prev.PartitionColumns, ", "))
 	}
-	old, err := prev.Schema()
+	old, err := actions.NewTableConfig(fl.snap.Protocol(), prev)
 	if err != nil {
 		return fmt.Errorf("cdf: follow %s: version %d: %w", fl.display, v, err)
 	}
-	cur, err := next.Schema()
+	cur, err := actions.NewTableConfig(fl.snap.Protocol(), next)
 	if err != nil {
 		return fmt.Errorf("cdf: follow %s: version %d: %w", fl.display, v, err)
 	}
-	if path, why := readableAs(old, cur, prev.Properties().ColumnMappingMode, props.ColumnMappingMode, ""); why != "" {
+	if path, why := readableAs(old, cur); why != "" {
 		return fail("changes column %s, which %s", path, strings.Replace(why, "the end version's schema", "the new schema", 1))
 	}
 	return nil

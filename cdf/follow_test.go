@@ -445,7 +445,7 @@ func TestFollowOffsets(t *testing.T) {
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ft.append(`[{"id": 1}]`, writer.WithAppTransaction("silver", 7))
+	ft.append(`[{"id": 1}]`, writer.WithCommitOptions(deltalog.WithAppTransaction("silver", 7)))
 	if v, ok, err := tgt.Load(ctx); v != 7 || !ok || err != nil {
 		t.Fatalf("target offset %d %v %v, want 7", v, ok, err)
 	}

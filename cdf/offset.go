@@ -75,7 +75,7 @@ func (o *objectOffset) Save(ctx context.Context, version int64) error {
 // TxnOffset reads the offset from the target table's app transaction:
 // the version of txn(appID) in the table at root, which a consumer
 // records in the same commit as the batch's effects
-// (writer.WithAppTransaction(appID, batch.Last)), so that a batch lands
+// (writer.WithCommitOptions(deltalog.WithAppTransaction(appID, batch.Last))), so that a batch lands
 // once whatever point the consumer dies at. Save does nothing: the
 // commit saved it. A target that does not exist yet has no offset.
 func TxnOffset(store objstore.Store, root, appID string) OffsetStore {

@@ -18,7 +18,10 @@ func (f *Feed) checkSchema(v int64, md *actions.Metadata, props *actions.TablePr
 	if md == f.end.Metadata() {
 		return nil
 	}
-	schema, err := md.Schema()
+	// The version's configuration under the end's protocol: protocols
+	// only grow, and a mode property without the feature is refused when
+	// written.
+	old, err := actions.NewTableConfig(f.end.Protocol(), md)
 	if err != nil {
 		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, err)
 	}
@@ -32,31 +35,35 @@ func (f *Feed) checkSchema(v int64, md *actions.Metadata, props *actions.TablePr
 	if !slices.EqualFunc(md.PartitionColumns, f.end.PartitionColumns(), strings.EqualFold) {
 		return fail("is partitioned by [%s], the end version by [%s]", strings.Join(md.PartitionColumns, ", "), strings.Join(f.end.PartitionColumns(), ", "))
 	}
-	if path, why := readableAs(schema, f.end.Schema(), props.ColumnMappingMode, f.end.ColumnMappingMode(), ""); why != "" {
+	if path, why := readableAs(old, f.end.Config()); why != "" {
 		return fail("has column %s, which %s", path, why)
 	}
 	return nil
 }
 
-// readableAs reports the first column of old that cannot be read as new,
-// and why ("" when every column can). Under column mapping (oldMode or
-// newMode not none) a column is the same column only when its physical
-// name (and in id mode on both sides its id) is the same: a column
-// renamed, or dropped and added again under its name, is not, and its
-// rows cannot be read under the new schema, as Spark refuses them
-// (DeltaColumnMapping.hasNoColumnMappingSchemaChanges).
-func readableAs(old, new *actions.StructType, oldMode, newMode, prefix string) (path, why string) {
-	for _, of := range old.Fields {
+// readableAs reports the first column of the table old that cannot be
+// read as the table new, and why ("" when every column can). Under column
+// mapping (either side's mode not none) a column is the same column only
+// when its physical name (and in id mode on both sides its id) is the
+// same: a column renamed, or dropped and added again under its name, is
+// not, and its rows cannot be read under the new schema, as Spark refuses
+// them (DeltaColumnMapping.hasNoColumnMappingSchemaChanges).
+func readableAs(old, new *actions.TableConfig) (path, why string) {
+	return fieldsReadableAs(old.Schema(), new.Schema(), old, new, "")
+}
+
+func fieldsReadableAs(olds, news *actions.StructType, old, new *actions.TableConfig, prefix string) (path, why string) {
+	for _, of := range olds.Fields {
 		p := prefix + of.Name
-		nf := new.Field(of.Name)
+		nf := news.Field(of.Name)
 		if nf == nil {
 			return p, "the end version's schema does not have (dropped or renamed)"
 		}
-		if oldMode != actions.ColumnMappingNone || newMode != actions.ColumnMappingNone {
-			if op, np := of.PhysicalName(oldMode), nf.PhysicalName(newMode); op != np {
+		if old.ColumnMapped() || new.ColumnMapped() {
+			if op, np := old.PhysicalName(of), new.PhysicalName(nf); op != np {
 				return p, fmt.Sprintf("is a different column in the end version's schema (physical name %q there, %q in the end version: dropped and added again, or renamed)", op, np)
 			}
-			if oldMode == actions.ColumnMappingID && newMode == actions.ColumnMappingID {
+			if old.ColumnMappingMode() == actions.ColumnMappingID && new.ColumnMappingMode() == actions.ColumnMappingID {
 				oid, _ := of.FieldID()
 				nid, _ := nf.FieldID()
 				if oid != nid {
@@ -64,43 +71,43 @@ func readableAs(old, new *actions.StructType, oldMode, newMode, prefix string) (
 				}
 			}
 		}
-		if path, why := typeReadableAs(of.Type, nf.Type, oldMode, newMode, p); why != "" {
+		if path, why := typeReadableAs(of.Type, nf.Type, old, new, p); why != "" {
 			return path, why
 		}
 	}
 	return "", ""
 }
 
-func typeReadableAs(old, new actions.DataType, oldMode, newMode, path string) (string, string) {
-	switch o := old.(type) {
+func typeReadableAs(ot, nt actions.DataType, old, new *actions.TableConfig, path string) (string, string) {
+	switch o := ot.(type) {
 	case *actions.StructType:
-		if n, ok := new.(*actions.StructType); ok {
-			return readableAs(o, n, oldMode, newMode, path+".")
+		if n, ok := nt.(*actions.StructType); ok {
+			return fieldsReadableAs(o, n, old, new, path+".")
 		}
 	case *actions.ArrayType:
-		if n, ok := new.(*actions.ArrayType); ok {
-			return typeReadableAs(o.ElementType, n.ElementType, oldMode, newMode, path+".element")
+		if n, ok := nt.(*actions.ArrayType); ok {
+			return typeReadableAs(o.ElementType, n.ElementType, old, new, path+".element")
 		}
 	case *actions.MapType:
-		if n, ok := new.(*actions.MapType); ok {
-			if p, why := typeReadableAs(o.KeyType, n.KeyType, oldMode, newMode, path+".key"); why != "" {
+		if n, ok := nt.(*actions.MapType); ok {
+			if p, why := typeReadableAs(o.KeyType, n.KeyType, old, new, path+".key"); why != "" {
 				return p, why
 			}
-			return typeReadableAs(o.ValueType, n.ValueType, oldMode, newMode, path+".value")
+			return typeReadableAs(o.ValueType, n.ValueType, old, new, path+".value")
 		}
 	case *actions.DecimalType:
-		if n, ok := new.(*actions.DecimalType); ok && n.Scale >= o.Scale && n.Precision-n.Scale >= o.Precision-o.Scale {
+		if n, ok := nt.(*actions.DecimalType); ok && n.Scale >= o.Scale && n.Precision-n.Scale >= o.Precision-o.Scale {
 			return "", ""
 		}
 	case actions.PrimitiveType:
-		if n, ok := new.(actions.PrimitiveType); ok && (n == o || widens(o, n)) {
+		if n, ok := nt.(actions.PrimitiveType); ok && (n == o || widens(o, n)) {
 			return "", ""
 		}
-		if n, ok := new.(*actions.DecimalType); ok && widensToDecimal(o, n) {
+		if n, ok := nt.(*actions.DecimalType); ok && widensToDecimal(o, n) {
 			return "", ""
 		}
 	}
-	return path, fmt.Sprintf("is %s there and %s in the end version's schema", old, new)
+	return path, fmt.Sprintf("is %s there and %s in the end version's schema", ot, nt)
 }
 
 // widens reports the primitive widenings of the typeWidening feature.

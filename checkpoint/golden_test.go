@@ -382,7 +382,7 @@ func statsMeaning(md *actions.Metadata, s string) string {
 	if err != nil || st == nil || md == nil {
 		return s
 	}
-	l, err := NewFileLayout(md)
+	l, err := NewFileLayout(tableOf(md))
 	if err != nil {
 		return s
 	}
@@ -415,4 +415,19 @@ func statsMeaning(md *actions.Metadata, s string) string {
 		tight = fmt.Sprint(*st.TightBounds)
 	}
 	return fmt.Sprintf("n=%d tight=%s %s", st.NumRecords, tight, strings.Join(out, " "))
+}
+
+// tableOf is the configuration of the table whose metadata is md, laid
+// out by its column mapping property (the protocol not being known).
+func tableOf(md *actions.Metadata) *actions.TableConfig {
+	if md.SchemaString == "" {
+		m := *md
+		m.SchemaString = `{"type":"struct","fields":[]}`
+		md = &m
+	}
+	c, err := actions.NewTableConfig(nil, md)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

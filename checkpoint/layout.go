@@ -56,15 +56,11 @@ type statsNode struct {
 // the column mapping mode. Columns no file has stats of cost nothing. Every leaf gets a null count; leaves of a type
 // with bounds (numbers, strings, binary, boolean, dates, timestamps,
 // decimals) also get typed minimum and maximum columns.
-func NewFileLayout(md *actions.Metadata) (*FileLayout, error) {
-	if md == nil {
+func NewFileLayout(table *actions.TableConfig) (*FileLayout, error) {
+	if table == nil {
 		return nil, fmt.Errorf("checkpoint: file layout: no metaData")
 	}
-	schema, err := md.Schema()
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: file layout: %w", err)
-	}
-	mode := md.Properties().ColumnMappingMode
+	md, schema := table.Metadata(), table.Schema()
 	l := &FileLayout{root: &statsNode{col: -1}, byPath: map[string]int{}, parts: map[string]int{}}
 	for _, name := range md.PartitionColumns {
 		f := schema.Field(name)
@@ -73,7 +69,7 @@ func NewFileLayout(md *actions.Metadata) (*FileLayout, error) {
 		}
 		key := name
 		if f != nil {
-			key = f.PhysicalName(mode)
+			key = table.PhysicalName(f)
 		}
 		if _, dup := l.parts[key]; dup {
 			continue
@@ -91,7 +87,7 @@ func NewFileLayout(md *actions.Metadata) (*FileLayout, error) {
 			if f == nil {
 				continue
 			}
-			name := f.PhysicalName(mode)
+			name := table.PhysicalName(f)
 			path := append(append([]string(nil), prefix...), name)
 			if node.children == nil {
 				node.children = map[string]*statsNode{}

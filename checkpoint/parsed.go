@@ -36,17 +36,12 @@ import (
 //
 // A stats value that does not parse as its column's type is written as
 // null: the JSON stats stay the reference.
-func WithStatsAsStruct(md *actions.Metadata) WriteOption {
-	return withStatsAsStruct(md, md.Properties())
-}
-
-func withStatsAsStruct(md *actions.Metadata, props *actions.TableProperties) WriteOption {
-	return writeOptionFunc(func(w *writeConfig) { w.parsed = &parsedSpec{md: md, props: props} })
+func WithStatsAsStruct(table *actions.TableConfig) WriteOption {
+	return writeOptionFunc(func(w *writeConfig) { w.parsed = &parsedSpec{table: table} })
 }
 
 type parsedSpec struct {
-	md    *actions.Metadata
-	props *actions.TableProperties // md's
+	table *actions.TableConfig
 }
 
 // statsLeaf is one column of stats_parsed: the path of physical names into
@@ -71,16 +66,12 @@ type parsedEncoder struct {
 }
 
 func newParsedEncoder(spec *parsedSpec) (*parsedEncoder, error) {
-	md := spec.md
-	if md == nil {
+	table := spec.table
+	if table == nil {
 		return nil, errors.New("stats as struct: no metaData")
 	}
-	schema, err := actions.ParseSchema(md.SchemaString)
-	if err != nil {
-		return nil, fmt.Errorf("stats as struct: %w", err)
-	}
-	props := spec.props
-	mode := props.ColumnMappingMode
+	md, schema, props := table.Metadata(), table.Schema(), table.Properties()
+	mode := table.ColumnMappingMode()
 	p := &parsedEncoder{}
 	parts := map[string]bool{}
 	for _, name := range md.PartitionColumns {

@@ -64,6 +64,7 @@ func ReadFiles(ctx context.Context, store objstore.Store, parts []Part, opts ...
 	follow := cfg.kinds&fileKinds != 0
 	var sidecars []source
 	var md *actions.Metadata
+	var protocol *actions.Protocol // nil when not asked for: the table is laid out by its mode property
 
 	// Pass 1: every other action, and the sidecars to follow.
 	first := cfg.kinds &^ fileKinds
@@ -85,6 +86,9 @@ func ReadFiles(ctx context.Context, store objstore.Store, parts []Part, opts ...
 		if a.Metadata != nil && md == nil {
 			md = a.Metadata
 		}
+		if a.Protocol != nil && protocol == nil {
+			protocol = a.Protocol
+		}
 		out.Actions = append(out.Actions, a)
 		return nil
 	})
@@ -101,7 +105,11 @@ func ReadFiles(ctx context.Context, store objstore.Store, parts []Part, opts ...
 		if md == nil {
 			return nil, corrupt(srcs[0].key, errors.New("no metaData action"))
 		}
-		if out.Layout, err = NewFileLayout(md); err != nil {
+		table, err := actions.NewTableConfig(protocol, md)
+		if err != nil {
+			return nil, corrupt(srcs[0].key, err)
+		}
+		if out.Layout, err = NewFileLayout(table); err != nil {
 			return nil, corrupt(srcs[0].key, err)
 		}
 	}

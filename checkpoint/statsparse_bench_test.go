@@ -14,7 +14,7 @@ func BenchmarkStatsJSON(b *testing.B) {
 		SchemaString:     `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},{"name":"p","type":"string","nullable":true,"metadata":{}},{"name":"v","type":"double","nullable":true,"metadata":{}},{"name":"s","type":"string","nullable":true,"metadata":{}}]}`,
 		PartitionColumns: []string{"p"},
 	}
-	l, err := NewFileLayout(md)
+	l, err := NewFileLayout(tableOf(md))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -643,13 +643,14 @@ func (f *fileWriter) size() int64 { return f.upload.Written() }
 // TableOptions returns the write options that the table's properties
 // (props, parsed from md) ask for: delta.checkpoint.writeStatsAsJson
 // (default true) and delta.checkpoint.writeStatsAsStruct (default false).
-func TableOptions(md *actions.Metadata, props *actions.TableProperties) []WriteOption {
+func TableOptions(table *actions.TableConfig) []WriteOption {
+	props := table.Properties()
 	var opts []WriteOption
 	if !props.CheckpointWriteStatsAsJSON {
 		opts = append(opts, WithoutStatsJSON())
 	}
 	if props.CheckpointWriteStatsAsStruct {
-		opts = append(opts, withStatsAsStruct(md, props))
+		opts = append(opts, WithStatsAsStruct(table))
 	}
 	return opts
 }

@@ -450,7 +450,7 @@ func TestWriteStatsAsStruct(t *testing.T) {
 			Stats: `{"numRecords":1,"minValues":{"id":"not a number"}}`}},
 	}
 	store := objstore.NewMem()
-	if _, err := Write(ctx, store, "", 3, seq(acts), WithStatsAsStruct(md)); err != nil {
+	if _, err := Write(ctx, store, "", 3, seq(acts), WithStatsAsStruct(tableOf(md))); err != nil {
 		t.Fatal(err)
 	}
 	b := mustGet(t, store, ClassicName(3))
@@ -588,7 +588,7 @@ func TestStatsAsStructNamedColumns(t *testing.T) {
 			{Add: &actions.Add{Path: "a", Size: 1, Stats: `{"numRecords":1}`}},
 		}
 		store := objstore.NewMem()
-		if _, err := Write(ctx, store, "", 1, seq(acts), WithStatsAsStruct(md)); err != nil {
+		if _, err := Write(ctx, store, "", 1, seq(acts), WithStatsAsStruct(tableOf(md))); err != nil {
 			t.Fatal(err)
 		}
 		cols := leafColumns(t, mustGet(t, store, ClassicName(1)))
@@ -630,7 +630,7 @@ func TestReadStatsFromStruct(t *testing.T) {
 		{Add: &actions.Add{Path: "b", Size: 2}},
 	}
 	store := objstore.NewMem()
-	if _, err := Write(ctx, store, "", 3, seq(acts), WithStatsAsStruct(md), WithoutStatsJSON()); err != nil {
+	if _, err := Write(ctx, store, "", 3, seq(acts), WithStatsAsStruct(tableOf(md)), WithoutStatsJSON()); err != nil {
 		t.Fatal(err)
 	}
 	got := readAll(t, store, []Part{{Key: ClassicName(3)}})
@@ -681,7 +681,7 @@ func TestTableOptions(t *testing.T) {
 		{conf: map[string]string{"delta.checkpoint.writeStatsAsJson": "maybe"}, statsJSON: true},
 	} {
 		md.Configuration = c.conf
-		opts := TableOptions(md, md.Properties())
+		opts := TableOptions(tableOf(md))
 		cfg := writeConfig{statsJSON: true}
 		for _, o := range opts {
 			o.applyWrite(&cfg)

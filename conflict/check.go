@@ -36,7 +36,7 @@ import (
 // A blind append reads nothing, so it never conflicts with concurrent
 // appends, deletes, updates or merges. Check does no I/O and does not
 // modify its arguments; it is safe for concurrent use.
-func Check(tx *Txn, table Table, winners ...Winner) error {
+func Check(tx *Txn, table *actions.TableConfig, winners ...Winner) error {
 	if tx == nil {
 		return errors.New("conflict: check: no transaction")
 	}
@@ -53,9 +53,8 @@ func Check(tx *Txn, table Table, winners ...Winner) error {
 // calls it: once per winning commit, in version order, with the same
 // transaction. It matches deltalog.Checker:
 //
-//	tbl, err := conflict.TableOf(snap.Metadata())
-//	tx := snap.NewTransaction(deltalog.WithChecker(conflict.NewChecker(tbl)))
-func NewChecker(table Table) func(tx *Txn, w *Winner) error {
+//	tx := snap.NewTransaction(deltalog.WithChecker(conflict.NewChecker(snap.Config())))
+func NewChecker(table *actions.TableConfig) func(tx *Txn, w *Winner) error {
 	return func(tx *Txn, w *Winner) error {
 		if w == nil {
 			return nil
@@ -68,7 +67,7 @@ func NewChecker(table Table) func(tx *Txn, w *Winner) error {
 // every winner.
 type checker struct {
 	tx              *Txn
-	table           Table
+	table           *actions.TableConfig
 	isolation       Isolation
 	metadataChanged bool
 	protocolChanged bool
@@ -90,7 +89,7 @@ type pruner struct {
 	err error
 }
 
-func newChecker(tx *Txn, table Table) *checker {
+func newChecker(tx *Txn, table *actions.TableConfig) *checker {
 	c := &checker{
 		tx:      tx,
 		table:   table,
@@ -131,11 +130,11 @@ func newChecker(tx *Txn, table Table) *checker {
 			if e == nil {
 				continue
 			}
-			if table.Schema == nil {
+			if table == nil {
 				c.pruners = append(c.pruners, pruner{e: e, err: errors.New("the table's schema is not known")})
 				continue
 			}
-			p, err := expr.NewPruner(e, table.Schema, table.PartitionColumns, table.ColumnMappingMode)
+			p, err := expr.NewPruner(e, table)
 			c.pruners = append(c.pruners, pruner{e: e, p: p, err: err})
 		}
 	}
@@ -357,7 +356,7 @@ func (c *checker) addedFiles(w *Winner) *Error {
 			why = reason
 		}
 		paths = append(paths, actions.CanonicalPath(add.Path))
-		if p := c.table.partition(add.PartitionValues); p != "" && !seen[p] {
+		if p := partitionOf(c.table, add.PartitionValues); p != "" && !seen[p] {
 			seen[p] = true
 			parts = append(parts, p)
 		}
@@ -414,7 +413,7 @@ func (c *checker) deletedReadFiles(w *Winner) *Error {
 			continue
 		}
 		paths = append(paths, p)
-		if part := c.table.partition(r.PartitionValues); part != "" && !seen[part] {
+		if part := partitionOf(c.table, r.PartitionValues); part != "" && !seen[part] {
 			seen[part] = true
 			parts = append(parts, part)
 		}
@@ -451,7 +450,7 @@ func (c *checker) deletedDeletedFiles(w *Winner) *Error {
 		if len(pv) == 0 {
 			pv = a.Remove.PartitionValues
 		}
-		if part := c.table.partition(pv); part != "" && !seen[part] {
+		if part := partitionOf(c.table, pv); part != "" && !seen[part] {
 			seen[part] = true
 			parts = append(parts, part)
 		}

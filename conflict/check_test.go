@@ -13,18 +13,18 @@ import (
 )
 
 // A table partitioned by country, with id and v.
-func partTable(t *testing.T) conflict.Table {
+func partTable(t *testing.T) *actions.TableConfig {
 	t.Helper()
 	return layouts["part"].table()
 }
 
-func pred(t *testing.T, tbl conflict.Table, text string) expr.Expr {
+func pred(t *testing.T, tbl *actions.TableConfig, text string) expr.Expr {
 	t.Helper()
 	e, err := expr.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err = expr.BindPredicate(e, tbl.Schema)
+	e, err = expr.BindPredicate(e, tbl.Schema())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func info(op string, blind bool) actions.Action {
 }
 
 // deleteTx is DELETE WHERE country = 'nl' that read and rewrites a.
-func deleteTx(t *testing.T, tbl conflict.Table, iso conflict.Isolation) *conflict.Txn {
+func deleteTx(t *testing.T, tbl *actions.TableConfig, iso conflict.Isolation) *conflict.Txn {
 	return &conflict.Txn{
 		ReadVersion:    10,
 		Isolation:      iso,
@@ -475,7 +475,7 @@ func TestColumnMappingPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl := conflict.Table{Schema: schema, PartitionColumns: []string{"country"}, ColumnMappingMode: actions.ColumnMappingName}
+	tbl := tableConfig(schema, []string{"country"}, map[string]string{"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "2"})
 	tx := &conflict.Txn{ReadVersion: 10, Isolation: conflict.Serializable, ReadProtocol: readProtocol,
 		ReadPredicates: []expr.Expr{pred(t, tbl, "country = 'nl'")},
 		Actions:        []actions.Action{{Remove: &actions.Remove{Path: "x/old.parquet", DataChange: true}}}}
@@ -489,22 +489,5 @@ func TestColumnMappingPartitions(t *testing.T) {
 	ce := mustConflict(t, conflict.Check(tx, tbl, add("nl")), conflict.ErrConcurrentAppend)
 	if want := []string{"country=nl"}; !slices.Equal(ce.Partitions, want) {
 		t.Errorf("Partitions = %q, want %q (logical names)", ce.Partitions, want)
-	}
-}
-
-func TestTableOf(t *testing.T) {
-	md := metadataFor(layouts["part"], map[string]string{"delta.columnMapping.mode": "Name"})
-	tbl, err := conflict.TableOf(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tbl.Schema == nil || len(tbl.Schema.Fields) != 3 || !slices.Equal(tbl.PartitionColumns, []string{"country"}) || tbl.ColumnMappingMode != "name" {
-		t.Errorf("TableOf = %+v", tbl)
-	}
-	if _, err := conflict.TableOf(nil); err == nil {
-		t.Error("TableOf(nil) succeeded")
-	}
-	if _, err := conflict.TableOf(&actions.Metadata{SchemaString: "{"}); err == nil || !strings.HasPrefix(err.Error(), "conflict: ") {
-		t.Errorf("TableOf(bad schema) = %v", err)
 	}
 }

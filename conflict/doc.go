@@ -2,7 +2,7 @@
 // for a version: rebase onto the winners, or abort with a typed *Error.
 //
 // Check is a pure function of the transaction (Txn: what it read and what
-// it writes), the table it read (Table) and the winning commits (Winner):
+// it writes), the table it read (its *actions.TableConfig) and the winning commits (Winner):
 // nil means the transaction may be committed at the next free version;
 // otherwise it returns a *Error, and the transaction must not be
 // committed. A conflict is terminal for the transaction: trying the same
@@ -48,6 +48,5 @@
 // Wiring it into the commit loop (deltalog.Checker has the shape of
 // NewChecker's result):
 //
-//	tbl, err := conflict.TableOf(snap.Metadata())
-//	tx := snap.NewTransaction(deltalog.WithChecker(conflict.NewChecker(tbl)))
+//	tx := snap.NewTransaction(deltalog.WithChecker(conflict.NewChecker(snap.Config())))
 package conflict

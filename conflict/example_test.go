@@ -13,8 +13,12 @@ import (
 // WriteSerializable it rebases (the appended rows are ordered after the
 // delete); at Serializable the delete should have seen them, so it aborts.
 func Example() {
+	// The table as the transaction read it; a snapshot gives it
+	// (deltalog.Snapshot.Config).
 	schema, _ := actions.ParseDDL("country string, id long")
-	table := conflict.Table{Schema: schema, PartitionColumns: []string{"country"}}
+	text, _ := actions.SchemaString(schema)
+	table, _ := actions.NewTableConfig(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2},
+		&actions.Metadata{SchemaString: text, PartitionColumns: []string{"country"}})
 
 	where, _ := expr.Parse("country = 'nl'")
 	where, _ = expr.BindPredicate(where, schema)

@@ -35,7 +35,7 @@ func FuzzCheck(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			where, err = expr.BindPredicate(where, tbl.Schema)
+			where, err = expr.BindPredicate(where, tbl.Schema())
 			if err != nil {
 				t.Fatal(err)
 			}

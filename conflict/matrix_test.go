@@ -234,16 +234,31 @@ var layouts = map[string]layout{
 	"flat-nostats": {partitioned: false, stats: false},
 }
 
-func (l layout) table() conflict.Table {
+func (l layout) table() *actions.TableConfig {
 	schema, err := actions.ParseDDL("country string, id long, v string")
 	if err != nil {
 		panic(err)
 	}
-	t := conflict.Table{Schema: schema, ColumnMappingMode: actions.ColumnMappingNone}
+	var parts []string
 	if l.partitioned {
-		t.PartitionColumns = []string{"country"}
+		parts = []string{"country"}
 	}
-	return t
+	return tableConfig(schema, parts, nil)
+}
+
+// tableConfig is the configuration of a table with schema, partition
+// columns and properties, under a protocol that supports what they need.
+func tableConfig(schema *actions.StructType, parts []string, conf map[string]string) *actions.TableConfig {
+	text, err := actions.SchemaString(schema)
+	if err != nil {
+		panic(err)
+	}
+	md := &actions.Metadata{SchemaString: text, PartitionColumns: parts, Configuration: conf}
+	c, err := actions.NewTableConfig(&actions.Protocol{MinReaderVersion: 3, MinWriterVersion: 7}, md)
+	if err != nil {
+		panic(err)
+	}
+	return c.WithProtocol(c.MinimalProtocol())
 }
 
 func (l layout) path(f dataFile) string {
@@ -574,7 +589,7 @@ func (o *op) blind() bool {
 	return true
 }
 
-func (o *op) txn(tbl conflict.Table, iso conflict.Isolation) (*conflict.Txn, error) {
+func (o *op) txn(tbl *actions.TableConfig, iso conflict.Isolation) (*conflict.Txn, error) {
 	tx := &conflict.Txn{
 		ReadVersion:    readVersion,
 		Isolation:      iso,
@@ -590,7 +605,7 @@ func (o *op) txn(tbl conflict.Table, iso conflict.Isolation) (*conflict.Txn, err
 		if err != nil {
 			return nil, err
 		}
-		if e, err = expr.BindPredicate(e, tbl.Schema); err != nil {
+		if e, err = expr.BindPredicate(e, tbl.Schema()); err != nil {
 			return nil, err
 		}
 		tx.ReadPredicates = append(tx.ReadPredicates, e)

@@ -6,42 +6,15 @@ import (
 	"github.com/lakelog/lakelog/actions"
 )
 
-// legacyWriterFeatures are the features a writer version below 7 implies
-// (PROTOCOL.md "Table Features": legacy versions support a fixed set).
-var legacyWriterFeatures = []struct {
-	version  int
-	features []string
-}{
-	{2, []string{"appendOnly", "invariants"}},
-	{3, []string{"checkConstraints"}},
-	{4, []string{"changeDataFeed", "generatedColumns"}},
-	{5, []string{"columnMapping"}},
-	{6, []string{"identityColumns"}},
-}
-
 // features is the set of table features a protocol supports, explicitly
 // (reader version 3, writer version 7) or implied by legacy versions.
 func features(p *actions.Protocol) map[string]bool {
 	set := map[string]bool{}
-	if p.MinReaderVersion >= 3 {
-		for _, f := range p.ReaderFeatures {
-			set[f] = true
-		}
-	} else if p.MinReaderVersion == 2 {
-		set["columnMapping"] = true
+	for _, f := range p.ReaderFeatureSet() {
+		set[f] = true
 	}
-	if p.MinWriterVersion >= 7 {
-		for _, f := range p.WriterFeatures {
-			set[f] = true
-		}
-		return set
-	}
-	for _, l := range legacyWriterFeatures {
-		if p.MinWriterVersion >= l.version {
-			for _, f := range l.features {
-				set[f] = true
-			}
-		}
+	for _, f := range p.WriterFeatureSet() {
+		set[f] = true
 	}
 	return set
 }

@@ -54,7 +54,7 @@ type config struct {
 	properties  map[string]string
 	concurrency int
 	noStats     bool
-	txnOpts     []deltalog.TxnOption
+	commit      []deltalog.CommitOption
 	progress    func(done, total int)
 }
 
@@ -77,9 +77,10 @@ func WithConcurrency(n int) Option { return func(c *config) { c.concurrency = n 
 // NoStatistics leaves stats out of the adds (Spark's NO STATISTICS).
 func NoStatistics() Option { return func(c *config) { c.noStats = true } }
 
-// WithTxnOptions passes options to the commit's transaction.
-func WithTxnOptions(opts ...deltalog.TxnOption) Option {
-	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
+// WithCommitOptions sets how the conversion commits (deltalog.CommitOption,
+// the options every operation takes).
+func WithCommitOptions(opts ...deltalog.CommitOption) Option {
+	return func(c *config) { c.commit = append(c.commit, opts...) }
 }
 
 // WithProgress is called as footers are read: done of total files.
@@ -147,8 +148,11 @@ func ToDelta(ctx context.Context, store objstore.Store, root string, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	tx, err := deltalog.Create(store, root, md, cfg.txnOpts...)
+	tx, err := deltalog.Create(store, root, md, cfg.commit...)
 	if err != nil {
+		return nil, fmt.Errorf("convert: %w", err)
+	}
+	if _, err := tx.Start(); err != nil {
 		return nil, fmt.Errorf("convert: %w", err)
 	}
 	res := &Result{Files: len(files), Skipped: skipped, Schema: schema}
@@ -156,17 +160,18 @@ func ToDelta(ctx context.Context, store objstore.Store, root string, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range adds {
-		tx.Add(actions.Action{Add: a})
+	for i := range adds {
 		res.Bytes += files[i].size
 		res.Rows += files[i].rows
 	}
-	tx.SetOperation("CONVERT", map[string]any{
+	if err := tx.Stage(&deltalog.Changes{Operation: "CONVERT", Adds: adds, Parameters: map[string]any{
 		"numFiles":      strconv.Itoa(len(files)),
 		"partitionedBy": actions.JSONText(md.PartitionColumns),
 		"collectStats":  strconv.FormatBool(!cfg.noStats),
 		"catalogTable":  nil,
-	}, nil)
+	}}); err != nil {
+		return nil, fmt.Errorf("convert: %w", err)
+	}
 	cr, err := tx.Commit(ctx)
 	if errors.Is(err, deltalog.ErrTableExists) {
 		// Another convert (or a writer) created the table meanwhile:

@@ -20,7 +20,7 @@ import (
 
 // commitN appends n one-file commits through the commit loop, with
 // checkpoints written before each Commit returns.
-func commitN(t testing.TB, st objstore.Store, from, n int, opts ...deltalog.TxnOption) {
+func commitN(t testing.TB, st objstore.Store, from, n int, opts ...deltalog.CommitOption) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := deltalog.Open(ctx, st, "")
@@ -28,13 +28,13 @@ func commitN(t testing.TB, st objstore.Store, from, n int, opts ...deltalog.TxnO
 		t.Fatal(err)
 	}
 	for i := from; i < from+n; i++ {
-		tx := s.NewTransaction(append([]deltalog.TxnOption{deltalog.WithCheckpoints("sync")}, opts...)...)
+		tx := s.NewTransaction(append([]deltalog.CommitOption{deltalog.WithPostCommit("sync")}, opts...)...)
 		tx.Add(addFile(fmt.Sprintf("f%06d.parquet", i), "nl"))
 		res, err := tx.Commit(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := res.WaitCheckpoint(); err != nil {
+		if err := res.WaitHooks(); err != nil {
 			t.Fatalf("checkpoint after version %d: %v", res.Version, err)
 		}
 		if s, err = res.Snapshot(); err != nil {
@@ -107,7 +107,7 @@ func TestFailedCheckpointKeepsCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := last.WaitCheckpoint(); err == nil || !strings.Contains(err.Error(), "disk full") {
+	if err := last.WaitHooks(); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("checkpoint error %v", err)
 	}
 	if _, err := mem.Head(ctx, "_delta_log/"+deltalog.CheckpointName(10)); !errors.Is(err, objstore.ErrNotFound) {
@@ -204,7 +204,7 @@ func TestLogCleanupKeepsRetainedVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	createTable(t, st, map[string]string{"delta.logRetentionDuration": "interval 30 days"})
-	commitN(t, st, 0, 30, deltalog.WithCheckpoints("off"))
+	commitN(t, st, 0, 30, deltalog.WithPostCommit("off"))
 	s := open(t, st)
 	for _, v := range []int64{10, 20} {
 		if _, err := open(t, st, deltalog.AtVersion(v)).Checkpoint(ctx, time.Now()); err != nil {
@@ -265,7 +265,7 @@ func TestCompactedCommitsAreUsed(t *testing.T) {
 	ctx := context.Background()
 	mem := objstore.NewMem()
 	createTable(t, mem, nil)
-	commitN(t, mem, 0, 6, deltalog.WithCheckpoints("off"))
+	commitN(t, mem, 0, 6, deltalog.WithPostCommit("off"))
 	tx := open(t, mem).NewTransaction()
 	tx.ReadFiles("f000001.parquet")
 	tx.Add(actions.Action{Remove: &actions.Remove{Path: "f000001.parquet", DataChange: true}})

@@ -489,13 +489,14 @@ func writeRandomCheckpoint(t *testing.T, ctx context.Context, st objstore.Store,
 		form = "v2"
 		opts = append(opts, checkpoint.WithV2(0))
 	}
+	table := snap.Config()
 	switch rng.IntN(3) {
 	case 1:
 		form += ", stats as struct too"
-		opts = append(opts, checkpoint.WithStatsAsStruct(rt.md))
+		opts = append(opts, checkpoint.WithStatsAsStruct(table))
 	case 2:
 		form += ", stats as struct only"
-		opts = append(opts, checkpoint.WithStatsAsStruct(rt.md), checkpoint.WithoutStatsJSON())
+		opts = append(opts, checkpoint.WithStatsAsStruct(table), checkpoint.WithoutStatsJSON())
 	}
 	var lc checkpoint.LastCheckpoint
 	var err error
@@ -677,7 +678,7 @@ func comparePlans(t *testing.T, seed uint64, v int, rt *randomTable, got *deltal
 		if err != nil {
 			continue // does not bind
 		}
-		pruner, err := expr.NewPruner(e, rt.schema, rt.parts, rt.mode)
+		pruner, err := expr.NewPruner(e, got.Config())
 		if err != nil {
 			t.Fatalf("seed %d: %s: the scan binds, the pruner does not: %v", seed, src, err)
 		}

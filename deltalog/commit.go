@@ -37,10 +37,16 @@ type Transaction struct {
 	table
 	snap        *Snapshot // nil when creating the table
 	readVersion int64
-	protocol    *actions.Protocol        // set when the commit changes it
-	metadata    *actions.Metadata        // set when the commit changes it
-	mdProps     *actions.TableProperties // metadata's properties, parsed once
-	acts        []actions.Action         // everything but commitInfo, protocol and metaData
+	// protocol is a protocol set outright (Create, SetProtocol); nil
+	// keeps the snapshot's, raised as the metadata and enable need.
+	protocol *actions.Protocol
+	metadata *actions.Metadata // set when the commit changes it
+	enable   []string          // features enabled explicitly (EnableFeatures)
+	// leaves caches the configuration the commit leaves (config), nil
+	// when stale; leavesErr is its refusal.
+	leaves      *actions.TableConfig
+	leavesErr   error
+	acts        []actions.Action // everything but commitInfo, protocol and metaData
 	info        actions.CommitInfo
 	readFiles   []string
 	readPreds   []expr.Expr
@@ -53,57 +59,6 @@ type Transaction struct {
 	committed   bool
 }
 
-// commitConfig holds the commit loop's knobs.
-type commitConfig struct {
-	maxAttempts  int
-	maxIOretries int
-	backoff      time.Duration
-	maxBackoff   time.Duration
-	checker      Checker
-	now          func() time.Time
-	checkpoints  CheckpointMode
-}
-
-// CheckpointMode says whether and how a commit writes the checkpoint that
-// delta.checkpointInterval asks for. A failed checkpoint never fails the
-// commit.
-type CheckpointMode string
-
-const (
-	// CheckpointsAsync (the default) writes it in the background: see
-	// CommitResult.WaitCheckpoint.
-	CheckpointsAsync CheckpointMode = "async"
-	// CheckpointsSync writes it before Commit returns; its failure is
-	// still only reported, never fatal.
-	CheckpointsSync CheckpointMode = "sync"
-	// CheckpointsOff never writes one.
-	CheckpointsOff CheckpointMode = "off"
-)
-
-// WithCheckpoints sets how a commit writes the checkpoint
-// delta.checkpointInterval asks for. Any other mode than the three
-// CheckpointMode values makes Commit fail before it writes anything.
-func WithCheckpoints(mode CheckpointMode) TxnOption {
-	return func(t *Transaction) { t.cfg.checkpoints = mode }
-}
-
-// TxnOption configures a transaction.
-type TxnOption func(*Transaction)
-
-// WithMaxAttempts bounds how many versions a transaction tries before it
-// gives up with ErrTooManyAttempts (default 1000: Spark retries much longer).
-func WithMaxAttempts(n int) TxnOption { return func(t *Transaction) { t.cfg.maxAttempts = n } }
-
-// WithChecker replaces the conflict checker.
-func WithChecker(c Checker) TxnOption { return func(t *Transaction) { t.cfg.checker = c } }
-
-// WithClock sets the clock used for commit timestamps (tests).
-func WithClock(now func() time.Time) TxnOption { return func(t *Transaction) { t.cfg.now = now } }
-
-// WithIsolation sets the transaction's isolation level; the default is the
-// table's delta.isolationLevel, else WriteSerializable.
-func WithIsolation(l conflict.Isolation) TxnOption { return func(t *Transaction) { t.isolation = l } }
-
 // ErrTooManyAttempts is returned when a transaction lost the race for
 // WithMaxAttempts versions in a row. Nothing was committed; it is safe to
 // retry the whole operation.
@@ -112,7 +67,7 @@ var ErrTooManyAttempts = errors.New("too many commit attempts")
 // ErrTableExists is returned when Create finds a table already there.
 var ErrTableExists = errors.New("table already exists")
 
-func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Transaction {
+func newTxn(t table, snap *Snapshot, readVersion int64, opts []CommitOption) *Transaction {
 	tx := &Transaction{
 		table:       t,
 		snap:        snap,
@@ -123,27 +78,36 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []TxnOption) *Trans
 			backoff:      time.Millisecond,
 			maxBackoff:   20 * time.Millisecond,
 			now:          time.Now,
-			checkpoints:  CheckpointsAsync,
+			postCommit:   PostCommitAsync,
 		},
 	}
 	for _, o := range opts {
 		o(tx)
 	}
+	if a := tx.cfg.appTxn; a != nil {
+		tx.SetTransaction(a.AppID, a.Version)
+	}
+	if len(tx.cfg.features) > 0 {
+		if err := tx.EnableFeatures(tx.cfg.features...); err != nil {
+			tx.cfg.optErr = err
+		}
+	}
+	for _, d := range tx.cfg.domains {
+		if err := tx.SetDomainMetadata(d.Domain, d.Configuration); err != nil && tx.cfg.optErr == nil {
+			tx.cfg.optErr = err
+		}
+	}
 	if tx.cfg.checker == nil {
 		tx.cfg.checker = conflict.CheckCreate
 		if snap != nil {
-			tx.cfg.checker = conflict.NewChecker(conflict.Table{
-				Schema:            snap.schema,
-				PartitionColumns:  snap.metadata.PartitionColumns,
-				ColumnMappingMode: snap.props.ColumnMappingMode,
-			})
+			tx.cfg.checker = conflict.NewChecker(snap.Config())
 		}
 	}
 	return tx
 }
 
 // NewTransaction starts a transaction that reads this snapshot.
-func (s *Snapshot) NewTransaction(opts ...TxnOption) *Transaction {
+func (s *Snapshot) NewTransaction(opts ...CommitOption) *Transaction {
 	return newTxn(s.table, s, s.version, opts)
 }
 
@@ -155,7 +119,7 @@ func (s *Snapshot) NewTransaction(opts ...TxnOption) *Transaction {
 // any case is delta.enableChangeDataFeed) and checked (CheckProperties).
 // Commit fails with ErrTableExists when version 0
 // exists.
-func Create(store objstore.Store, root string, md *actions.Metadata, opts ...TxnOption) (*Transaction, error) {
+func Create(store objstore.Store, root string, md *actions.Metadata, opts ...CommitOption) (*Transaction, error) {
 	m := *md
 	if m.ID == "" {
 		m.ID = uuid.NewString()
@@ -170,6 +134,10 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		m.PartitionColumns = []string{}
 	}
 	conf, err := actions.NormalizeTableProperties(m.Configuration)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
+	conf, explicit, err := SplitFeatureProperties(conf)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
@@ -213,8 +181,14 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Txn
 		ms := tx.cfg.now().UnixMilli()
 		m.CreatedTime = &ms
 	}
-	tx.metadata, tx.mdProps = &m, props
-	tx.protocol = minimalProtocol(props, schema)
+	cfg, err := actions.NewTableConfig(nil, &m)
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
+	tx.metadata, tx.protocol = &m, cfg.MinimalProtocol()
+	if err := tx.EnableFeatures(explicit...); err != nil {
+		return nil, fmt.Errorf("deltalog: create: %w", err)
+	}
 	tx.info.Operation = "CREATE TABLE"
 	tx.info.OperationParameters = map[string]any{
 		"isManaged":   "false",
@@ -305,13 +279,47 @@ func (tx *Transaction) Add(as ...actions.Action) {
 // snapshot's. Data files written for the commit follow it.
 func (tx *Transaction) Metadata() *actions.Metadata {
 	if tx.metadata == nil && tx.snap != nil {
-		return tx.snap.metadata
+		return tx.snap.Metadata()
 	}
 	return tx.metadata
 }
 
-// SetMetadata changes the table's metadata in this commit.
-func (tx *Transaction) SetMetadata(md *actions.Metadata) { tx.metadata, tx.mdProps = md, nil }
+// SetMetadata changes the table's metadata in this commit. The protocol
+// follows by one rule (actions.TableConfig.UpgradeProtocol, Spark's): a
+// feature the new metadata needs is added to the protocol when Spark adds
+// it by itself (a legacy feature, or one a property enables); one that
+// must be asked for (timestampNtz for a new timestamp_ntz column) is
+// refused with an *actions.FeatureNotEnabledError naming what enables
+// it, here and at Commit, unless EnableFeatures asked for it. The
+// protocol is never downgraded.
+func (tx *Transaction) SetMetadata(md *actions.Metadata) error {
+	tx.metadata = md
+	tx.stale()
+	if _, err := tx.config(); err != nil {
+		return fmt.Errorf("deltalog: %w", err)
+	}
+	return nil
+}
+
+// EnableFeatures adds table features to the protocol in this commit, as
+// Spark's delta.feature.NAME = 'supported' does: the way to enable a
+// feature that metadata alone does not add (timestampNtz). A name lakelog
+// does not know is refused.
+func (tx *Transaction) EnableFeatures(names ...string) error {
+	for _, name := range names {
+		if featureByName[name] == nil {
+			return fmt.Errorf("deltalog: %w: table feature %q (lakelog knows %s)", ErrUnsupportedFeature, name, quoteList(knownFeatureNames()))
+		}
+		if !slices.Contains(tx.enable, name) {
+			tx.enable = append(tx.enable, name)
+		}
+	}
+	tx.stale()
+	if _, err := tx.config(); err != nil {
+		return fmt.Errorf("deltalog: %w", err)
+	}
+	return nil
+}
 
 // SetsMetadata reports whether the commit changes the table's metadata
 // (SetMetadata was called, or the transaction creates the table).
@@ -327,31 +335,127 @@ func (tx *Transaction) SetTag(key, value string) {
 	tx.info.Tags[key] = value
 }
 
-// properties are the table properties the commit leaves: those of the
-// metadata it sets, else the snapshot's.
-func (tx *Transaction) properties() *actions.TableProperties {
-	switch {
-	case tx.metadata == nil && tx.snap != nil:
-		return tx.snap.props
-	case tx.mdProps == nil:
-		tx.mdProps = tx.metadata.Properties()
+// Config is the configuration of the table the commit leaves: the
+// snapshot's, or the metadata SetMetadata set under the protocol it
+// raises to. Data files written for the commit follow it. When the new
+// metadata is refused (SetMetadata's error), it is the metadata under the
+// protocol before the change.
+func (tx *Transaction) Config() *actions.TableConfig {
+	c, err := tx.config()
+	if err != nil {
+		base := tx.protocol
+		if base == nil {
+			base = tx.snap.Protocol()
+		}
+		c, _ = actions.NewTableConfig(base, tx.Metadata())
 	}
-	return tx.mdProps
+	return c
 }
 
-// SetProtocol changes the table's protocol in this commit.
-func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p }
+// config is the configuration the commit leaves, computed once per
+// change (stale).
+func (tx *Transaction) config() (*actions.TableConfig, error) {
+	if tx.leaves != nil || tx.leavesErr != nil {
+		return tx.leaves, tx.leavesErr
+	}
+	if tx.snap != nil && tx.metadata == nil && tx.protocol == nil && len(tx.enable) == 0 {
+		tx.leaves = tx.snap.Config()
+		return tx.leaves, nil
+	}
+	base := tx.protocol
+	if base == nil && tx.snap != nil {
+		base = tx.snap.Protocol()
+	}
+	c, err := actions.NewTableConfig(base, tx.Metadata())
+	if err == nil {
+		var p *actions.Protocol
+		if p, err = c.UpgradeProtocol(base, tx.enable...); err == nil {
+			c = c.WithProtocol(p)
+		}
+	}
+	if err != nil {
+		tx.leavesErr = err
+		return nil, err
+	}
+	tx.leaves = c
+	return c, nil
+}
+
+// stale drops the cached configuration after a change.
+func (tx *Transaction) stale() { tx.leaves, tx.leavesErr = nil, nil }
+
+// changesProtocol reports whether the commit writes a protocol action:
+// it creates the table or leaves another protocol than the snapshot's.
+func (tx *Transaction) changesProtocol(c *actions.TableConfig) bool {
+	return tx.snap == nil || c.Protocol() != tx.snap.Protocol()
+}
+
+// SetProtocol sets the table's protocol in this commit outright, before
+// what the metadata needs is added (RESTORE's union of two versions'
+// protocols).
+func (tx *Transaction) SetProtocol(p *actions.Protocol) { tx.protocol = p; tx.stale() }
 
 // SetOperation names the operation in commitInfo, with its parameters and
-// metrics (values as Spark writes them: strings).
+// metrics (values as Spark writes them: strings). Parameters given as
+// commit options (WithOperationParameters) are added and win.
 func (tx *Transaction) SetOperation(op string, params, metrics map[string]any) {
 	tx.info.Operation = op
-	if params != nil {
-		tx.info.OperationParameters = params
+	if params != nil || tx.cfg.params != nil {
+		merged := maps.Clone(params)
+		if merged == nil {
+			merged = map[string]any{}
+		}
+		maps.Copy(merged, tx.cfg.params)
+		tx.info.OperationParameters = merged
 	}
 	if metrics != nil {
 		tx.info.OperationMetrics = metrics
 	}
+}
+
+// Start is what an operation asks of its transaction before it does any
+// work: an error for commit options that are wrong (an app transaction
+// without an id, an unknown post-commit mode), so that nothing is written
+// for a commit that would be refused; else, when the table already holds
+// the commit's app transaction (WithAppTransaction) at its version or a
+// newer one, the result the commit reports (AlreadyApplied, at the
+// snapshot's version), and the operation writes nothing; else nil, nil.
+func (tx *Transaction) Start() (*CommitResult, error) {
+	if err := tx.checkOptions(); err != nil {
+		return nil, err
+	}
+	return tx.alreadyApplied(), nil
+}
+
+// alreadyApplied is Start's second answer (nil when not applied).
+func (tx *Transaction) alreadyApplied() *CommitResult {
+	if tx.snap == nil {
+		return nil
+	}
+	for _, id := range tx.readAppIDs {
+		if res, ok := tx.snap.AlreadyApplied(id, tx.ownTxnVersion(id)); ok {
+			return res
+		}
+	}
+	return nil
+}
+
+// checkOptions refuses wrong commit options.
+func (tx *Transaction) checkOptions() error {
+	if tx.cfg.optErr != nil {
+		return tx.cfg.optErr
+	}
+	switch tx.cfg.postCommit {
+	case PostCommitAsync, PostCommitSync, PostCommitOff:
+	default:
+		return fmt.Errorf("deltalog: commit: unknown post-commit mode %q (want %q, %q or %q)", tx.cfg.postCommit, PostCommitAsync, PostCommitSync, PostCommitOff)
+	}
+	for _, id := range tx.readAppIDs {
+		if id == "" {
+			return fmt.Errorf("deltalog: commit: an app transaction needs an app id")
+		}
+	}
+	return nil
 }
 
 // SetUserMetadata sets commitInfo.userMetadata.
@@ -398,6 +502,12 @@ func (tx *Transaction) SetTransaction(appID string, version int64) {
 	tx.readAppIDs = append(tx.readAppIDs, appID)
 }
 
+// HasAppTransaction reports whether the commit records an app
+// transaction (SetTransaction, WithAppTransaction): such a commit is made
+// even when it carries nothing else, so that the application knows its
+// batch landed.
+func (tx *Transaction) HasAppTransaction() bool { return len(tx.readAppIDs) > 0 }
+
 // SetBlindAppend overrides whether commitInfo declares a blind append. By
 // default a commit is a blind append when it only adds files with
 // dataChange and read nothing.
@@ -416,22 +526,26 @@ type CommitResult struct {
 	// TxnID is the commitInfo.txnId the commit carries.
 	TxnID string
 
-	table      table
-	base       *Snapshot          // the snapshot the transaction read; nil on create
-	applied    [][]actions.Action // winners' commits, then ours, in version order
-	checkpoint chan error         // the post-commit checkpoint's outcome; nil when none ran
+	table   table
+	base    *Snapshot          // the snapshot the transaction read; nil on create
+	applied [][]actions.Action // winners' commits, then ours, in version order
+	hooks   chan error         // the post-commit hooks' outcome; nil when none ran
 }
 
-// WaitCheckpoint waits for the checkpoint this commit started, if any, and
-// returns its error (nil when none was due). The commit itself succeeded
-// either way. A program that exits right after committing should call it,
-// or the checkpoint is lost (harmlessly: the next due commit writes one).
-func (r *CommitResult) WaitCheckpoint() error {
-	if r == nil || r.checkpoint == nil {
+// WaitHooks waits for the post-commit hooks this commit started (the
+// checkpoint the interval asks for, the Iceberg metadata of a UniForm
+// table, the symlink manifest: see PostCommitHook) and returns their
+// failures, each a *HookError, joined; nil when all succeeded or none
+// ran. The commit itself succeeded either way, and the next commit (or
+// the hook's own command, lakelog uniform sync) retries what failed. A
+// program that exits right after committing should call it, or the
+// hooks' work is cut short (harmlessly: the next commit catches up).
+func (r *CommitResult) WaitHooks() error {
+	if r == nil || r.hooks == nil {
 		return nil
 	}
-	err := <-r.checkpoint
-	r.checkpoint <- err // let a second call see it too
+	err := <-r.hooks
+	r.hooks <- err // let a second call see it too
 	return err
 }
 
@@ -509,7 +623,7 @@ func (r *CommitResult) appendedSnapshot() (*Snapshot, bool) {
 			return nil, false // one path added twice: let the full fold decide
 		}
 	}
-	batch, err := addsBatch(base.metadata, adds)
+	batch, err := addsBatch(base.Config(), adds)
 	if err != nil {
 		return nil, false
 	}
@@ -543,12 +657,8 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		return nil, err
 	}
 	txnID := uuid.NewString()
-	if tx.snap != nil {
-		for _, id := range tx.readAppIDs {
-			if res, ok := tx.snap.AlreadyApplied(id, tx.ownTxnVersion(id)); ok {
-				return res, nil
-			}
-		}
+	if res := tx.alreadyApplied(); res != nil {
+		return res, nil
 	}
 	ctxn := tx.conflictTxn()
 	version := tx.readVersion + 1
@@ -587,7 +697,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 			}
 			res.applied = append(res.applied, ours)
 			tx.committed = true
-			tx.maybeCheckpoint(ctx, res)
+			tx.runHooks(ctx, res)
 		}
 		return res, nil
 	}
@@ -690,41 +800,30 @@ func (tx *Transaction) commitsAfter(ctx context.Context, version int64) ([][]act
 
 // validate checks the transaction against the protocol before any write.
 func (tx *Transaction) validate() error {
-	switch tx.cfg.checkpoints {
-	case CheckpointsAsync, CheckpointsSync, CheckpointsOff:
-	default:
-		return fmt.Errorf("deltalog: commit: unknown checkpoint mode %q (want %q, %q or %q)", tx.cfg.checkpoints, CheckpointsAsync, CheckpointsSync, CheckpointsOff)
+	if err := tx.checkOptions(); err != nil {
+		return err
 	}
-	p, md := tx.protocol, tx.metadata
-	if tx.snap != nil {
-		if p == nil {
-			p = tx.snap.protocol
-		}
-		if md == nil {
-			md = tx.snap.metadata
-		}
-	}
-	if p == nil || md == nil {
+	if tx.snap == nil && (tx.protocol == nil || tx.metadata == nil) {
 		return fmt.Errorf("deltalog: commit: the first commit needs protocol and metadata")
 	}
-	schema, err := md.Schema()
+	c, err := tx.config()
 	if err != nil {
-		return fmt.Errorf("deltalog: commit: %w", err)
+		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
-	props := tx.properties()
+	props := c.Properties()
 	if tx.metadata != nil {
 		if err := props.Err(); err != nil {
 			return fmt.Errorf("deltalog: commit: %w", err)
 		}
 	}
-	if err := (&tableConfig{protocol: p, metadata: md, props: props, schema: schema}).check(opCommit); err != nil {
+	if err := check(c, opCommit); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
-	if err := tx.checkDomains(p); err != nil {
+	if err := tx.checkDomains(c.Protocol()); err != nil {
 		return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 	}
 	if tx.metadata != nil {
-		if err := checkColumnMapping(tx.snap, schema, props); err != nil {
+		if err := checkColumnMapping(tx.snap, c); err != nil {
 			return fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 		}
 	}
@@ -770,12 +869,12 @@ func (tx *Transaction) conflictTxn() *conflict.Txn {
 	if tx.metadata != nil {
 		all = append(all, actions.Action{Metadata: tx.metadata})
 	}
-	if tx.protocol != nil {
-		all = append(all, actions.Action{Protocol: tx.protocol})
+	if c, err := tx.config(); err == nil && tx.changesProtocol(c) {
+		all = append(all, actions.Action{Protocol: c.Protocol()})
 	}
 	var readProto *actions.Protocol
 	if tx.snap != nil {
-		readProto = tx.snap.protocol
+		readProto = tx.snap.Protocol()
 	}
 	return &conflict.Txn{
 		ReadProtocol:   readProto,
@@ -810,10 +909,14 @@ func (tx *Transaction) isBlindAppend() bool {
 // metadata and the rest. With in-commit timestamps the timestamp is
 // max(now, previous + 1 ms), as the protocol requires.
 func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byte, error) {
+	c, err := tx.config()
+	if err != nil {
+		return nil, fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
+	}
 	info := tx.info
 	now := tx.cfg.now().UnixMilli()
 	info.Timestamp = &now
-	if tx.properties().EnableInCommitTimestamps {
+	if c.Properties().EnableInCommitTimestamps {
 		ict := max(now, lastICT+1)
 		info.InCommitTimestamp = &ict
 		info.Timestamp = &ict
@@ -829,15 +932,14 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	info.TxnID = txnID
 	as := make([]actions.Action, 0, len(tx.acts)+3)
 	as = append(as, actions.Action{CommitInfo: &info})
-	if tx.protocol != nil {
-		as = append(as, actions.Action{Protocol: tx.protocol})
+	if tx.changesProtocol(c) {
+		as = append(as, actions.Action{Protocol: c.Protocol()})
 	}
 	if tx.metadata != nil {
 		as = append(as, actions.Action{Metadata: tx.metadata})
 	}
 	acts := tx.acts
-	if tx.rowTracked() {
-		var err error
+	if c.AssignsRowIDs() {
 		if acts, err = assignRowIDs(acts, tx.rowHWM, version); err != nil {
 			return nil, fmt.Errorf("deltalog: commit to %s: %w", tx.display(), err)
 		}
@@ -857,29 +959,10 @@ func (tx *Transaction) conflictIsolation() conflict.Isolation {
 	if tx.isolation != "" {
 		return tx.isolation
 	}
-	if tx.snap != nil && tx.snap.props.IsolationLevel != "" {
-		return conflict.Isolation(tx.snap.props.IsolationLevel)
+	if tx.snap != nil && tx.snap.Properties().IsolationLevel != "" {
+		return conflict.Isolation(tx.snap.Properties().IsolationLevel)
 	}
 	return conflict.WriteSerializable
-}
-
-// maybeCheckpoint starts the checkpoint that delta.checkpointInterval asks
-// for after res's version.
-func (tx *Transaction) maybeCheckpoint(ctx context.Context, res *CommitResult) {
-	if tx.cfg.checkpoints == CheckpointsOff || res.Version == 0 {
-		return
-	}
-	snap, err := res.Snapshot()
-	if err != nil || res.Version%snap.CheckpointInterval() != 0 {
-		return
-	}
-	res.checkpoint = make(chan error, 1)
-	run := func(ctx context.Context) { res.checkpoint <- snap.CheckpointAndCleanup(ctx, tx.cfg.now()) }
-	if tx.cfg.checkpoints == CheckpointsSync {
-		run(ctx)
-		return
-	}
-	go run(context.WithoutCancel(ctx))
 }
 
 func isOurs(as []actions.Action, txnID string) bool {
@@ -934,7 +1017,8 @@ func (s *Snapshot) AlreadyApplied(appID string, version int64) (*CommitResult, b
 // keeps the columns' names as their physical names); and no column keeps
 // its id under another physical name, nor the largest id goes down, so
 // that data files written before the change are read the same after it.
-func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actions.TableProperties) error {
+func checkColumnMapping(snap *Snapshot, c *actions.TableConfig) error {
+	schema, props := c.Schema(), c.Properties()
 	mode := props.ColumnMappingMode
 	if mode != actions.ColumnMappingNone {
 		if err := actions.CheckColumnMapping(schema, props.ColumnMappingMaxColumnID); err != nil {
@@ -944,7 +1028,7 @@ func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actio
 	if snap == nil {
 		return nil
 	}
-	old := snap.props.ColumnMappingMode
+	old := snap.Properties().ColumnMappingMode
 	if old != mode && !(old == actions.ColumnMappingNone && mode == actions.ColumnMappingName) {
 		return fmt.Errorf("%w: changing %s from %q to %q is not supported (only from %q to %q, as Spark)", ErrUnsupportedFeature,
 			actions.PropColumnMappingMode, old, mode, actions.ColumnMappingNone, actions.ColumnMappingName)
@@ -952,10 +1036,10 @@ func checkColumnMapping(snap *Snapshot, schema *actions.StructType, props *actio
 	if old == actions.ColumnMappingNone || mode == actions.ColumnMappingNone {
 		return nil
 	}
-	if props.ColumnMappingMaxColumnID < snap.props.ColumnMappingMaxColumnID {
-		return fmt.Errorf("%s would go down from %d to %d", actions.PropColumnMappingMaxColumnID, snap.props.ColumnMappingMaxColumnID, props.ColumnMappingMaxColumnID)
+	if props.ColumnMappingMaxColumnID < snap.Properties().ColumnMappingMaxColumnID {
+		return fmt.Errorf("%s would go down from %d to %d", actions.PropColumnMappingMaxColumnID, snap.Properties().ColumnMappingMaxColumnID, props.ColumnMappingMaxColumnID)
 	}
-	before := actions.PhysicalNamesByID(snap.schema)
+	before := actions.PhysicalNamesByID(snap.Schema())
 	for id, name := range actions.PhysicalNamesByID(schema) {
 		if was, ok := before[id]; ok && was != name {
 			return fmt.Errorf("column mapping: the column with id %d would change its physical name from %q to %q", id, was, name)

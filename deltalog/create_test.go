@@ -51,7 +51,15 @@ func TestMinimalProtocol(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := deltalog.MinimalProtocol(&actions.Metadata{Configuration: c.props}, schema)
+		text, err := actions.SchemaString(schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := actions.NewTableConfig(nil, &actions.Metadata{SchemaString: text, Configuration: c.props})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := cfg.MinimalProtocol()
 		rf, wf := slices.Sorted(slices.Values(p.ReaderFeatures)), slices.Sorted(slices.Values(p.WriterFeatures))
 		if p.MinReaderVersion != c.reader || p.MinWriterVersion != c.writer || !slices.Equal(rf, c.rf) || !slices.Equal(wf, c.wf) {
 			t.Errorf("%s %v: protocol (%d, %d) %v %v, want (%d, %d) %v %v", c.ddl, c.props,
@@ -72,7 +80,8 @@ func TestCreateRefuses(t *testing.T) {
 	}{
 		{"id long", nil, map[string]string{"delta.appendOnyl": "true"}, `unknown table property "delta.appendOnyl"`, nil},
 		{"id long", nil, map[string]string{"delta.columnMapping.mode": "position"}, "delta.columnMapping.mode", nil},
-		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "supported"}, "delta.feature.*", deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.feature.noSuchFeature": "supported"}, `table feature "nosuchfeature"`, deltalog.ErrUnsupportedFeature},
+		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "yes"}, `delta.feature.deletionvectors="yes"`, nil},
 		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints are added to an existing table", nil},
 		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
 		// Spark's booleans are not padded; its intervals have no months.
@@ -237,10 +246,10 @@ func TestTransactionHelpers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := snap.NewTransaction(deltalog.WithCheckpoints("of"))
+	bad := snap.NewTransaction(deltalog.WithPostCommit("of"))
 	bad.SetOperation("WRITE", nil, nil)
-	if _, err := bad.Commit(ctx); err == nil || !strings.Contains(err.Error(), `unknown checkpoint mode "of"`) {
-		t.Errorf("commit with checkpoint mode \"of\": %v", err)
+	if _, err := bad.Commit(ctx); err == nil || !strings.Contains(err.Error(), `unknown post-commit mode "of"`) {
+		t.Errorf("commit with post-commit mode \"of\": %v", err)
 	}
 	if s, _ := deltalog.Open(ctx, st, ""); s.Version() != snap.Version() {
 		t.Errorf("the refused commit landed")
@@ -276,7 +285,7 @@ func TestSupportsColumnMapping(t *testing.T) {
 		{`{"minReaderVersion":2,"minWriterVersion":5}`, "Name"},
 	} {
 		s := open(tc.protocol, tc.mode)
-		if got, want := s.ColumnMappingMode(), strings.ToLower(tc.mode); got != want {
+		if got, want := s.Config().ColumnMappingMode(), strings.ToLower(tc.mode); got != want {
 			t.Errorf("%s: ColumnMappingMode %q, want %q", tc.protocol, got, want)
 		}
 		if err := s.Supports(deltalog.OpScan); err != nil {
@@ -294,7 +303,7 @@ func TestSupportsColumnMapping(t *testing.T) {
 	// Without the feature in the protocol the property is not honoured
 	// by readers: the table reads by display names.
 	legacy := open(`{"minReaderVersion":1,"minWriterVersion":2}`, "name")
-	if m := legacy.ColumnMappingMode(); m != "none" {
+	if m := legacy.Config().ColumnMappingMode(); m != "none" {
 		t.Errorf("reader version 1: ColumnMappingMode %q, want none", m)
 	}
 	if err := legacy.Supports(deltalog.OpScan); err != nil {

@@ -20,7 +20,7 @@ import (
 
 const ordersSchema = `{"type":"struct","fields":[{"name":"id","type":"long","nullable":false,"metadata":{}},{"name":"country","type":"string","nullable":true,"metadata":{}}]}`
 
-func createTable(t *testing.T, st objstore.Store, props map[string]string, opts ...deltalog.TxnOption) {
+func createTable(t *testing.T, st objstore.Store, props map[string]string, opts ...deltalog.CommitOption) {
 	t.Helper()
 	tx, err := deltalog.Create(st, "", &actions.Metadata{SchemaString: ordersSchema, PartitionColumns: []string{"country"}, Configuration: props}, opts...)
 	if err != nil {

@@ -88,15 +88,12 @@ func (tx *Transaction) checkUserDomain(domain, verb string) error {
 }
 
 // addDomain adds the action and, when the protocol lacks the
-// domainMetadata writer feature, the protocol that has it.
+// domainMetadata writer feature, enables it (as kernel's
+// withDomainMetadataSupported).
 func (tx *Transaction) addDomain(d actions.DomainMetadata) {
 	tx.acts = append(tx.acts, actions.Action{DomainMetadata: &d})
-	p := tx.protocol
-	if p == nil && tx.snap != nil {
-		p = tx.snap.protocol
-	}
-	if p != nil && !p.HasWriterFeature(actions.FeatureDomainMetadata) {
-		tx.protocol = actions.MergeProtocols(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{actions.FeatureDomainMetadata}}, p)
+	if c, err := tx.config(); err == nil && !c.Supports(actions.FeatureDomainMetadata) {
+		_ = tx.EnableFeatures(actions.FeatureDomainMetadata)
 	}
 }
 

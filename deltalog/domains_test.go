@@ -29,13 +29,13 @@ func TestDomainMetadataSetRemoveReplay(t *testing.T) {
 	ctx := context.Background()
 	st := objstore.NewMem()
 	// A legacy protocol (1, 2): setting a domain upgrades it.
-	createTable(t, st, map[string]string{"delta.checkpointInterval": "3"}, deltalog.WithCheckpoints(deltalog.CheckpointsSync))
+	createTable(t, st, map[string]string{"delta.checkpointInterval": "3"}, deltalog.WithPostCommit(deltalog.PostCommitSync))
 	if p := open(t, st).Protocol(); p.MinWriterVersion != 2 {
 		t.Fatalf("start protocol %+v", p)
 	}
 	commit := func(f func(tx *deltalog.Transaction) error) *deltalog.CommitResult {
 		t.Helper()
-		tx := open(t, st).NewTransaction(deltalog.WithCheckpoints(deltalog.CheckpointsSync))
+		tx := open(t, st).NewTransaction(deltalog.WithPostCommit(deltalog.PostCommitSync))
 		if err := f(tx); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestDomainMetadataSetRemoveReplay(t *testing.T) {
 		t.Fatalf("post-commit snapshot after replace: %v", domainsOf(post))
 	}
 	res = commit(func(tx *deltalog.Transaction) error { return tx.RemoveDomainMetadata("app.owner") })
-	if err := res.WaitCheckpoint(); err != nil {
+	if err := res.WaitHooks(); err != nil {
 		t.Fatal(err)
 	}
 	want = map[string]string{"app.watermark": `{"offset":2}`}

@@ -14,10 +14,13 @@ import (
 // and naming the feature; a feature without a record is refused by
 // every operation that must know it.
 func TestFeatureRecords(t *testing.T) {
-	schema := &actions.StructType{Fields: []*actions.StructField{{Name: "id", Type: actions.TypeLong, Nullable: true}}}
-	md := &actions.Metadata{Configuration: map[string]string{}}
+	md := &actions.Metadata{SchemaString: `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`, Configuration: map[string]string{}}
 	snapOf := func(p *actions.Protocol) *Snapshot {
-		return &Snapshot{table: newTable(nil, "t"), protocol: p, metadata: md, props: md.Properties(), schema: schema}
+		c, err := actions.NewTableConfig(p, md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Snapshot{table: newTable(nil, "t"), config: c}
 	}
 	listing := func(name string) *actions.Protocol {
 		p := &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{name}}
@@ -54,10 +57,11 @@ func TestFeatureRecords(t *testing.T) {
 			}
 		}
 	}
-	// Every name MinimalProtocol may list has a record that writes it.
-	for _, r := range features {
-		if r.enabled != nil && !r.ops.has(opCommit) {
-			t.Errorf("%s is enabled for new tables but lakelog does not commit to a table that has it", r.name)
+	// Every feature metadata can need (that MinimalProtocol may list)
+	// has a record that writes it.
+	for _, name := range actions.MetadataFeatures() {
+		if r := featureByName[name]; r == nil || !r.ops.has(opCommit) {
+			t.Errorf("%s is enabled for new tables but lakelog does not commit to a table that has it", name)
 		}
 	}
 }
@@ -67,9 +71,12 @@ func TestFeatureRecords(t *testing.T) {
 // append-only property on a protocol without appendOnly still forbids
 // deletes), and not on reads.
 func TestFeatureEnabledByProperties(t *testing.T) {
-	md := &actions.Metadata{Configuration: map[string]string{"delta.appendOnly": "true"}}
-	schema := &actions.StructType{Fields: []*actions.StructField{{Name: "id", Type: actions.TypeLong, Nullable: true}}}
-	s := &Snapshot{table: newTable(nil, "t"), protocol: &actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 1}, metadata: md, props: md.Properties(), schema: schema}
+	md := &actions.Metadata{SchemaString: `{"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]}`, Configuration: map[string]string{"delta.appendOnly": "true"}}
+	c, err := actions.NewTableConfig(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 1}, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Snapshot{table: newTable(nil, "t"), config: c}
 	for _, op := range operations {
 		err := s.supports(op)
 		if removesRows.has(op) != (err != nil) {

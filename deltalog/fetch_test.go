@@ -26,7 +26,7 @@ func TestOpenFetchesCommitsConcurrently(t *testing.T) {
 	commitN(t, mem, 0, 10) // checkpoint of version 10
 	s := open(t, mem)
 	for i := range 30 {
-		tx := s.NewTransaction(deltalog.WithCheckpoints("off"))
+		tx := s.NewTransaction(deltalog.WithPostCommit("off"))
 		tx.Add(addFile(fmt.Sprintf("g%03d.parquet", i), "de"))
 		if i%3 == 2 {
 			tx.Add(actions.Action{Remove: &actions.Remove{Path: fmt.Sprintf("f%06d.parquet", i/3), DataChange: true}})

@@ -275,12 +275,12 @@ func (fs *fileSet) with(dead []int32, batch *checkpoint.FileColumns) *fileSet {
 	return out
 }
 
-// addsBatch builds a batch of adds laid out by md's layout.
-func addsBatch(md *actions.Metadata, adds []*actions.Add) (*checkpoint.FileColumns, error) {
+// addsBatch builds a batch of adds laid out by the table's layout.
+func addsBatch(table *actions.TableConfig, adds []*actions.Add) (*checkpoint.FileColumns, error) {
 	if len(adds) == 0 {
 		return nil, nil
 	}
-	l, err := checkpoint.NewFileLayout(md)
+	l, err := checkpoint.NewFileLayout(table)
 	if err != nil {
 		return nil, err
 	}

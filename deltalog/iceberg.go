@@ -14,12 +14,12 @@ import (
 // of array elements and map keys and values (parquet.field.nested.ids).
 // Writers put the partition values in the data files too
 // (writer.materializePartitions).
-func icebergCompatCheck(version int) func(t *tableConfig, op Operation) error {
-	return func(t *tableConfig, op Operation) error {
+func icebergCompatCheck(version int) func(t *actions.TableConfig, op Operation) error {
+	return func(t *actions.TableConfig, op Operation) error {
 		if readOps.has(op) {
 			return nil
 		}
-		p := t.props
+		p := t.Properties()
 		enabled := p.EnableIcebergCompatV2
 		if version == 1 {
 			enabled = p.EnableIcebergCompatV1
@@ -33,10 +33,10 @@ func icebergCompatCheck(version int) func(t *tableConfig, op Operation) error {
 		if m := p.ColumnMappingMode; m != actions.ColumnMappingName && m != actions.ColumnMappingID {
 			return fmt.Errorf("IcebergCompatV%d needs column mapping: set %s to name or id", version, actions.PropColumnMappingMode)
 		}
-		if p.EnableDeletionVectors || (version == 1 && t.protocol != nil && t.protocol.HasWriterFeature(actions.FeatureDeletionVectors)) {
+		if p.EnableDeletionVectors || (version == 1 && t.Protocol() != nil && t.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)) {
 			return fmt.Errorf("IcebergCompatV%d forbids deletion vectors: set %s to false (and purge them with OPTIMIZE)", version, actions.PropEnableDeletionVectors)
 		}
-		return icebergTypes(t.schema, version, "")
+		return icebergTypes(t.Schema(), version, "")
 	}
 }
 

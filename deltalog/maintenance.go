@@ -23,7 +23,7 @@ const (
 )
 
 // CheckpointInterval is the table's delta.checkpointInterval (default 10).
-func (s *Snapshot) CheckpointInterval() int64 { return s.props.CheckpointInterval }
+func (s *Snapshot) CheckpointInterval() int64 { return s.Properties().CheckpointInterval }
 
 // checkpointActions yields the reconciled state of s as checkpoint rows:
 // protocol, metadata, app transactions (unexpired), domain metadata, the
@@ -31,11 +31,11 @@ func (s *Snapshot) CheckpointInterval() int64 { return s.props.CheckpointInterva
 // with adds the active files (else they are checkpointFiles).
 func (s *Snapshot) checkpointActions(now time.Time, adds bool) iter.Seq2[actions.Action, error] {
 	return func(yield func(actions.Action, error) bool) {
-		if !yield(actions.Action{Protocol: s.protocol}, nil) || !yield(actions.Action{Metadata: s.metadata}, nil) {
+		if !yield(actions.Action{Protocol: s.Protocol()}, nil) || !yield(actions.Action{Metadata: s.Metadata()}, nil) {
 			return
 		}
 		txnCutoff := int64(-1)
-		if d := s.props.SetTransactionRetention; d > 0 {
+		if d := s.Properties().SetTransactionRetention; d > 0 {
 			txnCutoff = now.Add(-d).UnixMilli()
 		}
 		appIDs := make([]string, 0, len(s.txns))
@@ -70,7 +70,7 @@ func (s *Snapshot) checkpointActions(now time.Time, adds bool) iter.Seq2[actions
 				}
 			}
 		}
-		cutoff := now.Add(-s.props.DeletedFileRetention).UnixMilli()
+		cutoff := now.Add(-s.Properties().DeletedFileRetention).UnixMilli()
 		for _, r := range s.tombstones {
 			if r.DeletionTimestamp == nil || *r.DeletionTimestamp <= cutoff {
 				continue
@@ -95,13 +95,13 @@ func (s *Snapshot) checkpointFiles() iter.Seq[checkpoint.FileRow] {
 	}
 }
 
-// Checkpoint writes a classic Parquet checkpoint of the snapshot's version
-// and then _last_checkpoint. The checkpoint appears whole or not at all; a
-// failure leaves the table as it was (readers use the previous checkpoint).
+// Checkpoint writes a Parquet checkpoint of the snapshot's version and
+// then _last_checkpoint: a V2 checkpoint (UUID-named, with a
+// checkpointMetadata action) where the table's configuration asks for it
+// (delta.checkpointPolicy=v2 and the v2Checkpoint feature), else a
+// classic one. The checkpoint appears whole or not at all; a failure
+// leaves the table as it was (readers use the previous checkpoint).
 func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.LastCheckpoint, error) {
-	if s.protocol.HasWriterFeature(actions.FeatureV2Checkpoint) {
-		return checkpoint.LastCheckpoint{}, fmt.Errorf("deltalog: checkpoint of %s: %w: writing V2 checkpoints", s.display(), ErrUnsupportedFeature)
-	}
 	if s.checkpointProtected() {
 		// checkpointProtection: a checkpoint is written only for a
 		// protocol lakelog writes (its requirement for versions before
@@ -113,7 +113,10 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	if err := s.LoadStats(ctx); err != nil {
 		return checkpoint.LastCheckpoint{}, err
 	}
-	opts := checkpoint.TableOptions(s.metadata, s.props)
+	opts := checkpoint.TableOptions(s.config)
+	if s.config.V2Checkpoints() {
+		opts = append(opts, checkpoint.WithV2(0))
+	}
 	lc, err := checkpoint.WriteFiles(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now, false), s.checkpointFiles(), opts...)
 	if err != nil {
 		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, s.display(), err)
@@ -147,13 +150,13 @@ type CleanupResult struct {
 // does nothing when delta.enableExpiredLogCleanup is false.
 func (s *Snapshot) CleanupLog(ctx context.Context, now time.Time) (CleanupResult, error) {
 	res := CleanupResult{KeptFrom: -1}
-	if !s.props.EnableExpiredLogCleanup {
+	if !s.Properties().EnableExpiredLogCleanup {
 		return res, nil
 	}
-	if e := s.props.InvalidProperty(actions.PropLogRetentionDuration); e != nil {
+	if e := s.Properties().InvalidProperty(actions.PropLogRetentionDuration); e != nil {
 		return res, fmt.Errorf("deltalog: cleanup: %w", e)
 	}
-	cutoff := now.Add(-s.props.LogRetention)
+	cutoff := now.Add(-s.Properties().LogRetention)
 	l, err := s.list(ctx, -1)
 	if err != nil {
 		return res, err
@@ -242,13 +245,13 @@ func (s *Snapshot) CheckpointAndCleanup(ctx context.Context, now time.Time) erro
 // checkpointProtected reports whether the protocol has the
 // checkpointProtection feature.
 func (s *Snapshot) checkpointProtected() bool {
-	return s.protocol.HasWriterFeature(actions.FeatureCheckpointProtection)
+	return s.Protocol().HasWriterFeature(actions.FeatureCheckpointProtection)
 }
 
 // protectedBefore is delta.requireCheckpointProtectionBeforeVersion, 0
 // when unset or not a version.
 func (s *Snapshot) protectedBefore() int64 {
-	v, err := strconv.ParseInt(strings.TrimSpace(s.metadata.Configuration[actions.PropRequireCheckpointProtectionBeforeVersion]), 10, 64)
+	v, err := strconv.ParseInt(strings.TrimSpace(s.Metadata().Configuration[actions.PropRequireCheckpointProtectionBeforeVersion]), 10, 64)
 	if err != nil || v < 0 {
 		return 0
 	}

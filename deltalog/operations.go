@@ -2,8 +2,6 @@ package deltalog
 
 import (
 	"fmt"
-
-	"github.com/lakelog/lakelog/actions"
 )
 
 // Operation names what a caller is about to do with a table, for
@@ -47,29 +45,15 @@ func (s *Snapshot) Supports(op Operation) error {
 }
 
 func (s *Snapshot) supports(op Operation) error {
-	t := &tableConfig{protocol: s.protocol, metadata: s.metadata, props: s.props, schema: s.schema}
-	if err := t.check(op); err != nil {
+	if err := check(s.config, op); err != nil {
 		return err
 	}
 	// A property whose value does not parse would be read as its default
 	// (a feed not recorded, a retention not kept): Spark fails such writes
 	// too. Checked last, so that ErrInvalidProperty means nothing else is
 	// in the way (ALTER TABLE may then mend the property).
-	if err := s.props.Err(); err != nil && writeOps.has(op) {
+	if err := s.Properties().Err(); err != nil && writeOps.has(op) {
 		return fmt.Errorf("%w: %w", ErrInvalidProperty, err)
 	}
 	return nil
-}
-
-// ColumnMappingMode is the column mapping mode readers honour
-// (PROTOCOL.md "Column Mapping"): delta.columnMapping.mode, lower-cased,
-// when the protocol supports the columnMapping feature (reader version 2,
-// or 3 listing it), else "none", since the property means nothing to a
-// protocol without the feature. Supports refuses any mode but "none",
-// "name" and "id".
-func (s *Snapshot) ColumnMappingMode() string {
-	if !s.protocol.HasReaderFeature(actions.FeatureColumnMapping) {
-		return actions.ColumnMappingNone
-	}
-	return s.props.ColumnMappingMode
 }

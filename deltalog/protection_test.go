@@ -36,7 +36,7 @@ func TestLogCleanupCheckpointProtection(t *testing.T) {
 	if _, err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	commitN(t, st, 0, 30, deltalog.WithCheckpoints("off"))
+	commitN(t, st, 0, 30, deltalog.WithPostCommit("off"))
 	for _, v := range []int64{10, 20} {
 		if _, err := open(t, st, deltalog.AtVersion(v)).Checkpoint(ctx, time.Now()); err != nil {
 			t.Fatal(err)

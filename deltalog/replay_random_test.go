@@ -57,7 +57,7 @@ func randomLogReplay(t *testing.T, seed uint64, versions int) {
 	countries := []string{"de", "fr", "nl", "it"}
 	next := 0
 	for v := 1; v <= versions; v++ {
-		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
+		tx := snap.NewTransaction(deltalog.WithPostCommit("off"))
 		paths := slices.Sorted(maps.Keys(live))
 		for range 1 + rng.IntN(6) {
 			switch op := rng.IntN(10); {

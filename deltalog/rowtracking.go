@@ -54,7 +54,7 @@ func parseHighWaterMark(conf string) (int64, error) {
 // protocol supports the rowTracking feature (delta.enableRowTracking then
 // says whether readers may rely on them).
 func (s *Snapshot) RowTrackingSupported() bool {
-	return s.protocol.HasWriterFeature(actions.FeatureRowTracking)
+	return s.Protocol().HasWriterFeature(actions.FeatureRowTracking)
 }
 
 // RowTrackingEnabled reports whether the table's row IDs and row commit
@@ -62,17 +62,14 @@ func (s *Snapshot) RowTrackingSupported() bool {
 // supports the feature): readers expose them as _metadata.row_id and
 // _metadata.row_commit_version.
 func (s *Snapshot) RowTrackingEnabled() bool {
-	return s.RowTrackingSupported() && s.props.EnableRowTracking
+	return s.RowTrackingSupported() && s.Properties().EnableRowTracking
 }
 
 // rowTracked reports whether the commit must assign row IDs: the protocol
 // it leaves supports the feature.
 func (tx *Transaction) rowTracked() bool {
-	p := tx.protocol
-	if p == nil && tx.snap != nil {
-		p = tx.snap.protocol
-	}
-	return p.HasWriterFeature(actions.FeatureRowTracking)
+	c, err := tx.config()
+	return err == nil && c.AssignsRowIDs()
 }
 
 // startHighWaterMark is the mark the first attempt builds on: the read

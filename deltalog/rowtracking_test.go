@@ -275,7 +275,7 @@ func TestRowTrackingConcurrentWritersWithFaults(t *testing.T) {
 					c-- // an injected read failure: open again
 					continue
 				}
-				tx := s.NewTransaction(deltalog.WithCheckpoints(deltalog.CheckpointsOff))
+				tx := s.NewTransaction(deltalog.WithPostCommit(deltalog.PostCommitOff))
 				var n int64
 				for f := 0; f <= r.IntN(3); f++ {
 					k := int64(r.IntN(50))

@@ -38,13 +38,10 @@ func (t *table) logDir() string { return t.root + LogDir }
 type Snapshot struct {
 	table
 	version    int64
-	timestamp  time.Time // commit timestamp of version
-	protocol   *actions.Protocol
-	metadata   *actions.Metadata
-	props      *actions.TableProperties // metadata's properties, parsed once
-	schema     *actions.StructType
-	files      *fileSet          // active files, as columns
-	tombstones []*actions.Remove // removes not re-added, sorted by path
+	timestamp  time.Time            // commit timestamp of version
+	config     *actions.TableConfig // protocol, metadata, properties and schema, joined once
+	files      *fileSet             // active files, as columns
+	tombstones []*actions.Remove    // removes not re-added, sorted by path
 	txns       map[string]actions.Txn
 	domains    map[string]actions.DomainMetadata
 	ict        ictState
@@ -129,7 +126,7 @@ func Open(ctx context.Context, store objstore.Store, root string, opts ...Option
 			return nil, err
 		}
 		if !cfg.skipGate {
-			if err := checkReadable(s.protocol); err != nil {
+			if err := checkReadable(s.Protocol()); err != nil {
 				return nil, fmt.Errorf("deltalog: %s: %w", t.display(), err)
 			}
 		}
@@ -277,7 +274,7 @@ func (st *state) apply(a *actions.Action) {
 // stateOf reopens a finished snapshot for further folding.
 func stateOf(s *Snapshot) *state {
 	st := newState()
-	st.protocol, st.metadata = s.protocol, s.metadata
+	st.protocol, st.metadata = s.Protocol(), s.Metadata()
 	st.base = s.files
 	st.baseRemoves = s.tombstones
 	for k, v := range s.txns {
@@ -300,30 +297,28 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 	if st.metadata == nil {
 		return nil, fmt.Errorf("deltalog: %w: no metaData action up to version %d of %s", ErrLogCorrupt, version, t.display())
 	}
-	schema, err := st.metadata.Schema()
+	config, err := actions.NewTableConfig(st.protocol, st.metadata)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: version %d of %s: %w", version, t.display(), err)
 	}
 	s := &Snapshot{
-		table:    t,
-		version:  version,
-		protocol: st.protocol,
-		metadata: st.metadata,
-		schema:   schema,
-		txns:     st.txns,
-		domains:  st.domains,
-		lazy:     st.lazy,
+		table:   t,
+		version: version,
+		config:  config,
+		txns:    st.txns,
+		domains: st.domains,
+		lazy:    st.lazy,
 	}
-	files, err := st.files()
+	files, err := st.files(config)
 	if err != nil {
 		return nil, fmt.Errorf("deltalog: version %d of %s: %w", version, t.display(), err)
 	}
 	s.files = files
 	s.tombstones = st.tombstones()
-	s.props = st.metadata.Properties()
+	props := config.Properties()
 	s.ict = ictState{
-		enabled:           s.props.EnableInCommitTimestamps,
-		enablementVersion: s.props.InCommitTimestampEnablementVersion,
+		enabled:           props.EnableInCommitTimestamps,
+		enablementVersion: props.InCommitTimestampEnablementVersion,
 		lastICT:           st.lastICT,
 	}
 	switch {
@@ -337,7 +332,7 @@ func (st *state) finish(t table, version int64, modTime time.Time) (*Snapshot, e
 
 // files is the fold's live files: the base's, less those whose keys a
 // commit added or removed, plus the commits' adds.
-func (st *state) files() (*fileSet, error) {
+func (st *state) files(table *actions.TableConfig) (*fileSet, error) {
 	base := st.base
 	if base == nil {
 		base = emptyFiles
@@ -360,7 +355,7 @@ func (st *state) files() (*fileSet, error) {
 			adds = append(adds, a)
 		}
 	}
-	batch, err := addsBatch(st.metadata, adds)
+	batch, err := addsBatch(table, adds)
 	if err != nil {
 		return nil, err
 	}
@@ -469,10 +464,10 @@ func (s *Snapshot) Version() int64 { return s.version }
 func (s *Snapshot) Timestamp() time.Time { return s.timestamp }
 
 // Protocol is the table's protocol action.
-func (s *Snapshot) Protocol() *actions.Protocol { return s.protocol }
+func (s *Snapshot) Protocol() *actions.Protocol { return s.config.Protocol() }
 
 // Metadata is the table's metaData action.
-func (s *Snapshot) Metadata() *actions.Metadata { return s.metadata }
+func (s *Snapshot) Metadata() *actions.Metadata { return s.config.Metadata() }
 
 // Properties are the table's properties (metaData.configuration), typed:
 // parsed once when the snapshot was built, by the one parser of them
@@ -480,13 +475,20 @@ func (s *Snapshot) Metadata() *actions.Metadata { return s.metadata }
 // here. Invalid values hold the defaults and are listed in Invalid;
 // Supports refuses writes to a table that has one. The value is shared:
 // do not modify it.
-func (s *Snapshot) Properties() *actions.TableProperties { return s.props }
+func (s *Snapshot) Properties() *actions.TableProperties { return s.config.Properties() }
 
 // Schema is the table's logical schema.
-func (s *Snapshot) Schema() *actions.StructType { return s.schema }
+func (s *Snapshot) Schema() *actions.StructType { return s.config.Schema() }
 
 // PartitionColumns are the logical partition column names.
-func (s *Snapshot) PartitionColumns() []string { return s.metadata.PartitionColumns }
+func (s *Snapshot) PartitionColumns() []string { return s.config.PartitionColumns() }
+
+// Config is the table's configuration at this version: its protocol,
+// metadata and properties joined, with the rules every reader and writer
+// follows (column mapping, the features in force, what writes must do).
+// Pruners, scans, writers and the conflict checker take it; it is built
+// once per snapshot.
+func (s *Snapshot) Config() *actions.TableConfig { return s.config }
 
 // Store is the store the table lives in.
 func (s *Snapshot) Store() objstore.Store { return s.store }

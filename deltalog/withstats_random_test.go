@@ -54,7 +54,7 @@ func randomOpenWithStats(t *testing.T, seed uint64, versions int) {
 	forms := map[string]int{}
 	exactJSON := true // no checkpoint holds the stats only as a struct
 	for v := 1; v <= versions; v++ {
-		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
+		tx := snap.NewTransaction(deltalog.WithPostCommit("off"))
 		paths := slices.Sorted(maps.Keys(live))
 		for range 1 + rng.IntN(8) {
 			switch op := rng.IntN(10); {
@@ -112,7 +112,7 @@ func randomOpenWithStats(t *testing.T, seed uint64, versions int) {
 				opts = append(opts, checkpoint.WithV2(0))
 			case 4: // the reader renders stats_parsed back as JSON
 				form = "stats as struct only"
-				opts = append(opts, checkpoint.WithStatsAsStruct(snap.Metadata()), checkpoint.WithoutStatsJSON())
+				opts = append(opts, checkpoint.WithStatsAsStruct(snap.Config()), checkpoint.WithoutStatsJSON())
 				exactJSON = false
 			}
 			if err := snap.LoadStats(ctx); err != nil {

@@ -506,6 +506,10 @@ func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
 	if err != nil {
 		return x.errAt(pos, err)
 	}
+	if res == nil { // DROP CONSTRAINT IF EXISTS of a constraint the table lacks
+		x.r.Summary = fmt.Sprintf("ALTER TABLE %s: the table has no CHECK constraint %s; nothing was committed", n.op, n.constraint)
+		return nil
+	}
 	x.r.committed(res)
 	x.r.Summary = fmt.Sprintf("ALTER TABLE %s: version %d: %s", n.op, res.Version, done)
 	return nil

@@ -1,6 +1,7 @@
 package deltasql
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -43,16 +44,17 @@ func (r *Result) Rows() iter.Seq2[arrow.RecordBatch, error] {
 	return r.rows
 }
 
-// WaitCheckpoints waits for the checkpoints the statement's commits
-// started; their failure does not undo the commits.
-func (r *Result) WaitCheckpoints() error {
-	var first error
+// WaitHooks waits for the post-commit hooks the statement's commits
+// started (deltalog.CommitResult.WaitHooks) and returns their failures
+// joined; they do not undo the commits.
+func (r *Result) WaitHooks() error {
+	var errs []error
 	for _, c := range r.commits {
-		if err := c.WaitCheckpoint(); err != nil && first == nil {
-			first = err
+		if err := c.WaitHooks(); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	return first
+	return errors.Join(errs...)
 }
 
 // committed records a commit of the statement.

@@ -84,7 +84,7 @@ func (p *parser) createTable() (node, error) {
 				return nil, err
 			}
 		case p.is("CLUSTER"):
-			return nil, p.errorf(p.tok.pos, "CLUSTER BY is not supported yet (liquid clustering comes with table features, issue 24)")
+			return nil, p.errorf(p.tok.pos, "CLUSTER BY is not supported yet: lakelog does not write liquid-clustered tables; use PARTITIONED BY, or OPTIMIZE ... ZORDER BY for data skipping")
 		case p.is("LOCATION"):
 			if err := p.advance(); err != nil {
 				return nil, err

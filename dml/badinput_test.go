@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
@@ -103,7 +104,7 @@ func TestBadInputCommitsNothing(t *testing.T) {
 				{"MERGE with a bad writer option", func() error {
 					src := tabletest.RecordJSON(t, memory.DefaultAllocator, srcSchema, `[{"id":1,"name":"x","v":9}]`)
 					_, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "target.id = source.id"),
-						[]dml.Clause{dml.WhenMatchedDelete(nil)}, dml.WithWriterOptions(writer.WithAppTransaction("", 1)))
+						[]dml.Clause{dml.WhenMatchedDelete(nil)}, dml.WithCommitOptions(deltalog.WithAppTransaction("", 1)))
 					return err
 				}, []string{"app transaction needs an app id"}, nil},
 				{"MERGE without a join key", func() error {

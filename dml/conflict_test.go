@@ -48,7 +48,7 @@ func TestMergeVersusConcurrentAppend(t *testing.T) {
 				src := tabletest.RecordJSON(t, memory.DefaultAllocator, sc, `[{"id":2,"p":"a","v":200},{"id":5,"p":"a","v":500}]`)
 				res, err := dml.Merge(ctx, read, tabletest.Batches(t, src), mustParse(t, "target.id = source.id AND target.p = source.p"),
 					[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)},
-					dml.WithWriterOptions(writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable))))
+					dml.WithCommitOptions(deltalog.WithIsolation(conflict.Serializable)))
 				if c.wantAbort {
 					if !errors.Is(err, conflict.ErrConcurrentAppend) {
 						t.Fatalf("want ConcurrentAppend, got %v", err)

@@ -33,10 +33,12 @@ func Delete(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, o
 	if err != nil {
 		return nil, err
 	}
-	if res, done := cfg.writer.AlreadyApplied(snap); done {
+	j := newJob(ctx, snap, cfg, opDelete)
+	if res, err := j.tx.Start(); err != nil {
+		return nil, fmt.Errorf("dml: %w", err)
+	} else if res != nil {
 		return &Result{CommitResult: res}, nil
 	}
-	j := newJob(ctx, snap, cfg, opDelete)
 	targets, err := j.plan(predicate, false)
 	if err != nil {
 		return nil, err

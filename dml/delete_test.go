@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
-	"github.com/lakelog/lakelog/writer"
 )
 
 func TestDeleteAndUpdateCopyOnWrite(t *testing.T) {
@@ -57,7 +57,7 @@ func TestNoopRecordsAppTransaction(t *testing.T) {
 	if err != nil || res.CommitResult != nil {
 		t.Fatalf("delete of nothing: %v, committed %v", err, res.CommitResult)
 	}
-	res, err = dml.Delete(ctx, snap, mustParse(t, "id = 99"), dml.WithWriterOptions(writer.WithAppTransaction("ingest", 7)))
+	res, err = dml.Delete(ctx, snap, mustParse(t, "id = 99"), dml.WithCommitOptions(deltalog.WithAppTransaction("ingest", 7)))
 	if err != nil || res.CommitResult == nil {
 		t.Fatalf("delete of nothing with an app transaction: %v, committed %v", err, res)
 	}
@@ -65,7 +65,7 @@ func TestNoopRecordsAppTransaction(t *testing.T) {
 	if _, done := after.AlreadyApplied("ingest", 7); !done {
 		t.Errorf("the table does not hold txn ingest=7 after the no-op delete")
 	}
-	res, err = dml.Delete(ctx, after, mustParse(t, "id = 1"), dml.WithWriterOptions(writer.WithAppTransaction("ingest", 7)))
+	res, err = dml.Delete(ctx, after, mustParse(t, "id = 1"), dml.WithCommitOptions(deltalog.WithAppTransaction("ingest", 7)))
 	if err != nil || !res.AlreadyApplied {
 		t.Fatalf("a repeated batch: %v, result %+v", err, res)
 	}

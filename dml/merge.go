@@ -189,10 +189,12 @@ func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.
 	if err != nil {
 		return nil, err
 	}
-	if res, done := cfg.writer.AlreadyApplied(snap); done {
+	m := &merge{job: newJob(ctx, snap, cfg, opMerge), tAlias: cfg.targetAlias, sAlias: cfg.sourceAlias}
+	if res, err := m.tx.Start(); err != nil {
+		return nil, fmt.Errorf("dml: %w", err)
+	} else if res != nil {
 		return &Result{CommitResult: res}, nil
 	}
-	m := &merge{job: newJob(ctx, snap, cfg, opMerge), tAlias: cfg.targetAlias, sAlias: cfg.sourceAlias}
 	if m.tAlias == "" {
 		m.tAlias = "target"
 	}

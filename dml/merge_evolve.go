@@ -43,8 +43,8 @@ func (m *merge) evolve(clauses []Clause) error {
 	st.Fields = append(st.Fields, added...)
 	md := *m.snap.Metadata()
 	md.Configuration = maps.Clone(md.Configuration)
-	props := m.snap.Properties()
-	if props.ColumnMappingMode != actions.ColumnMappingNone {
+	if m.snap.Config().ColumnMapped() {
+		props := m.snap.Properties()
 		var maxID int64
 		st, maxID = actions.AssignColumnMapping(st, props.ColumnMappingMaxColumnID, false)
 		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
@@ -54,11 +54,17 @@ func (m *merge) evolve(clauses []Clause) error {
 		return fmt.Errorf("dml: MERGE: schema evolution: %w", err)
 	}
 	md.SchemaString = text
-	s, err := m.cfg.writer.With(writer.WithSchemaChange(&md))
+	// The commit carries the new metadata, and the protocol follows it by
+	// deltalog's one rule (a new timestamp_ntz column is refused unless
+	// the table has the feature), before any file is written.
+	if err := m.tx.SetMetadata(&md); err != nil {
+		return fmt.Errorf("dml: MERGE: schema evolution: %w", err)
+	}
+	s, err := m.cfg.writer.With(writer.WithSchemaChange(m.tx.Config()))
 	if err != nil {
 		return fmt.Errorf("dml: MERGE: %w", err)
 	}
-	m.cfg.writer, m.table, m.schemaChange = s, st, &md
+	m.cfg.writer, m.table = s, st
 	return nil
 }
 

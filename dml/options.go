@@ -4,18 +4,19 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/writer"
 )
 
-// Option configures DELETE, UPDATE and MERGE.
+// Option configures ReplaceWhere, DELETE, UPDATE and MERGE.
 type Option func(*config)
 
 type config struct {
 	wopts []writer.Option
 	// writer is wopts resolved once (newConfig): what the operation
-	// hands to the writer and reads its allocator, transaction options
-	// and app transaction from.
+	// hands to the writer of its files and reads its allocator from.
 	writer      *writer.Settings
+	commit      []deltalog.CommitOption // WithCommitOptions
 	noDV        bool
 	parallelism int
 	targetAlias string
@@ -39,11 +40,18 @@ func newConfig(opts []Option) (*config, error) {
 	return c, nil
 }
 
-// WithWriterOptions passes options to the writer of the new data files and
-// to the commit: compression, file size, allocator, app transaction
-// (exactly-once batches), transaction options.
+// WithWriterOptions passes options to the writer of the new data files:
+// compression, file size, allocator.
 func WithWriterOptions(opts ...writer.Option) Option {
 	return func(c *config) { c.wopts = append(c.wopts, opts...) }
+}
+
+// WithCommitOptions sets how the operation commits: an app transaction
+// (exactly-once batches), operation parameters, user metadata, the
+// isolation level, post-commit hooks (deltalog.CommitOption, the options
+// every operation takes).
+func WithCommitOptions(opts ...deltalog.CommitOption) Option {
+	return func(c *config) { c.commit = append(c.commit, opts...) }
 }
 
 // WithoutDeletionVectors rewrites files (copy-on-write) even where the

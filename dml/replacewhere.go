@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -36,7 +35,7 @@ import (
 // match (by partition values and stats; which commits count depends on
 // the isolation level) or removes a file it replaced aborts it, as in
 // Spark; one that writes elsewhere rebases.
-func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...writer.Option) (*deltalog.CommitResult, error) {
+func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
 	if err := snap.Supports(deltalog.OpReplaceWhere); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}
@@ -47,12 +46,14 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	settings, err := writer.Resolve(opts...)
+	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	if res, done := settings.AlreadyApplied(snap); done {
-		return res, nil
+	settings := cfg.writer
+	tx := snap.NewTransaction(cfg.commit...)
+	if res, err := tx.Start(); err != nil || res != nil {
+		return res, err
 	}
 	mem := settings.Allocator()
 	check := func(rec arrow.RecordBatch, rowBase int64) error {
@@ -73,31 +74,21 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 	// predicate, under every rule a scan keeps (a widened column's stats
 	// bounds are not trusted, for one). As in Spark, the transaction reads
 	// the replaced range, not the whole table: the scan records the
-	// predicate and the files it plans. Where the predicate reads only
-	// partition columns, a file whose partition values satisfy it is
-	// replaced whole, without being read.
-	tx := snap.NewTransaction(settings.TxnOptions()...)
+	// predicate and the files it plans. A file whose partition values (or
+	// stats) show that every row satisfies it is replaced whole, without
+	// being read; the others are read and their other rows kept.
 	plan, err := reader.NewScan(snap, reader.WithFilter(bound), reader.WithColumns(), reader.WithAllocator(mem), reader.RecordReads(tx))
 	if err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
-	partitionOnly := expr.IsPartitionOnly(bound, snap.PartitionColumns())
 	var removed, rewrite []*actions.Add
 	for f, err := range plan.Files(ctx) {
 		if err != nil {
 			return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 		}
-		if !partitionOnly {
-			removed = append(removed, f.Add)
+		removed = append(removed, f.Add)
+		if !plan.AllMatch(f) {
 			rewrite = append(rewrite, f.Add)
-			continue
-		}
-		match, err := partitionsMatch(snap.Schema(), snap.ColumnMappingMode(), bound, f.Add)
-		if err != nil {
-			return nil, err
-		}
-		if match {
-			removed = append(removed, f.Add)
 		}
 	}
 
@@ -139,48 +130,14 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		"partitionBy": jsonText(append([]string{}, snap.PartitionColumns()...)),
 		"predicate":   jsonText([]string{bound.String()}),
 	}
-	extra := map[string]any{"numCopiedRows": strconv.FormatInt(copied, 10)}
-	return writer.Commit(ctx, tx, wr, removed, "WRITE", params, extra, writer.WithSettings(settings))
-}
-
-// partitionsMatch reports whether f's partition values satisfy pred, a
-// predicate over partition columns only (TRUE, not NULL). Partition
-// values are keyed by physical names under the column mapping mode.
-func partitionsMatch(schema *actions.StructType, mode string, pred expr.Expr, f *actions.Add) (bool, error) {
-	var perr error
-	v, err := expr.EvalRow(pred, func(col string) (any, bool) {
-		field := schema.Field(col)
-		if field == nil {
-			return nil, false
-		}
-		key := field.PhysicalName(mode)
-		raw, ok := f.PartitionValues[key]
-		if !ok {
-			raw = partitionValueFold(f.PartitionValues, key)
-		}
-		v, err := actions.ParsePartitionValue(field.Type, raw)
-		if err != nil && perr == nil {
-			perr = fmt.Errorf("dml: %s: partition column %q: %w", f.Path, col, err)
-		}
-		return v, err == nil
-	})
-	if perr != nil {
-		return false, perr
+	changes := wr.Changes("WRITE", params, removed)
+	changes.Metrics["numCopiedRows"] = strconv.FormatInt(copied, 10)
+	if err := tx.Stage(changes); err != nil {
+		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
+	res, err := tx.Commit(ctx)
 	if err != nil {
-		return false, fmt.Errorf("dml: replaceWhere: %s: %w", f.Path, err)
+		return nil, fmt.Errorf("dml: replaceWhere: commit: %w", err)
 	}
-	b, ok := v.(bool)
-	return ok && b, nil
-}
-
-// partitionValueFold finds a partition value whose key matches col
-// ignoring case, as Spark resolves column names.
-func partitionValueFold(pv map[string]*string, col string) *string {
-	for k, v := range pv {
-		if strings.EqualFold(k, col) {
-			return v
-		}
-	}
-	return nil
+	return res, nil
 }

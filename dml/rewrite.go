@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -111,19 +110,16 @@ type job struct {
 	// (materializeSourceTimeMs).
 	sourceMs int64
 	written  []string // keys of files written, removed again if the commit fails
-	// schemaChange is the table's metadata after a schema change the
-	// commit makes (MERGE's schema evolution); nil for none.
-	schemaChange *actions.Metadata
 }
 
 func newJob(ctx context.Context, snap *deltalog.Snapshot, cfg *config, op string) *job {
 	j := &job{ctx: ctx, snap: snap, cfg: cfg, op: op, start: time.Now(), metrics: map[string]int64{}}
 	j.mem = cfg.writer.Allocator()
-	j.tx = snap.NewTransaction(cfg.writer.TxnOptions()...)
-	props := snap.Properties()
-	j.cdf = props.EnableChangeDataFeed
-	j.useDV = !cfg.noDV && props.EnableDeletionVectors && snap.Protocol().HasWriterFeature(actions.FeatureDeletionVectors)
-	j.rowTracking = snap.RowTrackingEnabled()
+	j.tx = snap.NewTransaction(cfg.commit...)
+	table := snap.Config()
+	j.cdf = table.ChangeDataFeed()
+	j.useDV = !cfg.noDV && table.DeletionVectors()
+	j.rowTracking = table.RowTracking()
 	return j
 }
 
@@ -151,15 +147,10 @@ func (j *job) forEachFile(files []*target, fn func(t *target) error) error {
 // the read on the transaction, and the matching rows of each (into
 // target.updated when updated, else target.deleted).
 func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
-	var bound expr.Expr
-	var pruner *expr.Pruner
 	opts := []reader.Option{reader.WithColumns(), reader.WithRowIndex(), reader.WithAllocator(j.mem), reader.RecordReads(j.tx)}
 	if predicate != nil {
-		var err error
-		if bound, err = expr.BindPredicate(predicate, j.snap.Schema()); err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		if pruner, err = expr.NewPruner(bound, j.snap.Schema(), j.snap.PartitionColumns(), ""); err != nil {
+		bound, err := expr.BindPredicate(predicate, j.snap.Schema())
+		if err != nil {
 			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
 		}
 		opts = append(opts, reader.WithFilter(bound))
@@ -174,7 +165,7 @@ func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
 			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
 		}
 		t := newTarget(f)
-		t.all = pruner == nil || pruner.AllMatch(f.Add.PartitionValues, f.Stats)
+		t.all = scan.AllMatch(f)
 		if t.all && t.liveRows() < 0 {
 			t.all = false // its row count is unknown: read it
 		}
@@ -265,8 +256,7 @@ func (j *job) rewrite(targets []*target, params map[string]any) (*Result, error)
 		}
 	}
 	rewriteMs := time.Since(t0).Milliseconds()
-	_, _, appTxn := j.cfg.writer.AppTransaction()
-	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) && !appTxn {
+	if len(touched) == 0 && (out.data == nil || len(out.data.Adds) == 0) && !j.tx.HasAppTransaction() {
 		// Nothing matched: Spark commits nothing either. With an app
 		// transaction the commit still records its version, so that the
 		// application knows this batch landed (exactly once).
@@ -717,53 +707,32 @@ func withChangeType(rec arrow.RecordBatch, kind string, mem memory.Allocator) (a
 }
 
 // commit commits the outcome: removes, adds, deletion vector pairs and
-// change files, the app transaction, and commitInfo with Spark's metrics.
+// change files, the identity marks, and commitInfo with Spark's metrics,
+// through the one assembler (Transaction.Stage).
 func (j *job) commit(out *outcome, params map[string]any, rewriteMs int64) (*Result, error) {
-	tx := j.tx
-	if md := j.schemaChange; md != nil {
-		schema, err := md.Schema()
-		if err != nil {
-			return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-		}
-		tx.SetMetadata(md)
-		if p := actions.MergeProtocols(deltalog.MinimalProtocol(md, schema), j.snap.Protocol()); p != j.snap.Protocol() {
-			tx.SetProtocol(p)
-		}
-	}
-	for _, a := range out.removed {
-		tx.RemoveFile(a, true)
-	}
-	for i, a := range out.dvAdds {
-		tx.RemoveFile(out.dvOld[i], true)
-		tx.Add(actions.Action{Add: a})
-	}
-	if out.data != nil {
-		for _, a := range out.data.Adds {
-			tx.Add(actions.Action{Add: a})
-		}
-	}
-	if out.changes != nil {
-		for _, c := range out.changes.Files {
-			tx.Add(actions.Action{CDC: c})
-		}
-	}
-	if app, v, ok := j.cfg.writer.AppTransaction(); ok {
-		tx.SetTransaction(app, v)
-	}
-	if err := writer.SetHighWaterMarks(tx, out.highWaterMarks); err != nil {
-		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
-	}
-	maps.Copy(params, j.cfg.writer.OperationParameters())
 	m := j.finalMetrics(out, rewriteMs)
 	metrics := map[string]any{}
 	for k, v := range m {
 		metrics[k] = strconv.FormatInt(v, 10)
 	}
-	tx.SetOperation(j.op, params, metrics)
-	if j.rowTracking {
-		tx.SetTag(actions.TagRowTrackingPreserved, "true")
+	c := &deltalog.Changes{Operation: j.op, Parameters: params, Metrics: metrics,
+		Removes: out.removed, IdentityMarks: out.highWaterMarks}
+	for i, a := range out.dvAdds {
+		c.Vectors = append(c.Vectors, deltalog.VectorChange{Old: out.dvOld[i], New: a})
 	}
-	res, err := tx.Commit(j.ctx)
+	if out.data != nil {
+		c.Adds = out.data.Adds
+	}
+	if out.changes != nil {
+		c.ChangeData = out.changes.Files
+	}
+	if j.rowTracking {
+		c.Tags = map[string]string{actions.TagRowTrackingPreserved: "true"}
+	}
+	if err := j.tx.Stage(c); err != nil {
+		return nil, fmt.Errorf("dml: %s: %w", j.op, err)
+	}
+	res, err := j.tx.Commit(j.ctx)
 	if err != nil {
 		return nil, fmt.Errorf("dml: %s: commit: %w", j.op, err)
 	}

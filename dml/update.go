@@ -61,10 +61,12 @@ func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, s
 	if err != nil {
 		return nil, err
 	}
-	if res, done := cfg.writer.AlreadyApplied(snap); done {
+	j := newJob(ctx, snap, cfg, opUpdate)
+	if res, err := j.tx.Start(); err != nil {
+		return nil, fmt.Errorf("dml: %w", err)
+	} else if res != nil {
 		return &Result{CommitResult: res}, nil
 	}
-	j := newJob(ctx, snap, cfg, opUpdate)
 	j.allUpdated = true
 	j.update = func(_ *target, rows arrow.RecordBatch) (arrow.RecordBatch, error) {
 		return j.assign(rows, values)

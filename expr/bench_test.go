@@ -89,7 +89,7 @@ func BenchmarkMayMatch(b *testing.B) {
 	}
 	pv := map[string]*string{"p": strp("a"), "year": strp("2026"), "day": strp("2026-03-01")}
 	for _, src := range []string{"n = 25", "p = 'b' OR s > 'zebra'", "year = 2026 AND ts >= '2026-03-02' AND m < 5"} {
-		pr, err := NewPruner(mustParseB(b, src), pruneSchema, prunePartitions, "none")
+		pr, err := NewPruner(mustParseB(b, src), tableOf(pruneSchema, prunePartitions, "none"))
 		if err != nil {
 			b.Fatal(err)
 		}

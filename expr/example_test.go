@@ -57,8 +57,15 @@ func Example() {
 	fmt.Println(keep)
 
 	// Prune a file of the table partitioned by country, from its
-	// partition values and stats.
-	pruner, err := expr.NewPruner(e, schema, []string{"country"}, "none")
+	// partition values and stats. A table's configuration comes from its
+	// snapshot (deltalog.Snapshot.Config); here it is built by hand.
+	text, _ := actions.SchemaString(schema)
+	table, err := actions.NewTableConfig(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2},
+		&actions.Metadata{SchemaString: text, PartitionColumns: []string{"country"}})
+	if err != nil {
+		panic(err)
+	}
+	pruner, err := expr.NewPruner(e, table)
 	if err != nil {
 		panic(err)
 	}

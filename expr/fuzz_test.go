@@ -90,7 +90,7 @@ func FuzzEval(f *testing.F) {
 			_, _ = EvalRow(b, rowFunc(row))
 		}
 		if b.Type() == actions.TypeBoolean {
-			if p, err := NewPruner(b, fuzzSchema, []string{"a", "d"}, "none"); err == nil {
+			if p, err := NewPruner(b, tableOf(fuzzSchema, []string{"a", "d"}, "none")); err == nil {
 				p.MayMatch(map[string]*string{"a": strp("x"), "d": nil}, sampleStats())
 				p.MayMatch(nil, nil)
 			}

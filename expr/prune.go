@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/lakelog/lakelog/actions"
@@ -28,21 +27,23 @@ type prunedColumn struct {
 	statsPath []string // physical path into minValues, maxValues, nullCount
 }
 
-// NewPruner prepares the predicate e for pruning the files of a table
-// with the given schema (logical names), partition columns (logical
-// names, as metaData.partitionColumns lists them) and column mapping mode
-// ("none", "" for none, "name" or "id"). e is bound with BindPredicate;
-// errors are those of Bind. Under column mapping, partitionValues and
-// stats are keyed by physical names, which the pruner reads from the
-// schema's field metadata. A partition column generated from another
-// column (delta.generationExpression CAST(c AS DATE)) prunes by the
-// predicates on c, as Spark's generated partition columns do.
-func NewPruner(e Expr, schema *actions.StructType, partitionColumns []string, columnMappingMode string) (*Pruner, error) {
+// NewPruner prepares the predicate e for pruning the files of the table
+// whose configuration is table: e names columns by their logical names
+// (it is bound with BindPredicate to the table's schema; errors are those
+// of Bind), while partitionValues and stats name them as the table's
+// configuration says (physical names under column mapping), so that a
+// column renamed, or dropped and added again under its old name, is
+// found by what the data files call it. A partition column generated
+// from another column (delta.generationExpression CAST(c AS DATE))
+// prunes by the predicates on c, as Spark's generated partition columns
+// do.
+func NewPruner(e Expr, table *actions.TableConfig) (*Pruner, error) {
+	schema := table.Schema()
 	b, err := BindPredicate(e, schema)
 	if err != nil {
 		return nil, err
 	}
-	if derived := generatedPartitionFilters(b, schema, partitionColumns); len(derived) > 0 {
+	if derived := generatedPartitionFilters(b, schema, table.PartitionColumns()); len(derived) > 0 {
 		// Implied by b for every row: they only let partition values
 		// prune through a generated partition column.
 		if withDerived, err := BindPredicate(And(append([]Expr{b}, derived...)...), schema); err == nil {
@@ -50,30 +51,13 @@ func NewPruner(e Expr, schema *actions.StructType, partitionColumns []string, co
 		}
 	}
 	p := &Pruner{expr: b, cols: map[string]*prunedColumn{}, partitionOnly: true, mayFail: mayFail(b)}
-	mode := strings.ToLower(columnMappingMode)
-	for _, name := range columnsOf(b) {
-		c := name
-		fields := schema.Fields
-		var physical []string
-		var f *actions.StructField
-		for _, part := range c.Path {
-			f = nil
-			for _, cand := range fields {
-				if cand.Name == part {
-					f = cand
-					break
-				}
-			}
-			if f == nil {
-				return nil, &UnknownColumnError{Column: c.Name()}
-			}
-			physical = append(physical, f.PhysicalName(mode))
-			if st, ok := f.Type.(*actions.StructType); ok {
-				fields = st.Fields
-			}
+	for _, c := range columnsOf(b) {
+		_, physical, err := table.PhysicalPath(c.Path)
+		if err != nil {
+			return nil, &UnknownColumnError{Column: c.Name()}
 		}
 		pc := &prunedColumn{t: c.DataType, statsPath: physical}
-		if len(c.Path) == 1 && indexFold(partitionColumns, c.Path[0]) >= 0 {
+		if len(c.Path) == 1 && indexFold(table.PartitionColumns(), c.Path[0]) >= 0 {
 			pc.partition = true
 			// Under column mapping only the physical name is a key: a
 			// reader must not fall back to the logical one, which may be

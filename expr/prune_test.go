@@ -100,7 +100,7 @@ func TestPrunerStats(t *testing.T) {
 		{"p LIKE 'a%'", true}, {"p LIKE 'b%'", false},
 		{"p = s", false}, {"p < s", true},
 	} {
-		pr, err := NewPruner(mustParse(t, tc.pred), pruneSchema, prunePartitions, "none")
+		pr, err := NewPruner(mustParse(t, tc.pred), tableOf(pruneSchema, prunePartitions, "none"))
 		if err != nil {
 			t.Errorf("NewPruner(%q): %v", tc.pred, err)
 			continue
@@ -125,7 +125,7 @@ func TestPrunerNullPartitions(t *testing.T) {
 		{"NOT p = 'a'", false}, {"p = 'a' OR p IS NULL", true}, {"year IS NULL", true}, {"year = 0", false},
 		{"p <=> NULL", true}, {"p IN ('a', NULL)", false}, {"p NOT IN ('a')", false},
 	} {
-		pr, err := NewPruner(mustParse(t, tc.pred), pruneSchema, prunePartitions, "none")
+		pr, err := NewPruner(mustParse(t, tc.pred), tableOf(pruneSchema, prunePartitions, "none"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestPrunerIsConservative(t *testing.T) {
 		if tc.stats != "" {
 			st = mustStats(t, tc.stats)
 		}
-		pr, err := NewPruner(mustParse(t, tc.pred), pruneSchema, prunePartitions, "none")
+		pr, err := NewPruner(mustParse(t, tc.pred), tableOf(pruneSchema, prunePartitions, "none"))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -176,17 +176,17 @@ func TestPrunerIsConservative(t *testing.T) {
 	}
 	// The same stats do prune where they are exact.
 	st := mustStats(t, `{"numRecords":10,"tightBounds":false,"minValues":{"n":1},"maxValues":{"n":2},"nullCount":{"n":0}}`)
-	pr, _ := NewPruner(mustParse(t, "n IS NULL OR n > 2"), pruneSchema, prunePartitions, "none")
+	pr, _ := NewPruner(mustParse(t, "n IS NULL OR n > 2"), tableOf(pruneSchema, prunePartitions, "none"))
 	if pr.MayMatch(pv, st) {
 		t.Error("wide bounds with nullCount 0 and max 2 should prune n IS NULL OR n > 2")
 	}
 	st = mustStats(t, `{"numRecords":10,"tightBounds":false,"nullCount":{"n":10}}`)
-	pr, _ = NewPruner(mustParse(t, "n IS NOT NULL"), pruneSchema, prunePartitions, "none")
+	pr, _ = NewPruner(mustParse(t, "n IS NOT NULL"), tableOf(pruneSchema, prunePartitions, "none"))
 	if pr.MayMatch(pv, st) {
 		t.Error("nullCount = numRecords should prune n IS NOT NULL")
 	}
 	st = mustStats(t, `{"numRecords":3,"minValues":{"x":1},"maxValues":{"x":2},"nullCount":{"x":0}}`)
-	pr, _ = NewPruner(mustParse(t, "x < 1"), pruneSchema, prunePartitions, "none")
+	pr, _ = NewPruner(mustParse(t, "x < 1"), tableOf(pruneSchema, prunePartitions, "none"))
 	if pr.MayMatch(pv, st) {
 		t.Error("NaN is above every number: x < 1 cannot hold")
 	}
@@ -215,7 +215,7 @@ func TestPrunerColumnMapping(t *testing.T) {
 		{"info.k < 7", false}, {"info.k = 8", true},
 	} {
 		for _, mode := range []string{"name", "id"} {
-			pr, err := NewPruner(mustParse(t, tc.pred), schema, []string{"region"}, mode)
+			pr, err := NewPruner(mustParse(t, tc.pred), tableOf(schema, []string{"region"}, mode))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,26 +226,26 @@ func TestPrunerColumnMapping(t *testing.T) {
 	}
 	// Under column mapping a partition value keyed by the logical name is
 	// not the column's: it is not read (the file may match).
-	pr, _ := NewPruner(mustParse(t, "region = 'us'"), schema, []string{"region"}, "name")
+	pr, _ := NewPruner(mustParse(t, "region = 'us'"), tableOf(schema, []string{"region"}, "name"))
 	if !pr.MayMatch(map[string]*string{"region": strp("eu")}, nil) {
 		t.Error("mode name read a partition value keyed by the logical name")
 	}
 	// Without column mapping the logical names are the keys; physical
 	// ones mean nothing.
-	pr, _ = NewPruner(mustParse(t, "amount > 9 OR region = 'us'"), schema, []string{"region"}, "none")
+	pr, _ = NewPruner(mustParse(t, "amount > 9 OR region = 'us'"), tableOf(schema, []string{"region"}, "none"))
 	if !pr.MayMatch(map[string]*string{"region": strp("us")}, st) {
 		t.Error("mode none read physical names")
 	}
 }
 
 func TestPrunerErrors(t *testing.T) {
-	if _, err := NewPruner(mustParse(t, "nope = 1"), pruneSchema, prunePartitions, "none"); err == nil {
+	if _, err := NewPruner(mustParse(t, "nope = 1"), tableOf(pruneSchema, prunePartitions, "none")); err == nil {
 		t.Error("no error for an unknown column")
 	}
-	if _, err := NewPruner(mustParse(t, "n + 1"), pruneSchema, prunePartitions, "none"); err == nil {
+	if _, err := NewPruner(mustParse(t, "n + 1"), tableOf(pruneSchema, prunePartitions, "none")); err == nil {
 		t.Error("no error for a non-boolean predicate")
 	}
-	pr, err := NewPruner(mustParse(t, "p = 'a' AND year > 2000"), pruneSchema, prunePartitions, "none")
+	pr, err := NewPruner(mustParse(t, "p = 'a' AND year > 2000"), tableOf(pruneSchema, prunePartitions, "none"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestPrunerErrors(t *testing.T) {
 
 func TestPrunerConcurrentUse(t *testing.T) {
 	st := mustStats(t, baseStats)
-	pr, err := NewPruner(mustParse(t, "p = 'a' AND n > 15 OR s LIKE 'm%'"), pruneSchema, prunePartitions, "none")
+	pr, err := NewPruner(mustParse(t, "p = 'a' AND n > 15 OR s LIKE 'm%'"), tableOf(pruneSchema, prunePartitions, "none"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestPrunerAllMatch(t *testing.T) {
 		{"CAST(n AS double) > 5", false},
 		{"CAST(st.a AS decimal(20,0)) = 5", true},
 	} {
-		pr, err := NewPruner(mustParse(t, tc.pred), pruneSchema, prunePartitions, "none")
+		pr, err := NewPruner(mustParse(t, tc.pred), tableOf(pruneSchema, prunePartitions, "none"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +317,7 @@ func TestPrunerAllMatch(t *testing.T) {
 			t.Errorf("%s: AllMatch without MayMatch", tc.pred)
 		}
 	}
-	pr, _ := NewPruner(mustParse(t, "s >= 'apple'"), pruneSchema, prunePartitions, "none")
+	pr, _ := NewPruner(mustParse(t, "s >= 'apple'"), tableOf(pruneSchema, prunePartitions, "none"))
 	if pr.AllMatch(pv, nil) {
 		t.Error("AllMatch without stats")
 	}

@@ -21,12 +21,7 @@ func TestRandomPruneBatchMatchesMayMatch(t *testing.T) {
 	g := &exprGen{r: r}
 	partitions := []string{"a", "d"}
 	statCols := []string{"s", "n", "i", "x", "f", "ts", "m", "flag", "b"}
-	schema, err := actions.SchemaString(fuzzSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := &actions.Metadata{SchemaString: schema, PartitionColumns: partitions}
-	layout, err := checkpoint.NewFileLayout(md)
+	layout, err := checkpoint.NewFileLayout(tableOf(fuzzSchema, partitions, "none"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +43,7 @@ func TestRandomPruneBatchMatchesMayMatch(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d: %q: %v", seed, src, err)
 			}
-			p, err := NewPruner(e, fuzzSchema, partitions, "none")
+			p, err := NewPruner(e, tableOf(fuzzSchema, partitions, "none"))
 			if err != nil {
 				continue
 			}

@@ -348,7 +348,7 @@ func TestRandomPruningIsSound(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %q: %v", seed, src, err)
 		}
-		p, err := NewPruner(e, fuzzSchema, partitions, "none")
+		p, err := NewPruner(e, tableOf(fuzzSchema, partitions, "none"))
 		if err != nil {
 			continue
 		}

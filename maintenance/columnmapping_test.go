@@ -64,8 +64,8 @@ func TestEnableColumnMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap = tabletest.Open(t, store)
-	if snap.ColumnMappingMode() != actions.ColumnMappingName {
-		t.Fatalf("mode %q", snap.ColumnMappingMode())
+	if snap.Config().ColumnMappingMode() != actions.ColumnMappingName {
+		t.Fatalf("mode %q", snap.Config().ColumnMappingMode())
 	}
 	var got []string
 	var walk func(fs []*actions.StructField)

@@ -39,6 +39,7 @@ type optimizeConfig struct {
 	zorder         []string
 	parallelism    int
 	writerOpts     []writer.Option
+	commit         []deltalog.CommitOption
 	progress       func(done, total int)
 }
 
@@ -80,9 +81,15 @@ func OptimizeParallelism(n int) OptimizeOption {
 }
 
 // OptimizeWriterOptions passes options to the writer of the new files
-// (compression, allocator, transaction options, ...).
+// (compression, allocator, ...).
 func OptimizeWriterOptions(opts ...writer.Option) OptimizeOption {
 	return func(c *optimizeConfig) { c.writerOpts = append(c.writerOpts, opts...) }
+}
+
+// OptimizeCommitOptions sets how each of OPTIMIZE's commits is made
+// (deltalog.CommitOption, the options every operation takes).
+func OptimizeCommitOptions(opts ...deltalog.CommitOption) OptimizeOption {
+	return func(c *optimizeConfig) { c.commit = append(c.commit, opts...) }
 }
 
 // OptimizeProgress is called after each bin is rewritten with the
@@ -190,6 +197,14 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	if err != nil {
 		return nil, err
 	}
+	// The commit options, checked before any file is written; an app
+	// transaction already applied means the whole OPTIMIZE was.
+	probe := snap.NewTransaction(cfg.commit...)
+	if applied, err := probe.Start(); err != nil {
+		return nil, fmt.Errorf("maintenance: optimize: %w", err)
+	} else if applied != nil {
+		return &OptimizeResult{Commits: []*deltalog.CommitResult{applied}}, nil
+	}
 	// The writer's settings, resolved once: the bins' files are written
 	// with them, dataChange false, at the target size.
 	settings, err := writer.Resolve(cfg.writerOpts...)
@@ -266,11 +281,12 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		if err != nil {
 			return res, err
 		}
-		tx := snap.NewTransaction(settings.TxnOptions()...)
+		tx := snap.NewTransaction(cfg.commit...)
+		changes := &deltalog.Changes{Operation: "OPTIMIZE", Parameters: params, Rearranged: true, Tags: rowTrackingTags(snap)}
 		var m OptimizeMetrics
 		for i, b := range group {
 			for _, f := range b.files {
-				tx.RemoveFile(f, false)
+				changes.Removes = append(changes.Removes, f)
 				m.NumRemovedFiles++
 				m.NumRemovedBytes += f.Size
 				if f.DeletionVector != nil {
@@ -278,7 +294,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 				}
 			}
 			for _, a := range adds[i] {
-				tx.Add(actions.Action{Add: a})
+				changes.Adds = append(changes.Adds, a)
 				m.NumAddedFiles++
 				m.NumAddedBytes += a.Size
 				sizes = append(sizes, a.Size)
@@ -292,8 +308,10 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 				groupSizes = append(groupSizes, a.Size)
 			}
 		}
-		tx.SetOperation("OPTIMIZE", params, m.setFileSizes(groupSizes))
-		tagRowTrackingPreserved(snap, tx)
+		changes.Metrics = m.setFileSizes(groupSizes)
+		if err := tx.Stage(changes); err != nil {
+			return res, fmt.Errorf("maintenance: optimize: %w", err)
+		}
 		cr, err := tx.Commit(ctx)
 		if err != nil {
 			return res, fmt.Errorf("maintenance: optimize: %w", err)

@@ -15,14 +15,14 @@ import (
 
 // SetProperties sets table properties in one metadata commit: Spark's
 // ALTER TABLE SET TBLPROPERTIES (AlterProperties with nothing to unset).
-func SetProperties(ctx context.Context, snap *deltalog.Snapshot, props map[string]string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
+func SetProperties(ctx context.Context, snap *deltalog.Snapshot, props map[string]string, opts ...deltalog.CommitOption) (*deltalog.CommitResult, error) {
 	return AlterProperties(ctx, snap, props, nil, opts...)
 }
 
 // UnsetProperties removes table properties in one metadata commit:
 // Spark's ALTER TABLE UNSET TBLPROPERTIES (AlterProperties with nothing
 // to set).
-func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
+func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string, opts ...deltalog.CommitOption) (*deltalog.CommitResult, error) {
 	return AlterProperties(ctx, snap, nil, keys, opts...)
 }
 
@@ -43,7 +43,7 @@ func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string
 // delta.enableChangeDataFeed, delta.enableDeletionVectors) upgrades the
 // protocol in the same commit, as Spark does; the protocol is never
 // downgraded.
-func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[string]string, unset []string, opts ...deltalog.TxnOption) (*deltalog.CommitResult, error) {
+func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[string]string, unset []string, opts ...deltalog.CommitOption) (*deltalog.CommitResult, error) {
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("maintenance: ALTER TABLE: %s; nothing was committed", fmt.Sprintf(format, a...))
 	}
@@ -51,6 +51,13 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 		return nil, refuse("no property to set or unset")
 	}
 	set, err := actions.NormalizeTableProperties(set)
+	if err != nil {
+		return nil, refuse("%v", err)
+	}
+	// delta.feature.NAME = 'supported' adds the feature to the protocol
+	// (Spark's explicit enablement); it is no property of the metadata.
+	requested := set
+	set, features, err := deltalog.SplitFeatureProperties(set)
 	if err != nil {
 		return nil, refuse("%v", err)
 	}
@@ -65,7 +72,7 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and DropConstraint (lakelog alter --add-constraint, --drop-constraint)", k)
 		}
 	}
-	if on, ok := actions.ParseBool(set[actions.PropEnableRowTracking]); ok && on && !snap.RowTrackingEnabled() {
+	if on, ok := actions.ParseBool(set[actions.PropEnableRowTracking]); ok && on && !snap.Config().RowTracking() {
 		// As Spark: upgrade and backfill first, then set the property.
 		if snap, err = enableRowTracking(ctx, snap, opts); err != nil {
 			return nil, err
@@ -92,17 +99,17 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	maps.Copy(conf, set)
 	op, params := "SET TBLPROPERTIES", map[string]any{}
 	switch {
-	case len(set) == 0:
+	case len(requested) == 0:
 		op, params = "UNSET TBLPROPERTIES", map[string]any{"properties": actions.JSONText(unset), "ifExists": "false"}
 	case len(unset) == 0:
-		params["properties"] = actions.JSONText(set)
+		params["properties"] = actions.JSONText(requested)
 	default:
-		params["properties"], params["unsetProperties"] = actions.JSONText(set), actions.JSONText(unset)
+		params["properties"], params["unsetProperties"] = actions.JSONText(requested), actions.JSONText(unset)
 	}
-	return alterProperties(ctx, snap, conf, op, params, opts)
+	return alterProperties(ctx, snap, conf, features, op, params, opts)
 }
 
-func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[string]string, op string, params map[string]any, opts []deltalog.TxnOption) (*deltalog.CommitResult, error) {
+func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[string]string, features []string, op string, params map[string]any, opts []deltalog.CommitOption) (*deltalog.CommitResult, error) {
 	// A property change removes no rows: it is allowed where an append
 	// is, and on a table with an invalid property, which it may mend
 	// (CheckProperties checks the properties it leaves).
@@ -128,12 +135,15 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
 	}
 	tx := snap.NewTransaction(opts...)
-	tx.SetMetadata(&md)
-	p := actions.MergeProtocols(deltalog.MinimalProtocol(&md, schema), snap.Protocol())
-	if p != snap.Protocol() {
-		tx.SetProtocol(p)
+	if res, err := tx.Start(); err != nil || res != nil {
+		return res, err
 	}
-	tx.SetOperation(op, params, nil)
+	if err := tx.EnableFeatures(features...); err != nil {
+		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
+	}
+	if err := tx.Stage(&deltalog.Changes{Operation: op, Parameters: params, Metadata: &md}); err != nil {
+		return nil, fmt.Errorf("maintenance: %s: %w", op, err)
+	}
 	res, err := tx.Commit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: %s: %w", op, err)

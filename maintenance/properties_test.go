@@ -23,7 +23,8 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		{"delta.isolationLevel": "Snapshot"},
 		{"delta.appendOnyl": "true"},
 		{"delta.columnMapping.mode": "id"}, // Spark enables only mode name on an existing table
-		{"delta.feature.deletionVectors": "supported"},
+		{"delta.feature.noSuchFeature": "supported"},
+		{"delta.feature.deletionVectors": "yes"},
 		{"delta.enableInCommitTimestamps": "true"},
 		{"DELTA.enableInCommitTimestamps": "TRUE"},
 		{"delta.appendOnly": " true"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ type RestoreOption func(*restoreConfig)
 type restoreConfig struct {
 	version   int64
 	timestamp *time.Time
-	txnOpts   []deltalog.TxnOption
+	commit    []deltalog.CommitOption
 }
 
 // ToVersion restores the table to version v.
@@ -34,10 +35,10 @@ func ToTimestamp(t time.Time) RestoreOption {
 	return func(c *restoreConfig) { c.timestamp = &t }
 }
 
-// RestoreTxnOptions sets the options of the restore's transaction (a
-// clock, the number of attempts, ...).
-func RestoreTxnOptions(opts ...deltalog.TxnOption) RestoreOption {
-	return func(c *restoreConfig) { c.txnOpts = append(c.txnOpts, opts...) }
+// RestoreCommitOptions sets how the restore commits
+// (deltalog.CommitOption, the options every operation takes).
+func RestoreCommitOptions(opts ...deltalog.CommitOption) RestoreOption {
+	return func(c *restoreConfig) { c.commit = append(c.commit, opts...) }
 }
 
 // RestoreMetrics are Spark's operationMetrics of RESTORE.
@@ -177,7 +178,12 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 		return nil, err
 	}
 
-	tx := snap.NewTransaction(cfg.txnOpts...)
+	tx := snap.NewTransaction(cfg.commit...)
+	if res, err := tx.Start(); err != nil {
+		return nil, fmt.Errorf("maintenance: restore: %w", err)
+	} else if res != nil {
+		return &RestoreResult{Commit: res, RestoredVersion: target.Version()}, nil
+	}
 	tx.ReadWholeTable()
 	m := RestoreMetrics{
 		TableSizeAfterRestore:  target.SizeInBytes(),
@@ -185,34 +191,38 @@ func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption
 		NumRemovedFiles:        int64(len(toRemove)),
 		NumRestoredFiles:       int64(len(toAdd)),
 	}
+	changes := &deltalog.Changes{Operation: "RESTORE", Removes: toRemove}
 	for _, f := range toAdd {
 		a := *f
 		a.DataChange = true
-		tx.Add(actions.Action{Add: &a})
+		changes.Adds = append(changes.Adds, &a)
 		m.RestoredFilesSize += f.Size
 	}
 	for _, f := range toRemove {
-		tx.RemoveFile(f, true)
 		m.RemovedFilesSize += f.Size
 	}
-	md, err := keepHighWaterMarks(target.Metadata(), target.Schema(), snap.Schema())
+	md, err := restoredMetadata(target, snap)
 	if err != nil {
 		return nil, err
 	}
 	if !sameJSON(md, snap.Metadata()) {
-		tx.SetMetadata(md)
+		changes.Metadata = md
 	}
-	p := actions.MergeProtocols(target.Protocol(), snap.Protocol())
-	if p != snap.Protocol() {
+	// The protocol is both versions' (never downgraded), set before the
+	// metadata so that the restored schema's features are there.
+	if p := actions.MergeProtocols(target.Protocol(), snap.Protocol()); p != snap.Protocol() {
 		tx.SetProtocol(p)
 	}
-	params := map[string]any{"version": nil, "timestamp": nil}
+	changes.Parameters = map[string]any{"version": nil, "timestamp": nil}
 	if cfg.timestamp != nil {
-		params["timestamp"] = cfg.timestamp.UTC().Format("2006-01-02 15:04:05.000")
+		changes.Parameters["timestamp"] = cfg.timestamp.UTC().Format("2006-01-02 15:04:05.000")
 	} else {
-		params["version"] = strconv.FormatInt(target.Version(), 10)
+		changes.Parameters["version"] = strconv.FormatInt(target.Version(), 10)
 	}
-	tx.SetOperation("RESTORE", params, m.OperationMetrics())
+	changes.Metrics = m.OperationMetrics()
+	if err := tx.Stage(changes); err != nil {
+		return nil, fmt.Errorf("maintenance: restore to version %d: %w", target.Version(), err)
+	}
 	res, err := tx.Commit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: restore to version %d: %w", target.Version(), err)
@@ -271,20 +281,27 @@ func checkExist(ctx context.Context, snap *deltalog.Snapshot, adds []*actions.Ad
 	return nil
 }
 
-// keepHighWaterMarks is md (of schema restored) with the identity
-// high-water marks of the current schema where they are farther, as
-// Spark's RESTORE keeps them: values generated after the restored version
-// are never generated again.
-func keepHighWaterMarks(md *actions.Metadata, restored, current *actions.StructType) (*actions.Metadata, error) {
-	merged := actions.MergeIdentityHighWaterMarks(restored, current)
-	if merged == restored {
-		return md, nil
+// restoredMetadata is the target version's metadata as a restore commits
+// it, with what must not go backwards kept from the current version, as
+// Spark's RestoreTableCommand keeps it: the identity high-water marks
+// where the current ones are farther (values generated after the
+// restored version are never generated again), and a column-mapped
+// table's delta.columnMapping.maxColumnId (a column added after the
+// restored version keeps its id to itself: a later column gets a new
+// one).
+func restoredMetadata(target, current *deltalog.Snapshot) (*actions.Metadata, error) {
+	md := *target.Metadata()
+	restored := target.Schema()
+	if merged := actions.MergeIdentityHighWaterMarks(restored, current.Schema()); merged != restored {
+		s, err := actions.SchemaString(merged)
+		if err != nil {
+			return nil, fmt.Errorf("maintenance: restore: %w", err)
+		}
+		md.SchemaString = s
 	}
-	s, err := actions.SchemaString(merged)
-	if err != nil {
-		return nil, fmt.Errorf("maintenance: restore: %w", err)
+	if cur := current.Properties().ColumnMappingMaxColumnID; target.Config().ColumnMapped() && cur > target.Properties().ColumnMappingMaxColumnID {
+		md.Configuration = maps.Clone(md.Configuration)
+		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(cur, 10)
 	}
-	n := *md
-	n.SchemaString = s
-	return &n, nil
+	return &md, nil
 }

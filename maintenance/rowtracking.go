@@ -25,7 +25,7 @@ import (
 
 // rowTrackingOptions are the scan and write options of a rewrite of snap.
 func rowTrackingOptions(snap *deltalog.Snapshot) ([]reader.Option, []writer.Option) {
-	if !snap.RowTrackingEnabled() {
+	if !snap.Config().RowTracking() {
 		return nil, nil
 	}
 	return []reader.Option{reader.WithRowTracking()}, []writer.Option{writer.WithMaterializedRowTracking()}
@@ -35,7 +35,7 @@ func rowTrackingOptions(snap *deltalog.Snapshot) ([]reader.Option, []writer.Opti
 // _row_commit_version to the table's materialized column names. Each
 // renamed batch is released when the consumer's yield returns.
 func materializedRows(snap *deltalog.Snapshot, rows iter.Seq2[arrow.RecordBatch, error]) iter.Seq2[arrow.RecordBatch, error] {
-	if !snap.RowTrackingEnabled() {
+	if !snap.Config().RowTracking() {
 		return rows
 	}
 	props := snap.Properties()
@@ -59,17 +59,53 @@ func materializedRows(snap *deltalog.Snapshot, rows iter.Seq2[arrow.RecordBatch,
 	}
 }
 
-// tagRowTrackingPreserved adds Spark's tag to the commit when snap tracks rows.
-func tagRowTrackingPreserved(snap *deltalog.Snapshot, tx *deltalog.Transaction) {
-	if !snap.RowTrackingEnabled() {
-		return
+// rowTrackingTags are the commit tags of a rewrite of snap: Spark's
+// delta.rowTracking.preserved when the table tracks rows.
+func rowTrackingTags(snap *deltalog.Snapshot) map[string]string {
+	if !snap.Config().RowTracking() {
+		return nil
 	}
-	tx.SetTag(actions.TagRowTrackingPreserved, "true")
+	return map[string]string{actions.TagRowTrackingPreserved: "true"}
 }
 
 // backfillAttempts bounds how often a backfill commit that lost to a
 // concurrent remove is tried again from a fresh snapshot.
 const backfillAttempts = 10
+
+// backfillAdds are the live files of snap without a baseRowId, re-added
+// unchanged (dataChange=false) with their row count in their stats:
+// from the stats the snapshot read (a checkpoint's, struct or JSON, are
+// loaded for it), else from the file's footer, for a file written
+// without stats.
+func backfillAdds(ctx context.Context, snap *deltalog.Snapshot) ([]*actions.Add, error) {
+	if err := snap.LoadStats(ctx); err != nil {
+		return nil, fmt.Errorf("maintenance: enable row tracking: %w", err)
+	}
+	var scan *reader.Scan
+	var adds []*actions.Add
+	for f := range snap.Files() {
+		if f.BaseRowID != nil {
+			continue
+		}
+		c := *f
+		c.DataChange = false
+		st, err := actions.ParseStats(c.Stats)
+		if err != nil || st == nil || st.NumRecords < 0 {
+			if scan == nil {
+				if scan, err = reader.NewScan(snap, reader.WithColumns()); err != nil {
+					return nil, fmt.Errorf("maintenance: enable row tracking: %w", err)
+				}
+			}
+			n, err := scan.NumRecords(ctx, &reader.ScanFile{Add: f, Key: snap.TablePath(f.Path)})
+			if err != nil {
+				return nil, fmt.Errorf("maintenance: enable row tracking: %s has no row count in its stats, and its footer: %w", f.Path, err)
+			}
+			c.Stats = actions.RenderStats(n, false, nil, nil, nil)
+		}
+		adds = append(adds, &c)
+	}
+	return adds, nil
+}
 
 // enableRowTracking prepares snap for delta.enableRowTracking=true as
 // Spark's ALTER TABLE does before it sets the property: (1) a protocol
@@ -80,17 +116,18 @@ const backfillAttempts = 10
 // gives it IDs above the high-water mark. A backfill that loses to a
 // concurrent commit removing one of its files aborts (it read them) and is
 // planned again. It returns the snapshot to set the property on.
-func enableRowTracking(ctx context.Context, snap *deltalog.Snapshot, opts []deltalog.TxnOption) (*deltalog.Snapshot, error) {
-	if !snap.RowTrackingSupported() || snap.Properties().MaterializedRowIDColumnName == "" || snap.Properties().MaterializedRowCommitVersionColumnName == "" {
+func enableRowTracking(ctx context.Context, snap *deltalog.Snapshot, opts []deltalog.CommitOption) (*deltalog.Snapshot, error) {
+	if !snap.Config().AssignsRowIDs() || snap.Properties().MaterializedRowIDColumnName == "" || snap.Properties().MaterializedRowCommitVersionColumnName == "" {
 		md := *snap.Metadata()
 		md.Configuration = deltalog.MaterializedRowTrackingNames(md.Configuration)
-		p := actions.MergeProtocols(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: []string{actions.FeatureDomainMetadata, actions.FeatureRowTracking}}, snap.Protocol())
 		tx := snap.NewTransaction(opts...)
-		tx.SetMetadata(&md)
-		if p != snap.Protocol() {
-			tx.SetProtocol(p)
+		if err := tx.EnableFeatures(actions.FeatureDomainMetadata, actions.FeatureRowTracking); err != nil {
+			return nil, fmt.Errorf("maintenance: enable row tracking: %w", err)
 		}
-		tx.SetOperation("UPGRADE PROTOCOL", map[string]any{"newProtocol": actions.JSONText(p)}, nil)
+		if err := tx.Stage(&deltalog.Changes{Operation: "UPGRADE PROTOCOL", Metadata: &md}); err != nil {
+			return nil, fmt.Errorf("maintenance: enable row tracking: %w", err)
+		}
+		tx.SetOperation("UPGRADE PROTOCOL", map[string]any{"newProtocol": actions.JSONText(tx.Config().Protocol())}, nil)
 		res, err := tx.Commit(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("maintenance: enable row tracking: protocol upgrade: %w", err)
@@ -100,22 +137,21 @@ func enableRowTracking(ctx context.Context, snap *deltalog.Snapshot, opts []delt
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		tx := snap.NewTransaction(opts...)
-		n := 0
-		for f := range snap.Files() {
-			if f.BaseRowID != nil {
-				continue
-			}
-			c := *f
-			c.DataChange = false
-			tx.Add(actions.Action{Add: &c})
-			tx.ReadFiles(c.Path)
-			n++
+		adds, err := backfillAdds(ctx, snap)
+		if err != nil {
+			return nil, err
 		}
-		if n == 0 {
+		if len(adds) == 0 {
 			return snap, nil
 		}
-		tx.SetOperation("ROW TRACKING BACKFILL", map[string]any{"numFiles": strconv.Itoa(n)}, nil)
+		n := len(adds)
+		tx := snap.NewTransaction(opts...)
+		for _, a := range adds {
+			tx.ReadFiles(a.Path)
+		}
+		if err := tx.Stage(&deltalog.Changes{Operation: "ROW TRACKING BACKFILL", Parameters: map[string]any{"numFiles": strconv.Itoa(n)}, Adds: adds}); err != nil {
+			return nil, fmt.Errorf("maintenance: enable row tracking: backfill: %w", err)
+		}
 		res, err := tx.Commit(ctx)
 		var ce *conflict.Error
 		switch {

@@ -25,7 +25,7 @@ type vacuumConfig struct {
 	force       bool
 	now         func() time.Time
 	progress    func(deleted, total int)
-	txnOpts     []deltalog.TxnOption
+	commit      []deltalog.CommitOption
 }
 
 // Retain keeps what versions of the last d can reach; the default is the
@@ -61,9 +61,10 @@ func VacuumProgress(fn func(deleted, total int)) VacuumOption {
 	return func(c *vacuumConfig) { c.progress = fn }
 }
 
-// VacuumTxnOptions sets the options of the VACUUM START and END commits.
-func VacuumTxnOptions(opts ...deltalog.TxnOption) VacuumOption {
-	return func(c *vacuumConfig) { c.txnOpts = append(c.txnOpts, opts...) }
+// VacuumCommitOptions sets how the VACUUM START and END commits are made
+// (deltalog.CommitOption, the options every operation takes).
+func VacuumCommitOptions(opts ...deltalog.CommitOption) VacuumOption {
+	return func(c *vacuumConfig) { c.commit = append(c.commit, opts...) }
 }
 
 // ErrRetentionTooShort is returned (wrapped) by Vacuum when the retention
@@ -182,8 +183,11 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 		return res, nil
 	}
 
-	txnOpts := append([]deltalog.TxnOption{deltalog.WithClock(cfg.now)}, cfg.txnOpts...)
+	txnOpts := append([]deltalog.CommitOption{deltalog.WithClock(cfg.now)}, cfg.commit...)
 	start := snap.NewTransaction(txnOpts...)
+	if _, err := start.Start(); err != nil {
+		return nil, fmt.Errorf("maintenance: vacuum: %w", err)
+	}
 	params := map[string]any{
 		"retentionCheckEnabled":  strconv.FormatBool(!cfg.force),
 		"defaultRetentionMillis": strconv.FormatInt(tableRetention.Milliseconds(), 10),
@@ -191,10 +195,12 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	if cfg.retention != nil {
 		params["specifiedRetentionMillis"] = strconv.FormatInt(retention.Milliseconds(), 10)
 	}
-	start.SetOperation("VACUUM START", params, map[string]any{
+	if err := start.Stage(&deltalog.Changes{Operation: "VACUUM START", Parameters: params, Metrics: map[string]any{
 		"numFilesToDelete":   strconv.Itoa(len(res.Files)),
 		"sizeOfDataToDelete": strconv.FormatInt(res.Bytes, 10),
-	})
+	}}); err != nil {
+		return nil, fmt.Errorf("maintenance: vacuum: %w", err)
+	}
 	sr, err := start.Commit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: vacuum: commit VACUUM START: %w", err)
@@ -224,11 +230,14 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 	// a cancelled context cannot commit it.
 	end := snap.NewTransaction(txnOpts...)
 	// Object stores have no folders; none are deleted.
-	end.SetOperation("VACUUM END", map[string]any{"status": status}, map[string]any{
+	err = end.Stage(&deltalog.Changes{Operation: "VACUUM END", Parameters: map[string]any{"status": status}, Metrics: map[string]any{
 		"numDeletedFiles":        strconv.Itoa(deleted),
 		"numVacuumedDirectories": "0",
-	})
-	er, err := end.Commit(context.WithoutCancel(ctx))
+	}})
+	var er *deltalog.CommitResult
+	if err == nil {
+		er, err = end.Commit(context.WithoutCancel(ctx))
+	}
 	if derr != nil {
 		return res, errors.Join(derr, err)
 	}

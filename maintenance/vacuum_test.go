@@ -18,7 +18,6 @@ import (
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // touch writes a file under dir with the given modification time.
@@ -44,7 +43,7 @@ func deleteWhere(t *testing.T, snap *deltalog.Snapshot, pred string, now time.Ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := dml.ReplaceWhere(context.Background(), snap, p, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, `[]`)), writer.WithTxnOptions(deltalog.WithClock(func() time.Time { return now })))
+	res, err := dml.ReplaceWhere(context.Background(), snap, p, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, `[]`)), dml.WithCommitOptions(deltalog.WithClock(func() time.Time { return now })))
 	if err != nil {
 		t.Fatal(err)
 	}

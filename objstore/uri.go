@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -55,4 +56,26 @@ func Open(ctx context.Context, uri string) (Store, error) {
 		return nil, fmt.Errorf("objstore: unsupported URI scheme %q in %q (is its store package imported?)", scheme, uri)
 	}
 	return open(ctx, u)
+}
+
+// RootURI is the URI of a store's root as other engines open it (Iceberg
+// readers, Presto and Trino reading a symlink manifest): file:// with an
+// absolute path for a local folder, s3:// and gs:// as they are, and
+// mem:// for an in-memory store. A store whose location no other engine
+// opens (az:// has no abfss:// mapping yet) is an error.
+func RootURI(store Store) (string, error) {
+	loc := Location(store)
+	switch {
+	case strings.HasPrefix(loc, "s3://"), strings.HasPrefix(loc, "gs://"), strings.HasPrefix(loc, "file://"):
+		return loc, nil
+	case strings.HasPrefix(loc, "mem://"), loc == "", strings.HasPrefix(loc, "a "):
+		return "mem://", nil
+	case strings.Contains(loc, "://"):
+		return "", fmt.Errorf("objstore: the store at %s has no location other engines open", loc)
+	}
+	abs, err := filepath.Abs(loc)
+	if err != nil {
+		return "", fmt.Errorf("objstore: %w", err)
+	}
+	return "file://" + filepath.ToSlash(abs), nil
 }

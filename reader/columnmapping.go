@@ -20,15 +20,18 @@ import (
 // fields (through arrays and maps too) resolve the same way. A column
 // not found reads as nulls; logical names are never tried.
 type columnMapping struct {
-	mode string
+	table *actions.TableConfig
+	mode  string // table.ColumnMappingMode()
 }
 
-// newColumnMapping checks that every field of schema, nested ones too,
-// carries what mode resolves it by: a physical name in modes "name" and
-// "id", and a column id in mode "id". A field without them would
-// otherwise be read by its logical name, which the protocol forbids.
-func newColumnMapping(mode string, schema *actions.StructType) (columnMapping, error) {
-	m := columnMapping{mode: mode}
+// newColumnMapping checks that every field of the table's schema, nested
+// ones too, carries what its mode resolves it by: a physical name in modes
+// "name" and "id", and a column id in mode "id". A field without them
+// would otherwise be read by its logical name, which the protocol
+// forbids.
+func newColumnMapping(table *actions.TableConfig) (columnMapping, error) {
+	mode, schema := table.ColumnMappingMode(), table.Schema()
+	m := columnMapping{table: table, mode: mode}
 	if mode == actions.ColumnMappingNone {
 		return m, nil
 	}
@@ -68,7 +71,7 @@ func (m columnMapping) on() bool { return m.mode != actions.ColumnMappingNone }
 // are keyed by physical names under column mapping.
 func (m columnMapping) partitionValue(pv map[string]*string, f *actions.StructField) (*string, bool) {
 	if m.on() {
-		v, ok := pv[f.PhysicalName(m.mode)]
+		v, ok := pv[m.table.PhysicalName(f)]
 		return v, ok
 	}
 	if v, ok := pv[f.Name]; ok {
@@ -93,7 +96,7 @@ func (m columnMapping) matches(ff *arrow.Field, f *actions.StructField) bool {
 	}
 	switch m.mode {
 	case actions.ColumnMappingName:
-		return ff.Name == f.PhysicalName(m.mode)
+		return ff.Name == m.table.PhysicalName(f)
 	case actions.ColumnMappingID:
 		id, ok := f.FieldID()
 		fid, fok := parquetFieldID(ff)

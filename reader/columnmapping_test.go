@@ -33,7 +33,7 @@ func TestColumnMappingName(t *testing.T) {
 	// a and b swap names; x and y too: a reader that fell back to logical
 	// names would read the wrong column.
 	snap := mapColumns(t, store, tabletest.Open(t, store), "name", map[string]string{"a": "b", "b": "a", "n": "num", "st": "info", "x": "y", "y": "x", "p": "region"})
-	if m := snap.ColumnMappingMode(); m != "name" {
+	if m := snap.Config().ColumnMappingMode(); m != "name" {
 		t.Fatalf("mode %q", m)
 	}
 	mem := tabletest.CheckedMem(t)

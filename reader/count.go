@@ -77,6 +77,16 @@ func (s *Scan) liveRows(ctx context.Context, f *ScanFile) (int64, error) {
 	return n, nil
 }
 
+// NumRecords is the number of rows f holds, deleted ones too: numRecords
+// from its stats, else the row count of its Parquet footer (read for it).
+// Row tracking's backfill asks it of files written without stats.
+func (s *Scan) NumRecords(ctx context.Context, f *ScanFile) (int64, error) {
+	if f.Stats != nil && f.Stats.NumRecords >= 0 {
+		return f.Stats.NumRecords, nil
+	}
+	return s.footerRows(ctx, f)
+}
+
 // footerRows reads a data file's row count from its Parquet footer.
 func (s *Scan) footerRows(ctx context.Context, f *ScanFile) (int64, error) {
 	obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)

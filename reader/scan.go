@@ -298,17 +298,9 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 		extras = append(slices.Clone(extras), s.rt.fileFields()...)
 		s.rowIndex = true
 	}
-	mode := snap.ColumnMappingMode()
-	switch mode {
-	case actions.ColumnMappingNone, actions.ColumnMappingName, actions.ColumnMappingID:
-		var err error
-		if s.mapping, err = newColumnMapping(mode, s.schema); err != nil {
-			return nil, err
-		}
-	default:
-		// An unknown mode: Records and ReadFile refuse the table
-		// (Snapshot.Supports); planning and counting read only the log.
-		s.mapping = columnMapping{mode: mode}
+	table := snap.Config()
+	if s.mapping, err = newColumnMapping(table); err != nil {
+		return nil, err
 	}
 	for _, c := range snap.PartitionColumns() {
 		s.partCols[c] = true
@@ -342,12 +334,12 @@ func newScan(snap *deltalog.Snapshot, cfg config) (*Scan, error) {
 			return nil, fmt.Errorf("reader: filter: %w", err)
 		}
 		s.filter = bound
-		p, err := expr.NewPruner(bound, s.schema, snap.PartitionColumns(), mode)
+		p, err := expr.NewPruner(bound, table)
 		if err != nil {
 			return nil, fmt.Errorf("reader: filter: %w", err)
 		}
 		s.pruner = p
-		s.widened = widenedPaths(s.schema, mode, nil)
+		s.widened = table.WidenedPaths()
 		// Read the filter's columns too, in schema order after the output.
 		need := map[string]bool{}
 		expr.Walk(bound, func(n expr.Expr) bool {
@@ -441,23 +433,6 @@ func checkReadSupported(snap *deltalog.Snapshot) error {
 	return snap.Supports(deltalog.OpScan)
 }
 
-// widenedPaths lists the columns (through structs) whose field metadata
-// records type changes (the typeWidening feature), by their physical
-// paths under the column mapping mode, as stats are keyed.
-func widenedPaths(st *actions.StructType, mode string, prefix []string) [][]string {
-	var out [][]string
-	for _, f := range st.Fields {
-		p := append(append([]string(nil), prefix...), f.PhysicalName(mode))
-		if _, ok := f.Metadata["delta.typeChanges"]; ok {
-			out = append(out, p)
-		}
-		if sub, ok := f.Type.(*actions.StructType); ok {
-			out = append(out, widenedPaths(sub, mode, p)...)
-		}
-	}
-	return out
-}
-
 // dropBounds removes the min and max of the widened columns from stats: a
 // file written before a column was widened holds bounds in the old type,
 // whose text can denote a different value in the new one (a float's
@@ -488,6 +463,19 @@ func (s *Scan) Schema() *arrow.Schema { return s.outSchema }
 
 // Filter is the bound filter, or nil.
 func (s *Scan) Filter() expr.Expr { return s.filter }
+
+// AllMatch reports whether every row of f (a file Files planned) satisfies
+// the scan's filter, as its partition values and stats prove without
+// reading it: a DELETE removes such a file whole. Without a filter every
+// row does. Like expr.Pruner.AllMatch it is conservative, and it reads
+// the stats the scan trusts (not the bounds of widened columns), by the
+// physical names the table's configuration gives.
+func (s *Scan) AllMatch(f *ScanFile) bool {
+	if s.pruner == nil {
+		return true
+	}
+	return s.pruner.AllMatch(f.Add.PartitionValues, f.Stats)
+}
 
 // Metrics returns the counters accumulated by all passes so far.
 func (s *Scan) Metrics() ScanMetrics {

@@ -48,27 +48,16 @@ func refuse(op, column, format string, args ...any) error {
 type Option func(*config)
 
 type config struct {
-	txnOpts  []deltalog.TxnOption
+	commit   []deltalog.CommitOption
 	mem      memory.Allocator
 	ifExists bool
-	opParams map[string]any
 }
 
-// WithOperationParameters adds entries to the commit's
-// commitInfo.operationParameters (they win over the change's own).
-func WithOperationParameters(params map[string]any) Option {
-	return func(c *config) {
-		if c.opParams == nil {
-			c.opParams = map[string]any{}
-		}
-		maps.Copy(c.opParams, params)
-	}
-}
-
-// WithTxnOptions passes options to the transaction that commits the
-// change.
-func WithTxnOptions(opts ...deltalog.TxnOption) Option {
-	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
+// WithCommitOptions sets how the change commits (deltalog.CommitOption,
+// the options every operation takes: operation parameters, user
+// metadata, an app transaction, post-commit hooks, ...).
+func WithCommitOptions(opts ...deltalog.CommitOption) Option {
+	return func(c *config) { c.commit = append(c.commit, opts...) }
 }
 
 // WithAllocator sets the allocator of the scan with which AddConstraint
@@ -98,7 +87,9 @@ type change struct {
 	md     actions.Metadata    // a copy; Configuration and PartitionColumns are copies too
 	props  *actions.TableProperties
 	params map[string]any
-	extra  map[string]any // WithOperationParameters
+	// applied is the result when the table already holds the change's app
+	// transaction: nothing is to be done.
+	applied *deltalog.CommitResult
 }
 
 // begin checks that the table can take a metadata change and copies its
@@ -108,12 +99,17 @@ func begin(snap *deltalog.Snapshot, op string, cfg *config) (*change, error) {
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("schema: %s: %w", op, err)
 	}
-	c := &change{snap: snap, tx: snap.NewTransaction(cfg.txnOpts...), op: op, schema: actions.CopyStruct(snap.Schema()), md: *snap.Metadata(), props: snap.Properties(), params: map[string]any{}, extra: cfg.opParams}
+	c := &change{snap: snap, tx: snap.NewTransaction(cfg.commit...), op: op, schema: actions.CopyStruct(snap.Schema()), md: *snap.Metadata(), props: snap.Properties(), params: map[string]any{}}
 	c.md.Configuration = maps.Clone(c.md.Configuration)
 	if c.md.Configuration == nil {
 		c.md.Configuration = map[string]string{}
 	}
 	c.md.PartitionColumns = append([]string{}, c.md.PartitionColumns...)
+	if res, err := c.tx.Start(); err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", op, err)
+	} else if res != nil {
+		c.applied = res
+	}
 	return c, nil
 }
 
@@ -122,7 +118,7 @@ func (c *change) refuse(column, format string, args ...any) error {
 }
 
 // mapped reports whether the table is column-mapped.
-func (c *change) mapped() bool { return c.props.ColumnMappingMode != actions.ColumnMappingNone }
+func (c *change) mapped() bool { return c.snap.Config().ColumnMapped() }
 
 // needMapping refuses an operation that needs column mapping on a table
 // without it, naming the property to set.
@@ -134,8 +130,8 @@ func (c *change) needMapping(column string) error {
 		c.op, strings.ToLower(strings.Fields(c.op)[0]), actions.PropColumnMappingMode, actions.PropColumnMappingMode)
 }
 
-// commit commits the changed metadata, with the protocol the new schema
-// and properties need (never downgraded).
+// commit commits the changed metadata; the protocol follows it by
+// deltalog's one rule (Transaction.SetMetadata).
 func (c *change) commit(ctx context.Context) (*deltalog.CommitResult, error) {
 	text, err := actions.SchemaString(c.schema)
 	if err != nil {
@@ -143,12 +139,9 @@ func (c *change) commit(ctx context.Context) (*deltalog.CommitResult, error) {
 	}
 	c.md.SchemaString = text
 	tx := c.tx
-	tx.SetMetadata(&c.md)
-	if p := actions.MergeProtocols(deltalog.MinimalProtocol(&c.md, c.schema), c.snap.Protocol()); p != c.snap.Protocol() {
-		tx.SetProtocol(p)
+	if err := tx.Stage(&deltalog.Changes{Operation: c.op, Parameters: c.params, Metadata: &c.md}); err != nil {
+		return nil, fmt.Errorf("schema: %s: %w; nothing was committed", c.op, err)
 	}
-	maps.Copy(c.params, c.extra)
-	tx.SetOperation(c.op, c.params, nil)
 	res, err := tx.Commit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %s: %w", c.op, err)

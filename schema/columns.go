@@ -98,6 +98,9 @@ func AddColumns(ctx context.Context, snap *deltalog.Snapshot, cols []Column, opt
 	if err != nil {
 		return nil, err
 	}
+	if c.applied != nil {
+		return c.applied, nil
+	}
 	if len(cols) == 0 {
 		return nil, c.refuse("", "no column to add")
 	}
@@ -243,6 +246,9 @@ func RenameColumn(ctx context.Context, snap *deltalog.Snapshot, column, newName 
 	if err != nil {
 		return nil, err
 	}
+	if c.applied != nil {
+		return c.applied, nil
+	}
 	tg, names, err := c.structField(column)
 	if err != nil {
 		return nil, err
@@ -283,6 +289,9 @@ func DropColumns(ctx context.Context, snap *deltalog.Snapshot, columns []string,
 	c, err := begin(snap, "DROP COLUMNS", cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.applied != nil {
+		return c.applied, nil
 	}
 	if len(columns) == 0 {
 		return nil, c.refuse("", "no column to drop")
@@ -342,6 +351,9 @@ func ChangeColumnType(ctx context.Context, snap *deltalog.Snapshot, column strin
 	c, err := begin(snap, "CHANGE COLUMN", cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.applied != nil {
+		return c.applied, nil
 	}
 	path, err := ParseColumnPath(column)
 	if err != nil {
@@ -438,6 +450,9 @@ func DropNotNull(ctx context.Context, snap *deltalog.Snapshot, column string, op
 	if err != nil {
 		return nil, err
 	}
+	if c.applied != nil {
+		return c.applied, nil
+	}
 	tg, names, err := c.structField(column)
 	if err != nil {
 		return nil, err
@@ -456,6 +471,9 @@ func SetComment(ctx context.Context, snap *deltalog.Snapshot, column, comment st
 	c, err := begin(snap, "CHANGE COLUMN", cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.applied != nil {
+		return c.applied, nil
 	}
 	tg, names, err := c.structField(column)
 	if err != nil {

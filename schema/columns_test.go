@@ -262,6 +262,12 @@ func TestChangeColumnType(t *testing.T) {
 	if p := open(t, store).Protocol(); !p.HasReaderFeature("typeWidening") || !p.HasWriterFeature("typeWidening") {
 		t.Fatalf("protocol %+v lacks typeWidening", p)
 	}
+	// A date widened to timestamp_ntz needs timestampNtz, which Spark adds
+	// only when asked for (it is not enabled by a property).
+	snap = open(t, store)
+	_, err = schema.ChangeColumnType(ctx, snap, "d", actions.TypeTimestampNTZ)
+	refused(t, store, snap.Version(), "d to timestamp_ntz without the feature", err, "delta.feature.timestampNtz=supported")
+	setProps(t, store, map[string]string{"delta.feature.timestampNtz": "supported"})
 	for _, ch := range []struct {
 		col string
 		to  actions.DataType

@@ -34,6 +34,9 @@ func AddConstraint(ctx context.Context, snap *deltalog.Snapshot, name, expressio
 	if err != nil {
 		return nil, err
 	}
+	if c.applied != nil {
+		return c.applied, nil
+	}
 	switch {
 	case strings.TrimSpace(name) == "":
 		return nil, c.refuse("", "the constraint has no name")
@@ -107,12 +110,16 @@ func (c *change) checkRows(ctx context.Context, cfg *config, name, text string, 
 // DropConstraint drops a CHECK constraint in one commit: Spark's ALTER
 // TABLE DROP CONSTRAINT name (names compared ignoring case). A
 // constraint the table does not have is refused, unless IfExists is
-// given (then the commit is made anyway, as Spark makes it).
+// given: then nothing is committed (nil result, nil error), since
+// nothing changes.
 func DropConstraint(ctx context.Context, snap *deltalog.Snapshot, name string, opts ...Option) (*deltalog.CommitResult, error) {
 	cfg := newConfig(opts)
 	c, err := begin(snap, "DROP CONSTRAINT", cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.applied != nil {
+		return c.applied, nil
 	}
 	key := actions.ConstraintKey(name)
 	old, ok := c.md.Configuration[key]
@@ -124,13 +131,12 @@ func DropConstraint(ctx context.Context, snap *deltalog.Snapshot, name string, o
 		}
 		return nil, c.refuse(name, "the table has no CHECK constraint %s (%s)", strings.ToLower(name), have)
 	}
+	if !ok {
+		return nil, nil
+	}
 	delete(c.md.Configuration, key)
 	c.params["name"] = name
-	if ok {
-		c.params["expr"] = old
-	} else {
-		c.params["expr"] = nil
-	}
-	c.params["existed"] = fmt.Sprint(ok)
+	c.params["expr"] = old
+	c.params["existed"] = "true"
 	return c.commit(ctx)
 }

@@ -195,7 +195,7 @@ func (s *Server) tableMetadata(w http.ResponseWriter, r *http.Request) {
 // ("" when it can): files with deletion vectors, or columns mapped to
 // physical names.
 func needsDelta(snap *deltalog.Snapshot) string {
-	if snap.ColumnMappingMode() != "none" {
+	if snap.Config().ColumnMapped() {
 		return "column mapping"
 	}
 	if snap.Protocol().HasReaderFeature(actions.FeatureDeletionVectors) {

@@ -75,11 +75,6 @@ func WithMaxCommits(n int) Option { return func(c *config) { c.maxCommits = max(
 // past it, all but the newest are merged into one per partition spec.
 func WithMaxManifests(n int) Option { return func(c *config) { c.maxManifests = max(n, 2) } }
 
-// Enabled reports whether the table asks for Iceberg metadata.
-func Enabled(props *actions.TableProperties) bool {
-	return props != nil && slices.Contains(props.UniversalFormats, "iceberg")
-}
-
 // Sync brings the Iceberg metadata of the table at root up to its latest
 // Delta version. It is what runs after a commit lands (and what `lakelog
 // uniform sync` runs); its failure never affects the Delta table.
@@ -108,7 +103,7 @@ func Convert(ctx context.Context, snap *deltalog.Snapshot, opts ...Option) (*Res
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if !Enabled(snap.Properties()) {
+	if !snap.Config().UniversalFormat("iceberg") {
 		return nil, ErrNotEnabled
 	}
 	t, err := newTableLoc(snap.Store(), snap.Root())

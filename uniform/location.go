@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -40,36 +39,15 @@ func newTableLoc(store objstore.Store, root string) (tableLoc, error) {
 	if root != "" {
 		root += "/"
 	}
-	base, err := storeURI(store)
+	base, err := objstore.RootURI(store)
 	if err != nil {
-		return tableLoc{}, err
+		return tableLoc{}, fmt.Errorf("uniform: %w", err)
 	}
 	uri := strings.TrimSuffix(base, "/")
 	if root != "" {
 		uri += "/" + strings.TrimSuffix(root, "/")
 	}
 	return tableLoc{store: store, root: root, uri: uri}, nil
-}
-
-// storeURI is the URI of a store's root as Iceberg readers open it:
-// file:// with an absolute path for a local folder, s3:// and gs:// as
-// they are, abfss:// for Azure (needs the account, from the store's
-// location when it has one).
-func storeURI(store objstore.Store) (string, error) {
-	loc := objstore.Location(store)
-	switch {
-	case strings.HasPrefix(loc, "s3://"), strings.HasPrefix(loc, "gs://"), strings.HasPrefix(loc, "file://"):
-		return loc, nil
-	case strings.HasPrefix(loc, "mem://"), loc == "":
-		return "mem://", nil
-	case strings.Contains(loc, "://"):
-		return "", fmt.Errorf("uniform: the store at %s has no location Iceberg readers open", loc)
-	}
-	abs, err := filepath.Abs(loc)
-	if err != nil {
-		return "", fmt.Errorf("uniform: %w", err)
-	}
-	return "file://" + filepath.ToSlash(abs), nil
 }
 
 // fileURI is the Iceberg path of a Delta file action's path: the table's

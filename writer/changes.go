@@ -39,14 +39,15 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 	if err != nil {
 		return nil, err
 	}
-	cfg.changeFiles, cfg.mergeSchema, cfg.rowCheck = true, false, nil
-	base, props, schema := snap.Metadata(), snap.Properties(), snap.Schema()
-	if cfg.schemaChange != nil {
-		base, props = cfg.schemaChange, cfg.schemaChange.Properties()
-		if schema, err = base.Schema(); err != nil {
-			return nil, fmt.Errorf("writer: %w", err)
-		}
+	if err := refuseCommitOptions(cfg); err != nil {
+		return nil, err
 	}
+	cfg.changeFiles, cfg.mergeSchema, cfg.rowCheck = true, false, nil
+	table := snap.Config()
+	if cfg.schemaChange != nil {
+		table = cfg.schemaChange
+	}
+	schema := table.Schema()
 	if schema.Field(ChangeTypeColumn) != nil {
 		return nil, fmt.Errorf("writer: the table has a column %q, which change data files reserve", ChangeTypeColumn)
 	}
@@ -55,9 +56,13 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	md := *base
+	md := *table.Metadata()
 	md.SchemaString = text
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), &md, props, batches, cfg)
+	changes, err := actions.NewTableConfig(table.Protocol(), &md)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), changes, batches, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -203,7 +203,7 @@ func TestColumnMappedCheckpoint(t *testing.T) {
 	snap := tabletest.Create(t, store, "id long, p string", map[string]string{"delta.columnMapping.mode": "id", "delta.checkpoint.writeStatsAsStruct": "true"}, "p")
 	for i := range 11 {
 		rows := fmt.Sprintf(`[{"id":%d,"p":%q}]`, i, []string{"x", "y"}[i%2])
-		if _, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.Batch(t, mem, snap, rows)), writer.WithTxnOptions(deltalog.WithCheckpoints(deltalog.CheckpointsSync))); err != nil {
+		if _, err := writer.Append(ctx, snap, tabletest.Batches(t, tabletest.Batch(t, mem, snap, rows)), writer.WithCommitOptions(deltalog.WithPostCommit(deltalog.PostCommitSync))); err != nil {
 			t.Fatal(err)
 		}
 		snap = tabletest.Open(t, store)

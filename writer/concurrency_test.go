@@ -43,7 +43,7 @@ func TestReplaceWhereVersusConcurrentAppend(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = dml.ReplaceWhere(ctx, read, pred, tabletest.Batches(t, tabletest.Batch(t, mem, read, `[{"id":10,"p":"a"}]`)), writer.WithAllocator(mem), writer.WithTxnOptions(deltalog.WithIsolation(conflict.Serializable)))
+			_, err = dml.ReplaceWhere(ctx, read, pred, tabletest.Batches(t, tabletest.Batch(t, mem, read, `[{"id":10,"p":"a"}]`)), dml.WithWriterOptions(writer.WithAllocator(mem)), dml.WithCommitOptions(deltalog.WithIsolation(conflict.Serializable)))
 			if c.wantAbort {
 				if !errors.Is(err, conflict.ErrConcurrentAppend) {
 					t.Fatalf("want ConcurrentAppend, got %v", err)

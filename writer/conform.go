@@ -35,6 +35,9 @@ type SchemaError struct {
 	Row int64
 	// Reason says what is wrong.
 	Reason string
+	// Err is the refusal behind Reason, if another package made it (the
+	// protocol rule's *actions.FeatureNotEnabledError).
+	Err error
 }
 
 func (e *SchemaError) Error() string {
@@ -50,8 +53,14 @@ func (e *SchemaError) Error() string {
 	return b.String()
 }
 
-// Unwrap makes errors.Is(err, ErrSchemaMismatch) hold.
-func (e *SchemaError) Unwrap() error { return ErrSchemaMismatch }
+// Unwrap makes errors.Is(err, ErrSchemaMismatch) hold, and errors.As find
+// Err.
+func (e *SchemaError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrSchemaMismatch, e.Err}
+	}
+	return []error{ErrSchemaMismatch}
+}
 
 // conformer brings input batches to the table's full logical schema
 // (partition columns included, in schema order), enforcing the schema. With
@@ -94,8 +103,9 @@ type conformer struct {
 	partition map[string]bool
 }
 
-func newConformer(schema *actions.StructType, md *actions.Metadata, props *actions.TableProperties, merge bool, mem memory.Allocator) (*conformer, error) {
-	c := &conformer{schema: schema, merge: merge, mem: mem, mode: props.ColumnMappingMode, maxID: props.ColumnMappingMaxColumnID}
+func newConformer(table *actions.TableConfig, merge bool, mem memory.Allocator) (*conformer, error) {
+	schema, md, props := table.Schema(), table.Metadata(), table.Properties()
+	c := &conformer{schema: schema, merge: merge, mem: mem, mode: table.ColumnMappingMode(), maxID: props.ColumnMappingMaxColumnID}
 	if merge && props.EnableTypeWidening {
 		c.widen, c.parts, c.deps = true, md.PartitionColumns, dependentColumns(schema, props)
 	}

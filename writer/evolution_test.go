@@ -149,8 +149,9 @@ func setProperties(t *testing.T, snap *deltalog.Snapshot, props map[string]strin
 	}
 	maps.Copy(md.Configuration, props)
 	tx := snap.NewTransaction()
-	tx.SetMetadata(&md)
-	tx.SetProtocol(actions.MergeProtocols(deltalog.MinimalProtocol(&md, snap.Schema()), snap.Protocol()))
+	if err := tx.SetMetadata(&md); err != nil {
+		t.Fatal(err)
+	}
 	res, err := tx.Commit(context.Background())
 	if err != nil {
 		t.Fatal(err)

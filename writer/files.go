@@ -70,62 +70,48 @@ func WriteFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[
 	if err := snap.Supports(deltalog.OpAppend); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	cfg.materializePartitions = materializesPartitions(snap.Protocol(), snap.Metadata())
 	if err := refuseOverwriteSchema(cfg, "WriteFiles (replaceWhere, DELETE, UPDATE, MERGE, OPTIMIZE)"); err != nil {
 		return nil, err
 	}
-	if md := cfg.schemaChange; md != nil {
-		cfg.materializePartitions = materializesPartitions(snap.Protocol(), md)
+	if err := refuseCommitOptions(cfg); err != nil {
+		return nil, err
+	}
+	if table := cfg.schemaChange; table != nil {
 		if cfg.rowTracking {
 			return nil, fmt.Errorf("writer: a rewrite that keeps row IDs cannot change the schema yet")
 		}
-		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, md.Properties(), batches, cfg)
+		wr, err := writeFiles(ctx, snap.Store(), snap.Root(), table, batches, cfg)
 		if err != nil {
 			return nil, err
 		}
 		wr.SchemaChanged = true
 		return wr, nil
 	}
-	md := snap.Metadata()
+	table := snap.Config()
 	if cfg.rowTracking {
-		if md, cfg.hidden, err = rowTrackingMetadata(snap); err != nil {
+		if table, cfg.hidden, err = rowTrackingTable(snap); err != nil {
 			return nil, err
 		}
 	}
-	return writeFiles(ctx, snap.Store(), snap.Root(), md, snap.Properties(), batches, cfg)
-}
-
-// materializesPartitions says whether the data files hold the partition
-// columns too: required by the materializePartitionColumns feature (and
-// icebergCompatV1/V2), asked for by delta.writePartitionColumnsToParquet.
-// Readers take partition values from the adds either way; the files have
-// no stats for them.
-func materializesPartitions(p *actions.Protocol, md *actions.Metadata) bool {
-	for _, f := range []string{actions.FeatureMaterializePartitionColumns, "icebergCompatV1", "icebergCompatV2"} {
-		if p != nil && p.HasWriterFeature(f) {
-			return true
-		}
-	}
-	for _, k := range []string{actions.PropWritePartitionColumnsToParquet, actions.PropEnableIcebergCompatV1, actions.PropEnableIcebergCompatV2} {
-		if v, ok := actions.ParseBool(md.Configuration[k]); ok && v {
-			return true
-		}
-	}
-	return false
+	return writeFiles(ctx, snap.Store(), snap.Root(), table, batches, cfg)
 }
 
 // rowCheck validates a conformed batch (replaceWhere's constraint).
 type rowCheck func(rec arrow.RecordBatch, rowBase int64) error
 
 // writeFiles is WriteFiles on a store and table root ("" or ending in
-// '/') with the table's metadata and its properties (parsed once by the
-// caller).
-func writeFiles(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, props *actions.TableProperties, batches iter.Seq2[arrow.RecordBatch, error], cfg *config) (*WriteResult, error) {
+// '/') for the table whose configuration is table: its schema, partition
+// columns and properties, the physical names of its columns, whether
+// its files hold the partition columns (materializePartitionColumns,
+// delta.writePartitionColumnsToParquet, Iceberg compatibility; readers
+// take partition values from the adds either way, and the files have no
+// stats for them).
+func writeFiles(ctx context.Context, store objstore.Store, root string, table *actions.TableConfig, batches iter.Seq2[arrow.RecordBatch, error], cfg *config) (*WriteResult, error) {
 	check := cfg.rowCheck
-	schema, err := md.Schema()
-	if err != nil {
-		return nil, fmt.Errorf("writer: %w", err)
-	}
+	md, props, schema := table.Metadata(), table.Properties(), table.Schema()
+	// Change data files never hold the partition columns: their
+	// values are in the cdc actions.
+	cfg.materializePartitions = table.MaterializesPartitionColumns() && !cfg.changeFiles
 	if cfg.dataChange && !cfg.changeFiles && len(props.Constraints) > 0 {
 		// Every row an operation writes meets the table's CHECK
 		// constraints; a rearrangement (OPTIMIZE) and change data
@@ -144,7 +130,7 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 			return checkConstraints(cs, rec, rowBase, cfg.mem)
 		}
 	}
-	conf, err := newConformer(schema, md, props, cfg.mergeSchema, cfg.mem)
+	conf, err := newConformer(table, cfg.mergeSchema, cfg.mem)
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +144,8 @@ func writeFiles(ctx context.Context, store objstore.Store, root string, md *acti
 		conf.partition[strings.ToLower(p)] = true
 	}
 	fs := &fileSet{ctx: ctx, cfg: cfg, store: store, root: root, md: md, props: props, open: map[string]*openFile{}, workers: runtime.GOMAXPROCS(0),
-		uploadSlots: make(chan struct{}, uploadsInFlight), mode: props.ColumnMappingMode}
-	if fs.mode != actions.ColumnMappingNone || props.RandomizeFilePrefixes {
+		uploadSlots: make(chan struct{}, uploadsInFlight), mode: table.ColumnMappingMode()}
+	if table.ColumnMapped() || props.RandomizeFilePrefixes {
 		fs.randomPrefix = int(props.RandomPrefixLength)
 	}
 	if err := fs.setSchema(schema); err != nil {

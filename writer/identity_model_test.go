@@ -119,17 +119,17 @@ func TestIdentityModel(t *testing.T) {
 					switch {
 					case kind < 5:
 						rec := batch(w, ks)
-						_, err = writer.Append(ctx, snap, seq(rec), writer.WithAppTransaction(app, ver))
+						_, err = writer.Append(ctx, snap, seq(rec), writer.WithCommitOptions(deltalog.WithAppTransaction(app, ver)))
 						rec.Release()
 					case kind < 8:
 						rec := batch(w, ks)
 						on, _ := expr.Parse("target.w = source.w AND target.k = source.k")
-						_, err = dml.Merge(ctx, snap, seq(rec), on, []dml.Clause{dml.WhenNotMatchedInsertAll(nil)}, dml.WithWriterOptions(writer.WithAppTransaction(app, ver)))
+						_, err = dml.Merge(ctx, snap, seq(rec), on, []dml.Clause{dml.WhenNotMatchedInsertAll(nil)}, dml.WithCommitOptions(deltalog.WithAppTransaction(app, ver)))
 						rec.Release()
 					default:
 						ks = nil
 						pred, _ := expr.Parse(fmt.Sprintf("w = %d AND k %% 5 = 0", w))
-						_, err = dml.Delete(ctx, snap, pred, dml.WithWriterOptions(writer.WithAppTransaction(app, ver)))
+						_, err = dml.Delete(ctx, snap, pred, dml.WithCommitOptions(deltalog.WithAppTransaction(app, ver)))
 					}
 					if err == nil {
 						break

@@ -2,7 +2,6 @@ package writer
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -39,14 +38,10 @@ type config struct {
 	bufferSize     int64
 	mem            memory.Allocator
 	mergeSchema    bool
-	overwrite      *overwriteSchema  // WithOverwriteSchema
-	schemaChange   *actions.Metadata // WithSchemaChange
+	overwrite      *overwriteSchema     // WithOverwriteSchema
+	schemaChange   *actions.TableConfig // WithSchemaChange
 	dataChange     bool
-	appID          string
-	appVersion     int64
-	hasAppTxn      bool
-	opParams       map[string]any
-	txnOpts        []deltalog.TxnOption
+	commit         []deltalog.CommitOption // WithCommitOptions
 	parquetProps   []parquet.WriterProperty
 	rowCheck       rowCheck
 	changeFiles    bool     // WriteChangeFiles: _change_data/cdc-*.parquet
@@ -86,8 +81,7 @@ func (c *config) apply(opts []Option) (*config, error) {
 // clone is a copy of c that options can change without changing c.
 func (c *config) clone() *config {
 	n := *c
-	n.opParams = maps.Clone(c.opParams)
-	n.txnOpts = slices.Clone(c.txnOpts)
+	n.commit = slices.Clone(c.commit)
 	n.parquetProps = slices.Clone(c.parquetProps)
 	if c.overwrite != nil {
 		o := *c.overwrite
@@ -96,14 +90,14 @@ func (c *config) clone() *config {
 	return &n
 }
 
-// Settings are a write's options resolved once and checked: what an
-// operation built on the writer (DELETE, UPDATE, MERGE, replaceWhere,
-// OPTIMIZE) resolves from its writer options before doing anything, asks
-// for what it needs beside the files (allocator, transaction options, app
-// transaction, operation parameters), and hands on to WriteFiles,
-// WriteChangeFiles and Commit with WithSettings. A Settings never
-// changes; With derives another. (delta-rs's WriterProperties and
-// CommitProperties are the model.)
+// Settings are a write's file-writing options resolved once and checked:
+// what an operation built on the writer (DELETE, UPDATE, MERGE,
+// replaceWhere, OPTIMIZE) resolves from its writer options before doing
+// anything, asks for what it needs beside the files (the allocator), and
+// hands on to WriteFiles and WriteChangeFiles with WithSettings. How the
+// operation commits is not a writer setting: it takes
+// deltalog.CommitOption values of its own. A Settings never changes; With
+// derives another. (delta-rs's WriterProperties is the model.)
 type Settings struct{ c *config }
 
 // Resolve applies opts once: a bad option (an unknown codec, a negative
@@ -141,27 +135,6 @@ func WithSettings(s *Settings) Option {
 // Allocator is the Arrow allocator of the write (WithAllocator), for an
 // operation that allocates beside the files it writes.
 func (s *Settings) Allocator() memory.Allocator { return s.c.mem }
-
-// TxnOptions are the options of the transaction that commits the write
-// (WithTxnOptions), for an operation that starts its own transaction.
-func (s *Settings) TxnOptions() []deltalog.TxnOption { return slices.Clone(s.c.txnOpts) }
-
-// AppTransaction is the write's app transaction (WithAppTransaction): ok
-// is false when there is none.
-func (s *Settings) AppTransaction() (appID string, version int64, ok bool) {
-	return s.c.appID, s.c.appVersion, s.c.hasAppTxn
-}
-
-// OperationParameters are the commitInfo.operationParameters entries the
-// write adds (WithOperationParameters); nil for none.
-func (s *Settings) OperationParameters() map[string]any { return maps.Clone(s.c.opParams) }
-
-// AlreadyApplied reports whether the write's app transaction is already
-// in snap, with the result to return for it: an operation asks it before
-// writing anything.
-func (s *Settings) AlreadyApplied(snap *deltalog.Snapshot) (*deltalog.CommitResult, bool) {
-	return alreadyApplied(snap, s.c)
-}
 
 // WithCompression sets the data files' Parquet codec: "snappy" (the
 // default, as Spark), "zstd", "gzip", "lz4" (LZ4_RAW) or "none".
@@ -258,48 +231,39 @@ func WithOverwriteSchema(partitionBy ...string) Option {
 	return func(c *config) { c.overwrite = &overwriteSchema{partitionBy: slices.Clone(partitionBy)} }
 }
 
-// WithSchemaChange makes WriteFiles and WriteChangeFiles write for md,
-// the table's metadata after a schema change that the same commit makes
-// (MERGE's schema evolution): the files take md's columns, physical
-// names and partitioning, and input without md's new columns gets nulls
-// in them. WriteFiles' result then has Metadata md and SchemaChanged
-// set; the commit must carry md.
-func WithSchemaChange(md *actions.Metadata) Option {
-	return func(c *config) { c.schemaChange = md }
+// WithSchemaChange makes WriteFiles and WriteChangeFiles write for
+// table, the configuration the commit leaves after a schema change it
+// makes (MERGE's schema evolution: Transaction.SetMetadata, then
+// Transaction.Config): the files take its columns, physical names and
+// partitioning, and input without its new columns gets nulls in them.
+// WriteFiles' result then has its Metadata and SchemaChanged set; the
+// commit must carry it.
+func WithSchemaChange(table *actions.TableConfig) Option {
+	return func(c *config) { c.schemaChange = table }
 }
 
 // WithDataChange sets add.dataChange (default true). Operations that
 // rearrange data without changing it (OPTIMIZE) write false.
 func WithDataChange(b bool) Option { return func(c *config) { c.dataChange = b } }
 
-// WithAppTransaction makes the commit idempotent for an application, as
-// Spark's txnAppId/txnVersion: the commit records txn(appID, version), and
-// when the table already holds version or a newer one for appID nothing is
-// written and the result has AlreadyApplied set.
-func WithAppTransaction(appID string, version int64) Option {
-	return func(c *config) {
-		if appID == "" {
-			c.err = fmt.Errorf("writer: app transaction needs an app id")
-		}
-		c.appID, c.appVersion, c.hasAppTxn = appID, version, true
-	}
+// WithCommitOptions sets how Append, Overwrite and CreateTable commit:
+// an app transaction (exactly once), operation parameters, user
+// metadata, the isolation level, post-commit hooks (deltalog.CommitOption,
+// the options every operation takes). WriteFiles and WriteChangeFiles,
+// which commit nothing, refuse them: an operation built on them takes
+// commit options of its own.
+func WithCommitOptions(opts ...deltalog.CommitOption) Option {
+	return func(c *config) { c.commit = append(c.commit, opts...) }
 }
 
-// WithOperationParameters adds entries to commitInfo.operationParameters
-// (they win over the writer's own).
-func WithOperationParameters(params map[string]any) Option {
-	return func(c *config) {
-		if c.opParams == nil {
-			c.opParams = map[string]any{}
-		}
-		maps.Copy(c.opParams, params)
+// refuseCommitOptions refuses commit options given to a building block
+// that commits nothing (WriteFiles, WriteChangeFiles), which would
+// otherwise be dropped.
+func refuseCommitOptions(cfg *config) error {
+	if len(cfg.commit) > 0 {
+		return fmt.Errorf("writer: commit options go to the operation that commits (its WithCommitOptions), not to the writer of its files")
 	}
-}
-
-// WithTxnOptions passes options to the deltalog transaction that commits
-// the write (isolation level, clock, attempts, post-commit hook).
-func WithTxnOptions(opts ...deltalog.TxnOption) Option {
-	return func(c *config) { c.txnOpts = append(c.txnOpts, opts...) }
+	return nil
 }
 
 // WithTableRows marks an input whose rows already hold their identity

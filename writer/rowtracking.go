@@ -21,10 +21,11 @@ import (
 // without row tracking enabled refuses the option.
 func WithMaterializedRowTracking() Option { return func(c *config) { c.rowTracking = true } }
 
-// rowTrackingMetadata is md with the materialized columns appended to its
-// schema, for the files' layout and the conformer.
-func rowTrackingMetadata(snap *deltalog.Snapshot) (*actions.Metadata, []string, error) {
-	if !snap.RowTrackingEnabled() {
+// rowTrackingTable is the table's configuration with the materialized
+// columns appended to its schema, for the files' layout and the
+// conformer.
+func rowTrackingTable(snap *deltalog.Snapshot) (*actions.TableConfig, []string, error) {
+	if !snap.Config().RowTracking() {
 		return nil, nil, fmt.Errorf("writer: materialized row tracking columns: the table does not have row tracking enabled (%s=true)", actions.PropEnableRowTracking)
 	}
 	p := snap.Properties()
@@ -48,5 +49,9 @@ func rowTrackingMetadata(snap *deltalog.Snapshot) (*actions.Metadata, []string, 
 	}
 	md := *snap.Metadata()
 	md.SchemaString = text
-	return &md, names, nil
+	table, err := actions.NewTableConfig(snap.Protocol(), &md)
+	if err != nil {
+		return nil, nil, fmt.Errorf("writer: %w", err)
+	}
+	return table, names, nil
 }

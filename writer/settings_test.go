@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/test/tabletest"
@@ -13,11 +15,10 @@ import (
 
 func TestResolveRefusesBadOptions(t *testing.T) {
 	for name, opt := range map[string]writer.Option{
-		"codec":          writer.WithCompression("brotli9"),
-		"target size":    writer.WithTargetFileSize(0),
-		"open files":     writer.WithMaxOpenFiles(0),
-		"buffer size":    writer.WithBufferSize(-1),
-		"app without id": writer.WithAppTransaction("", 3),
+		"codec":       writer.WithCompression("brotli9"),
+		"target size": writer.WithTargetFileSize(0),
+		"open files":  writer.WithMaxOpenFiles(0),
+		"buffer size": writer.WithBufferSize(-1),
 	} {
 		if _, err := writer.Resolve(opt); err == nil {
 			t.Errorf("%s: Resolve accepted a bad option", name)
@@ -33,45 +34,56 @@ func TestResolveRefusesBadOptions(t *testing.T) {
 }
 
 func TestSettingsWithLeavesTheOriginal(t *testing.T) {
-	base, err := writer.Resolve(writer.WithOperationParameters(map[string]any{"a": "1"}), writer.WithTxnOptions(deltalog.WithMaxAttempts(3)))
+	a, b := memory.NewGoAllocator(), memory.NewGoAllocator()
+	base, err := writer.Resolve(writer.WithAllocator(a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	derived, err := base.With(writer.WithAppTransaction("app", 7), writer.WithOperationParameters(map[string]any{"b": "2"}), writer.WithTxnOptions(deltalog.WithMaxAttempts(4)))
+	derived, err := base.With(writer.WithAllocator(b))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := base.AppTransaction(); ok {
-		t.Error("With gave the original an app transaction")
+	if base.Allocator() != a || derived.Allocator() != b {
+		t.Error("With changed the original's allocator, or did not set the derived one's")
 	}
-	if app, v, ok := derived.AppTransaction(); !ok || app != "app" || v != 7 {
-		t.Errorf("derived app transaction = %q %d %v, want app 7 true", app, v, ok)
+}
+
+// TestBuildingBlocksRefuseCommitOptions: WriteFiles and WriteChangeFiles
+// commit nothing, so commit options given to them would be lost: they
+// are refused, naming where they go.
+func TestBuildingBlocksRefuseCommitOptions(t *testing.T) {
+	store := objstore.NewMem()
+	snap := tabletest.Create(t, store, "id long", nil)
+	opt := writer.WithCommitOptions(deltalog.WithAppTransaction("app", 1))
+	if _, err := writer.WriteFiles(context.Background(), snap, tabletest.Batches(t), opt); err == nil || !strings.Contains(err.Error(), "commit options go to the operation") {
+		t.Errorf("WriteFiles with commit options: %v", err)
 	}
-	if p := base.OperationParameters(); len(p) != 1 || p["a"] != "1" {
-		t.Errorf("base parameters = %v, want only a=1", p)
+}
+
+// TestAppTransactionNeedsAnID: an app transaction without an id is
+// refused when the append commits, and nothing is committed.
+func TestAppTransactionNeedsAnID(t *testing.T) {
+	store := objstore.NewMem()
+	snap := tabletest.Create(t, store, "id long", nil)
+	_, err := writer.Append(context.Background(), snap, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, `[{"id":1}]`)),
+		writer.WithCommitOptions(deltalog.WithAppTransaction("", 3)))
+	if err == nil || !strings.Contains(err.Error(), "app id") {
+		t.Fatalf("append with an app transaction without an id: %v", err)
 	}
-	if p := derived.OperationParameters(); len(p) != 2 || p["a"] != "1" || p["b"] != "2" {
-		t.Errorf("derived parameters = %v, want a=1 b=2", p)
-	}
-	if n, m := len(base.TxnOptions()), len(derived.TxnOptions()); n != 1 || m != 2 {
-		t.Errorf("txn options: base %d, derived %d, want 1 and 2", n, m)
-	}
-	// The accessors hand out copies.
-	base.OperationParameters()["c"] = "3"
-	if _, ok := base.OperationParameters()["c"]; ok {
-		t.Error("OperationParameters returned the settings' own map")
+	if v := tabletest.Open(t, store).Version(); v != 0 {
+		t.Fatalf("version %d committed", v)
 	}
 }
 
 func TestWithSettingsThenOptions(t *testing.T) {
 	store := objstore.NewMem()
 	tabletest.Create(t, store, "id long, v string", nil)
-	s, err := writer.Resolve(writer.WithCompression("zstd"), writer.WithOperationParameters(map[string]any{"from": "settings"}))
+	s, err := writer.Resolve(writer.WithCompression("zstd"), writer.WithCommitOptions(deltalog.WithOperationParameters(map[string]any{"from": "settings"})))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Options after WithSettings apply on top of it.
-	tabletest.AppendTo(t, store, `[{"id":1,"v":"a"}]`, writer.WithSettings(s), writer.WithOperationParameters(map[string]any{"also": "option"}))
+	tabletest.AppendTo(t, store, `[{"id":1,"v":"a"}]`, writer.WithSettings(s), writer.WithCommitOptions(deltalog.WithOperationParameters(map[string]any{"also": "option"})))
 	ci, as := lastCommit(t, store)
 	if ci.OperationParameters["from"] != "settings" || ci.OperationParameters["also"] != "option" {
 		t.Errorf("operationParameters = %v, want from=settings and also=option", ci.OperationParameters)
@@ -82,12 +94,12 @@ func TestWithSettingsThenOptions(t *testing.T) {
 		}
 	}
 	// The same settings reach Append's app transaction check.
-	s2, err := s.With(writer.WithAppTransaction("app", 1))
+	s2, err := s.With(writer.WithCommitOptions(deltalog.WithAppTransaction("app", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tabletest.AppendTo(t, store, `[{"id":2,"v":"b"}]`, writer.WithSettings(s2))
-	if _, done := s2.AlreadyApplied(tabletest.Open(t, store)); !done {
+	if _, done := tabletest.Open(t, store).AlreadyApplied("app", 1); !done {
 		t.Error("AlreadyApplied: the committed app transaction is not seen")
 	}
 	if _, err := writer.Append(context.Background(), tabletest.Open(t, store), tabletest.Batches(t), writer.WithSettings(s2)); err != nil {

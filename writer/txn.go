@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"strconv"
 	"strings"
 
@@ -40,20 +39,19 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 	if err := refuseOverwriteSchema(cfg, "an append"); err != nil {
 		return nil, err
 	}
-	if res, done := alreadyApplied(snap, cfg); done {
-		return res, nil
+	tx := snap.NewTransaction(cfg.commit...)
+	if res, err := tx.Start(); err != nil || res != nil {
+		return res, err
 	}
-	cfg.materializePartitions = materializesPartitions(snap.Protocol(), snap.Metadata())
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Metadata(), snap.Properties(), batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), snap.Config(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if wr.NumRows == 0 && len(wr.Adds) == 0 && !wr.SchemaChanged && !cfg.hasAppTxn {
+	if wr.NumRows == 0 && len(wr.Adds) == 0 && !wr.SchemaChanged && !tx.HasAppTransaction() {
 		return nil, ErrEmptyInput
 	}
-	tx := snap.NewTransaction(cfg.txnOpts...)
 	params := map[string]any{"mode": "Append", "partitionBy": actions.JSONText(snap.PartitionColumns())}
-	return commitWrite(ctx, tx, cfg, wr, nil, "WRITE", params, nil)
+	return commit(ctx, tx, wr.Changes("WRITE", params, nil))
 }
 
 // Overwrite replaces the table's rows with batches: Spark's
@@ -71,28 +69,33 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 	if err := snap.Supports(deltalog.OpOverwrite); err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
-	if res, done := alreadyApplied(snap, cfg); done {
-		return res, nil
+	tx := snap.NewTransaction(cfg.commit...)
+	if res, err := tx.Start(); err != nil || res != nil {
+		return res, err
 	}
-	md, props, replaced := snap.Metadata(), snap.Properties(), false
+	table, replaced := snap.Config(), false
 	if cfg.overwrite != nil {
 		sc, seq, stop := peekSchema(batches)
 		defer stop()
 		batches = seq
 		if sc != nil {
-			if md, replaced, err = cfg.overwrite.metadata(snap, sc); err != nil {
+			md, changed, err := cfg.overwrite.metadata(snap, sc)
+			if err != nil {
 				return nil, err
 			}
-			props = md.Properties()
+			if changed {
+				if err := tx.SetMetadata(md); err != nil {
+					return nil, fmt.Errorf("writer: overwrite schema: %w", err)
+				}
+				table, replaced = tx.Config(), true
+			}
 		}
 	}
-	cfg.materializePartitions = materializesPartitions(snap.Protocol(), md)
-	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), md, props, batches, cfg)
+	wr, err := writeFiles(ctx, snap.Store(), snap.Root(), table, batches, cfg)
 	if err != nil {
 		return nil, err
 	}
 	wr.SchemaChanged = wr.SchemaChanged || replaced
-	tx := snap.NewTransaction(cfg.txnOpts...)
 	tx.ReadWholeTable()
 	if err := snap.LoadStats(ctx); err != nil { // the removes carry them, as Spark's do
 		return nil, err
@@ -102,82 +105,48 @@ func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[a
 		removed = append(removed, f)
 	}
 	params := map[string]any{"mode": "Overwrite", "partitionBy": actions.JSONText(wr.Metadata.PartitionColumns)}
-	return commitWrite(ctx, tx, cfg, wr, removed, "WRITE", params, nil)
+	return commit(ctx, tx, wr.Changes("WRITE", params, removed))
 }
 
-// Commit commits files written by WriteFiles on tx: the adds, the removal
-// of removed (Transaction.RemoveFile), the schema change the write made,
-// opts' app transaction and operation parameters, and commitInfo with
-// Spark's metrics for op plus extraMetrics. It is how an operation built
-// on WriteFiles that only adds and removes whole files commits
-// (dml.ReplaceWhere); DELETE, UPDATE and MERGE, which also commit
-// deletion vectors and change data files, commit on the transaction
-// themselves (dml's rewrite).
-func Commit(ctx context.Context, tx *deltalog.Transaction, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any, opts ...Option) (*deltalog.CommitResult, error) {
-	cfg, err := newConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	return commitWrite(ctx, tx, cfg, wr, removed, op, params, extraMetrics)
-}
-
-// alreadyApplied short-cuts an idempotent write whose app transaction the
-// snapshot already holds: nothing is written or committed.
-func alreadyApplied(snap *deltalog.Snapshot, cfg *config) (*deltalog.CommitResult, bool) {
-	if !cfg.hasAppTxn {
-		return nil, false
-	}
-	return snap.AlreadyApplied(cfg.appID, cfg.appVersion)
-}
-
-// commitWrite commits the written files, the removal of removed, the
-// schema change and the app transaction, with commitInfo as Spark writes
-// it for the operation.
-func commitWrite(ctx context.Context, tx *deltalog.Transaction, cfg *config, wr *WriteResult, removed []*actions.Add, op string, params, extraMetrics map[string]any) (*deltalog.CommitResult, error) {
+// Changes are the changes that commit the written files: their adds, the
+// removal of removed (live files the operation replaces), the schema
+// change the write made (SchemaChanged), the identity high-water marks
+// of the values it generated, and commitInfo with Spark's write metrics
+// (numFiles, numOutputRows, numOutputBytes, and with removed or in
+// overwrite mode numRemovedFiles and numRemovedBytes). An operation adds
+// what else it commits and hands them to deltalog.Transaction.Stage.
+func (wr *WriteResult) Changes(op string, params map[string]any, removed []*actions.Add) *deltalog.Changes {
+	c := &deltalog.Changes{Operation: op, Parameters: params, Adds: wr.Adds, Removes: removed, IdentityMarks: wr.HighWaterMarks}
 	if wr.SchemaChanged {
-		if err := checkNewTypes(tx.Snapshot(), wr.Metadata); err != nil {
-			return nil, err
-		}
-		tx.SetMetadata(wr.Metadata)
-		// A widened type (delta.typeChanges) needs typeWidening, which a
-		// table with delta.enableTypeWidening has; raise it all the same
-		// when the protocol lacks it, never down.
-		if snap := tx.Snapshot(); snap != nil {
-			schema, err := wr.Metadata.Schema()
-			if err != nil {
-				return nil, fmt.Errorf("writer: %w", err)
-			}
-			if p := actions.MergeProtocols(deltalog.MinimalProtocol(wr.Metadata, schema), snap.Protocol()); p != snap.Protocol() {
-				tx.SetProtocol(p)
-			}
-		}
-	}
-	if err := SetHighWaterMarks(tx, wr.HighWaterMarks); err != nil {
-		return nil, err
+		c.Metadata = wr.Metadata
 	}
 	var removedBytes int64
 	for _, f := range removed {
-		tx.RemoveFile(f, true)
 		removedBytes += f.Size
 	}
-	for _, a := range wr.Adds {
-		tx.Add(actions.Action{Add: a})
-	}
-	if cfg.hasAppTxn {
-		tx.SetTransaction(cfg.appID, cfg.appVersion)
-	}
-	metrics := map[string]any{
+	c.Metrics = map[string]any{
 		"numFiles":       strconv.Itoa(len(wr.Adds)),
 		"numOutputRows":  strconv.FormatInt(wr.NumRows, 10),
 		"numOutputBytes": strconv.FormatInt(wr.NumBytes, 10),
 	}
 	if removed != nil || params["mode"] == "Overwrite" {
-		metrics["numRemovedFiles"] = strconv.Itoa(len(removed))
-		metrics["numRemovedBytes"] = strconv.FormatInt(removedBytes, 10)
+		c.Metrics["numRemovedFiles"] = strconv.Itoa(len(removed))
+		c.Metrics["numRemovedBytes"] = strconv.FormatInt(removedBytes, 10)
 	}
-	maps.Copy(metrics, extraMetrics)
-	maps.Copy(params, cfg.opParams)
-	tx.SetOperation(op, params, metrics)
+	return c
+}
+
+// commit stages the changes on tx and commits them. A new column the
+// protocol rule refuses (timestamp_ntz without its feature) is a
+// *SchemaError, as the input's other misfits are.
+func commit(ctx context.Context, tx *deltalog.Transaction, c *deltalog.Changes) (*deltalog.CommitResult, error) {
+	if err := tx.Stage(c); err != nil {
+		var fe *actions.FeatureNotEnabledError
+		if errors.As(err, &fe) {
+			return nil, &SchemaError{Reason: "the input's new columns need " + fe.Error(), Err: err}
+		}
+		return nil, fmt.Errorf("writer: %w", err)
+	}
 	res, err := tx.Commit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("writer: commit: %w", err)
@@ -196,7 +165,7 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if err := refuseOverwriteSchema(cfg, "a create"); err != nil {
 		return nil, err
 	}
-	tx, err := deltalog.Create(store, root, md, cfg.txnOpts...)
+	tx, err := deltalog.Create(store, root, md, cfg.commit...)
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)
 	}
@@ -204,10 +173,9 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 	if r != "" {
 		r += "/"
 	}
-	// The files follow the metadata the commit creates: Create assigns
-	// a column-mapped table's physical names.
-	cfg.materializePartitions = materializesPartitions(nil, tx.Metadata())
-	wr, err := writeFiles(ctx, store, r, tx.Metadata(), tx.Metadata().Properties(), batches, cfg)
+	// The files follow the table the commit creates: Create assigns a
+	// column-mapped table's physical names.
+	wr, err := writeFiles(ctx, store, r, tx.Config(), batches, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -220,46 +188,5 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 		"partitionBy": actions.JSONText(md.PartitionColumns),
 		"properties":  actions.JSONText(md.Configuration),
 	}
-	return commitWrite(ctx, tx, cfg, wr, nil, "CREATE TABLE AS SELECT", params, nil)
-}
-
-// checkNewTypes refuses a schema change that needs a table feature the
-// protocol lacks: a timestamp_ntz column needs timestampNtz (Spark
-// upgrades the protocol there; lakelog does not change protocols
-// implicitly).
-func checkNewTypes(snap *deltalog.Snapshot, md *actions.Metadata) error {
-	if snap == nil {
-		return nil
-	}
-	schema, err := md.Schema()
-	if err != nil {
-		return fmt.Errorf("writer: %w", err)
-	}
-	if !usesNTZ(schema) || usesNTZ(snap.Schema()) {
-		return nil
-	}
-	for _, f := range snap.Protocol().ReaderFeatures {
-		if f == "timestampNtz" {
-			return nil
-		}
-	}
-	return &SchemaError{Reason: "merge-schema would add a timestamp_ntz column, which needs the timestampNtz table feature; the table's protocol does not have it"}
-}
-
-func usesNTZ(t actions.DataType) bool {
-	switch t := t.(type) {
-	case actions.PrimitiveType:
-		return t == actions.TypeTimestampNTZ
-	case *actions.StructType:
-		for _, f := range t.Fields {
-			if usesNTZ(f.Type) {
-				return true
-			}
-		}
-	case *actions.ArrayType:
-		return usesNTZ(t.ElementType)
-	case *actions.MapType:
-		return usesNTZ(t.KeyType) || usesNTZ(t.ValueType)
-	}
-	return false
+	return commit(ctx, tx, wr.Changes("CREATE TABLE AS SELECT", params, nil))
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"os"
 	"strings"
 	"testing"
 
@@ -18,7 +17,6 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
-	"github.com/lakelog/lakelog/test/golden"
 	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -49,7 +47,7 @@ func TestAppendCommitInfo(t *testing.T) {
 	store := objstore.NewMem()
 	tabletest.Create(t, store, "id long, p string", nil, "p")
 	tabletest.AppendTo(t, store, `[{"id": 1, "p": "a"}, {"id": 2, "p": "b"}, {"id": 3, "p": "a"}]`,
-		writer.WithOperationParameters(map[string]any{"userKey": "v"}))
+		writer.WithCommitOptions(deltalog.WithOperationParameters(map[string]any{"userKey": "v"})))
 	info, as := lastCommit(t, store)
 	var adds int
 	var bytes int64
@@ -130,7 +128,7 @@ func TestReplaceWherePartitions(t *testing.T) {
 		mem := tabletest.CheckedMem(t)
 		snap := tabletest.Open(t, store)
 		rec := tabletest.Batch(t, mem, snap, `[{"id": 20, "p": "b"}, {"id": 30, "p": "c"}]`)
-		_, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), writer.WithAllocator(mem))
+		_, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), dml.WithWriterOptions(writer.WithAllocator(mem)))
 		var se *writer.SchemaError
 		if !errors.As(err, &se) || se.Row != 2 || !strings.Contains(se.Reason, "replaceWhere") {
 			t.Fatalf("error %v, want a *SchemaError for input row 2", err)
@@ -143,7 +141,7 @@ func TestReplaceWherePartitions(t *testing.T) {
 		mem := tabletest.CheckedMem(t)
 		snap := tabletest.Open(t, store)
 		rec := tabletest.Batch(t, mem, snap, `[{"id": 20, "p": "b"}]`)
-		if _, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
+		if _, err := dml.ReplaceWhere(ctx, snap, pred, tabletest.Batches(t, rec), dml.WithWriterOptions(writer.WithAllocator(mem))); err != nil {
 			t.Fatal(err)
 		}
 		tabletest.DiffLines(t, "rows", tabletest.ScanLines(t, tabletest.Open(t, store)), tabletest.Sorted(`{"id":1,"p":"a"}`, `{"id":3,"p":"c"}`, `{"id":20,"p":"b"}`))
@@ -168,7 +166,7 @@ func TestReplaceWhereDataColumns(t *testing.T) {
 	tabletest.AppendTo(t, store, `[{"id": 5, "v": "e"}, {"id": 6, "v": "f"}, {"id": null, "v": "n"}]`)
 	snap := tabletest.Open(t, store)
 	rec := tabletest.Batch(t, mem, snap, `[{"id": 7, "v": "new"}]`)
-	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), tabletest.Batches(t, rec), writer.WithAllocator(mem)); err != nil {
+	if _, err := dml.ReplaceWhere(ctx, snap, mustParse(t, "id > 5"), tabletest.Batches(t, rec), dml.WithWriterOptions(writer.WithAllocator(mem))); err != nil {
 		t.Fatal(err)
 	}
 	// id 6 is deleted; the rows of its file for which the predicate is
@@ -187,7 +185,7 @@ func TestAppTransaction(t *testing.T) {
 	appendTxn := func(rows string, version int64) *deltalog.CommitResult {
 		t.Helper()
 		snap := tabletest.Open(t, store)
-		res, err := writer.Append(context.Background(), snap, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, rows)), writer.WithAppTransaction("ingest", version))
+		res, err := writer.Append(context.Background(), snap, tabletest.Batches(t, tabletest.Batch(t, memory.DefaultAllocator, snap, rows)), writer.WithCommitOptions(deltalog.WithAppTransaction("ingest", version)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +221,7 @@ func TestAppendOfNoRows(t *testing.T) {
 	if v := tabletest.Open(t, store).Version(); v != snap.Version() {
 		t.Fatalf("append of no rows committed version %d", v)
 	}
-	res, err := writer.Append(ctx, snap, tabletest.Batches(t), writer.WithAppTransaction("ingest", 3))
+	res, err := writer.Append(ctx, snap, tabletest.Batches(t), writer.WithCommitOptions(deltalog.WithAppTransaction("ingest", 3)))
 	if err != nil {
 		t.Fatalf("append of no rows with an app transaction: %v", err)
 	}
@@ -513,23 +511,20 @@ func TestParallelPartitions(t *testing.T) {
 	}
 }
 
-// TestWritersAskBeforeUploading: on a table lakelog cannot write (the
-// corpus table type-widening needs the typeWidening writer feature),
-// Append, Overwrite and ReplaceWhere fail before any data file is written,
-// with ErrUnsupportedFeature; on an append-only table, Overwrite does.
+// TestWritersAskBeforeUploading: on a table lakelog cannot write (its
+// protocol lists a writer feature lakelog does not know), Append,
+// Overwrite and ReplaceWhere fail before any data file is written, with
+// ErrUnsupportedFeature; on an append-only table, Overwrite does.
 func TestWritersAskBeforeUploading(t *testing.T) {
 	ctx := context.Background()
-	c, err := golden.Find("v2-checkpoint-json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := c.Dir
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	st, err := objstore.Open(ctx, dir)
-	if err != nil {
+	st := objstore.NewMem()
+	tabletest.Create(t, st, "byte_long long", nil)
+	tabletest.AppendTo(t, st, `[{"byte_long":1}]`)
+	// A later writer raised the protocol to a feature lakelog lacks.
+	commit := `{"commitInfo":{"timestamp":1,"operation":"UPGRADE PROTOCOL"}}
+{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":["appendOnly","invariants","someFutureWriterFeature"]}}
+`
+	if err := st.Put(ctx, "tbl/_delta_log/"+deltalog.CommitName(2), strings.NewReader(commit), objstore.PutOptions{IfAbsent: true}); err != nil {
 		t.Fatal(err)
 	}
 	countFiles := func() int {
@@ -543,7 +538,7 @@ func TestWritersAskBeforeUploading(t *testing.T) {
 		return n
 	}
 	before := countFiles()
-	snap, err := deltalog.Open(ctx, st, "")
+	snap, err := deltalog.Open(ctx, st, "tbl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,8 +555,8 @@ func TestWritersAskBeforeUploading(t *testing.T) {
 		"replaceWhere": func() error { _, err := dml.ReplaceWhere(ctx, snap, pred, rows); return err },
 		"write files":  func() error { _, err := writer.WriteFiles(ctx, snap, rows); return err },
 	} {
-		if err := write(); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "v2Checkpoint") {
-			t.Errorf("%s on a table with V2 checkpoints: %v, want ErrUnsupportedFeature naming v2Checkpoint", name, err)
+		if err := write(); !errors.Is(err, deltalog.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "someFutureWriterFeature") {
+			t.Errorf("%s on a table with an unknown writer feature: %v, want ErrUnsupportedFeature naming it", name, err)
 		}
 	}
 	if after := countFiles(); after != before {

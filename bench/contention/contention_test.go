@@ -209,7 +209,7 @@ func commitLoop(ctx context.Context, st objstore.Store, w workload, writer, n in
 		}
 	}
 	for _, res := range results {
-		_ = res.WaitCheckpoint() // a failed checkpoint never fails a commit
+		_ = res.WaitHooks() // a failed checkpoint never fails a commit
 	}
 	return o
 }

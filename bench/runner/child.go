@@ -353,7 +353,7 @@ func lakelogCommits(ctx context.Context, spec Spec) (Outcome, error) {
 			break
 		}
 		t := time.Now()
-		tx := snap.NewTransaction(deltalog.WithCheckpoints("off"))
+		tx := snap.NewTransaction(deltalog.WithPostCommit("off"))
 		tx.Add(actions.Action{Add: commitAdd(part, i)})
 		tx.SetOperation("WRITE", map[string]any{"mode": "Append"}, nil)
 		res, err := tx.Commit(ctx)

@@ -78,7 +78,7 @@ func schemaSuite(ctx context.Context, cfg *config, rep *report) error {
 			if err != nil {
 				return err
 			}
-			if _, err := writer.Append(ctx, snap, schemaRows(int64(f)*per, per, false), writer.WithTxnOptions(deltalog.WithCheckpoints(deltalog.CheckpointsOff))); err != nil {
+			if _, err := writer.Append(ctx, snap, schemaRows(int64(f)*per, per, false), writer.WithCommitOptions(deltalog.WithPostCommit(deltalog.PostCommitOff))); err != nil {
 				return err
 			}
 		}
@@ -169,7 +169,7 @@ func schemaSuite(ctx context.Context, cfg *config, rep *report) error {
 		i := 0
 		o, err := timeOne(func(snap *deltalog.Snapshot, _ int) error {
 			i++
-			opts := []writer.Option{writer.WithTxnOptions(deltalog.WithCheckpoints(deltalog.CheckpointsOff))}
+			opts := []writer.Option{writer.WithCommitOptions(deltalog.WithPostCommit(deltalog.PostCommitOff))}
 			if merge {
 				opts = append(opts, writer.WithMergeSchema())
 			}

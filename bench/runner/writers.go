@@ -264,7 +264,12 @@ func lakelogWriteCommits(ctx context.Context, spec Spec) (Outcome, error) {
 		}
 		t1 := time.Now()
 		for {
-			res, err := writer.Commit(ctx, snap.NewTransaction(), wr, nil, "WRITE", map[string]any{"mode": "Append"}, nil)
+			tx := snap.NewTransaction()
+			err := tx.Stage(wr.Changes("WRITE", map[string]any{"mode": "Append"}, nil))
+			var res *deltalog.CommitResult
+			if err == nil {
+				res, err = tx.Commit(ctx)
+			}
 			if errors.Is(err, deltalog.ErrTooManyAttempts) {
 				failed++
 				if snap, err = deltalog.Open(ctx, st, ""); err != nil {

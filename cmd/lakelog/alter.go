@@ -68,7 +68,7 @@ func runAlter(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	c.waitCheckpoint(res)
+	c.waitHooks(res)
 	op := "SET TBLPROPERTIES"
 	if len(props) == 0 {
 		op = "UNSET TBLPROPERTIES"
@@ -166,7 +166,12 @@ func alterColumns(ctx context.Context, c *call, snap *deltalog.Snapshot, which s
 	if err != nil {
 		return err
 	}
-	c.waitCheckpoint(res)
+	if res == nil { // DROP CONSTRAINT IF EXISTS of a constraint the table lacks
+		return c.report(newOpResult(op, nil, nil), func(w io.Writer) {
+			fmt.Fprintf(w, "the table has no CHECK constraint %s; nothing was committed\n", c.text("drop-constraint"))
+		})
+	}
+	c.waitHooks(res)
 	return c.report(newOpResult(op, res, nil), func(w io.Writer) {
 		fmt.Fprintf(w, "version %d: %s\n", res.Version, done)
 	})

@@ -61,7 +61,7 @@ func runConvert(ctx context.Context, c *call) error {
 			fmt.Fprintf(w, "%s is already a Delta table (version %d); nothing converted\n", c.table(), res.Version)
 		})
 	}
-	c.waitCheckpoint(res.Commit)
+	c.waitHooks(res.Commit)
 	metrics := map[string]any{"numConvertedFiles": strconv.Itoa(res.Files)}
 	return c.report(newOpResult("CONVERT", res.Commit, metrics), func(w io.Writer) {
 		fmt.Fprintf(w, "converted %s: %d files (%s, %d rows) at version %d; %d hidden files skipped\n",

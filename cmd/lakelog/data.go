@@ -137,7 +137,7 @@ func runAppend(ctx context.Context, c *call) error {
 	}
 	// The commit is done; a checkpoint it triggered finishes before the
 	// process exits, and its failure is only a warning.
-	defer c.waitCheckpoint(res)
+	defer c.waitHooks(res)
 	return c.report(newOpResult("WRITE", res, map[string]any{"numOutputRows": src.rows.Load()}), func(w io.Writer) {
 		done := "appended"
 		if mode == "overwrite" {

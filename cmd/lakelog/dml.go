@@ -241,7 +241,7 @@ func (c *call) printDMLResult(op string, res *dml.Result) error {
 	for k, v := range res.Metrics {
 		metrics[k] = v
 	}
-	defer c.waitCheckpoint(res.CommitResult)
+	defer c.waitHooks(res.CommitResult)
 	return c.report(newOpResult(op, res.CommitResult, metrics), func(w io.Writer) {
 		if res.CommitResult != nil {
 			fmt.Fprintf(w, "%s: version %d\n", op, res.Version)

@@ -89,7 +89,7 @@ func runCreate(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	c.syncUniform(res)
+	c.waitHooks(res)
 	return c.report(newOpResult("CREATE TABLE", res, nil), func(w io.Writer) {
 		fmt.Fprintf(w, "created %s at version %d\n", c.table(), res.Version)
 	})

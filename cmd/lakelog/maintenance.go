@@ -133,7 +133,7 @@ func runOptimize(ctx context.Context, c *call) error {
 	}
 	var last *deltalog.CommitResult
 	for _, r := range res.Commits {
-		c.waitCheckpoint(r)
+		c.waitHooks(r)
 		last = r
 	}
 	m := res.Metrics
@@ -199,8 +199,8 @@ func runVacuum(ctx context.Context, c *call) error {
 			len(res.Files), humanBytes(res.Bytes), res.Cutoff.UTC().Format(time.RFC3339))
 		return nil
 	}
-	c.waitCheckpoint(res.StartCommit)
-	c.waitCheckpoint(res.EndCommit)
+	c.waitHooks(res.StartCommit)
+	c.waitHooks(res.EndCommit)
 	metrics := map[string]any{"numDeletedFiles": len(res.Files), "sizeOfDataToDelete": res.Bytes}
 	return c.report(newOpResult("VACUUM END", res.EndCommit, metrics), func(w io.Writer) {
 		fmt.Fprintf(w, "vacuumed: %d files (%s) deleted (versions %d and %d record it)\n", len(res.Files), humanBytes(res.Bytes), res.StartVersion, res.EndVersion)
@@ -226,7 +226,7 @@ func runRestore(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	c.waitCheckpoint(res.Commit)
+	c.waitHooks(res.Commit)
 	m := res.Metrics
 	return c.report(newOpResult("RESTORE", res.Commit, m.OperationMetrics()), func(w io.Writer) {
 		fmt.Fprintf(w, "restored version %d as version %d: %d files restored (%s), %d removed (%s); %d files (%s) now\n",

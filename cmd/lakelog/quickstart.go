@@ -100,7 +100,7 @@ func runQuickstart(ctx context.Context, c *call) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := writer.Append(ctx, snap, orderBatches(w), writer.WithOperationParameters(map[string]any{"writer": fmt.Sprint(w)}))
+			r, err := writer.Append(ctx, snap, orderBatches(w), writer.WithCommitOptions(deltalog.WithOperationParameters(map[string]any{"writer": fmt.Sprint(w)})))
 			if err != nil {
 				outs[w].err = err
 				return

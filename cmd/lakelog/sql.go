@@ -104,9 +104,7 @@ func runSQL(ctx context.Context, c *call) error {
 			}
 			return err
 		}
-		if err := res.WaitCheckpoints(); err != nil {
-			fmt.Fprintf(c.stderr, "lakelog sql: warning: a checkpoint failed (the commit stands): %v\n", err)
-		}
+		warnHooks(c.stderr, "lakelog sql", res.WaitHooks())
 	}
 	return nil
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/lakelog/lakelog/actions"
-	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/uniform"
 )
 
@@ -67,22 +65,4 @@ func uniformProperties(conf map[string]string) {
 	}
 	conf[actions.PropEnableIcebergCompatV2] = "true"
 	conf[actions.PropUniversalFormatEnabledFormats] = "iceberg"
-}
-
-// syncUniform converts a commit of a UniForm table to Iceberg metadata.
-// Its failure is a warning: the commit stands, and the next commit (or
-// `lakelog uniform sync`) catches up.
-func (c *call) syncUniform(res *deltalog.CommitResult) {
-	if res == nil {
-		return
-	}
-	snap, err := res.Snapshot()
-	if err != nil || !uniform.Enabled(snap.Properties()) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if _, err := uniform.Convert(ctx, snap); err != nil {
-		fmt.Fprintf(c.stderr, "lakelog %s: warning: Iceberg metadata of version %d not written (the commit stands; lakelog uniform sync catches up): %v\n", c.verb.name, res.Version, err)
-	}
 }

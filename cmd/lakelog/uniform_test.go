@@ -52,3 +52,18 @@ func TestCLIUniform(t *testing.T) {
 		t.Fatalf("uniform sync of a plain table: %d %q", code, stderr)
 	}
 }
+
+// TestSQLWritesConvertUniform: a write through lakelog sql brings a
+// UniForm table's Iceberg metadata to its version, as the verbs do (the
+// conversion is the library's post-commit hook, not the CLI's).
+func TestSQLWritesConvertUniform(t *testing.T) {
+	dir := t.TempDir()
+	tbl := filepath.Join(dir, "events")
+	ok(t, "create", tbl, "--schema", "id long not null, kind string", "--uniform", "iceberg")
+	ok(t, "sql", "INSERT INTO delta.`"+tbl+"` VALUES (1, 'a'), (2, 'b')")
+	ok(t, "sql", "INSERT INTO delta.`"+tbl+"` VALUES (3, 'c')")
+	out := ok(t, "uniform", "sync", tbl)
+	if !strings.Contains(out, "already at version 2") {
+		t.Fatalf("uniform sync after two SQL inserts: %q; the inserts did not convert their commits", out)
+	}
+}

@@ -675,16 +675,33 @@ func parseRetention(s string) (time.Duration, error) {
 // parseTime reads a point in time in the forms `lakelog help time` lists.
 func parseTime(s string) (time.Time, error) { return deltalog.ParseTime(s) }
 
-// waitCheckpoint waits for the checkpoint a commit triggered; its
-// failure is a warning, since the commit stands.
-func (c *call) waitCheckpoint(res *deltalog.CommitResult) {
+// waitHooks waits for the post-commit hooks of a commit (checkpoint,
+// Iceberg metadata, symlink manifest: the library runs them after every
+// commit); a failed hook is a warning, since the commit stands.
+func (c *call) waitHooks(res *deltalog.CommitResult) {
 	if res == nil {
 		return
 	}
-	if err := res.WaitCheckpoint(); err != nil {
-		fmt.Fprintf(c.stderr, "lakelog %s: warning: checkpoint after version %d failed (the commit stands): %v\n", c.verb.name, res.Version, err)
+	warnHooks(c.stderr, "lakelog "+c.verb.name, res.WaitHooks())
+}
+
+// warnHooks prints each failed post-commit hook of err as a warning.
+func warnHooks(w io.Writer, who string, err error) {
+	if err == nil {
+		return
 	}
-	c.syncUniform(res)
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		var he *deltalog.HookError
+		if errors.As(e, &he) && he.Hook == deltalog.HookIceberg {
+			fmt.Fprintf(w, "%s: warning: %v (lakelog uniform sync catches up)\n", who, e)
+			continue
+		}
+		fmt.Fprintf(w, "%s: warning: %v\n", who, e)
+	}
 }
 
 // hasFlag reports whether the verb declares the flag.

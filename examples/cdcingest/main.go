@@ -24,7 +24,7 @@
 // it has updates it, so the table ends as the source's rows whatever was
 // missed.
 //
-// Exactly once: the MERGE commits with writer.WithAppTransaction(app,
+// Exactly once: the MERGE commits with deltalog.WithAppTransaction(app,
 // batch), which records txn(app, batch) in the same commit. After the
 // commit the ingestor saves its own progress (a file, as a consumer
 // commits its offset). On start it resumes after the larger of its
@@ -75,7 +75,6 @@ import (
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/objstore"
-	"github.com/lakelog/lakelog/writer"
 )
 
 // crashStatus is the exit status of a simulated crash.
@@ -230,7 +229,7 @@ func (in *ingestor) apply(ctx context.Context, snap *deltalog.Snapshot, n int64,
 	latest := latestPerKey(events)
 	for attempt := 1; ; attempt++ {
 		res, err := dml.Merge(ctx, snap, sourceOf(latest), mergeOn, mergeClauses,
-			dml.WithWriterOptions(writer.WithAppTransaction(in.app, n)))
+			dml.WithCommitOptions(deltalog.WithAppTransaction(in.app, n)))
 		if errors.Is(err, conflict.ErrConflict) && attempt < 5 {
 			fmt.Fprintf(in.out, "batch %d: %v; retrying\n", n, err)
 			if snap, err = deltalog.Open(ctx, in.store, ""); err != nil {
@@ -252,7 +251,7 @@ func (in *ingestor) apply(ctx context.Context, snap *deltalog.Snapshot, n int64,
 		}
 		fmt.Fprintf(in.out, "batch %d: %d events, %d keys: version %d (%d inserted, %d updated, %d deleted)\n",
 			n, len(events), len(latest), res.Version, m["numTargetRowsInserted"], m["numTargetRowsUpdated"], m["numTargetRowsDeleted"])
-		if err := res.WaitCheckpoint(); err != nil {
+		if err := res.WaitHooks(); err != nil {
 			fmt.Fprintf(in.out, "batch %d: checkpoint failed (the commit stands): %v\n", n, err)
 		}
 		return res.Snapshot()

@@ -65,8 +65,9 @@ func TestUniformGCS(t *testing.T) {
 }
 
 // runUniformCloud creates a UniForm table in st (at location), appends
-// and deletes, converting after each commit, and reads each conversion
-// back with iceberg-go under props.
+// and deletes; each commit's post-commit hook (registered by importing
+// uniform) converts it, so that uniform.Sync then has nothing to do; each
+// conversion is read back with iceberg-go under props.
 func runUniformCloud(t *testing.T, st objstore.Store, location string, props map[string]string) {
 	ctx := t.Context()
 	var err error
@@ -75,39 +76,50 @@ func runUniformCloud(t *testing.T, st objstore.Store, location string, props map
 	md := &actions.Metadata{SchemaString: ss, Configuration: map[string]string{
 		actions.PropColumnMappingMode: "name", actions.PropEnableIcebergCompatV2: "true", actions.PropUniversalFormatEnabledFormats: "iceberg",
 	}}
-	if _, err := writer.CreateTable(ctx, st, "", md, maintBatches(0, 1000)); err != nil {
+	cres, err := writer.CreateTable(ctx, st, "", md, maintBatches(0, 1000))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var res *uniform.Result
-	step := func(what string) {
+	var metadata string
+	step := func(what string, commit *deltalog.CommitResult) {
 		t.Helper()
-		if res, err = uniform.Sync(ctx, st, ""); err != nil {
+		if err := commit.WaitHooks(); err != nil {
+			t.Fatalf("%s: post-commit hooks: %v", what, err)
+		}
+		res, err := uniform.Sync(ctx, st, "")
+		if err != nil {
 			t.Fatalf("%s: uniform.Sync: %v", what, err)
+		}
+		if res.MetadataLocation != "" {
+			t.Fatalf("%s: uniform.Sync converted %+v; the commit's hook should have", what, res)
 		}
 		snap, err := deltalog.Open(ctx, st, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := icebergCloudRows(t, props, res.MetadataLocation)
+		metadata = fmt.Sprintf("%s/metadata/v%d.metadata.json", location, snap.Version()+1)
+		got := icebergCloudRows(t, props, metadata)
 		want := lakelogRows(t, snap)
 		if !slices.Equal(got, want) {
-			t.Fatalf("%s: iceberg-go read %d rows from %s, lakelog %d", what, len(got), res.MetadataLocation, len(want))
+			t.Fatalf("%s: iceberg-go read %d rows from %s, lakelog %d", what, len(got), metadata, len(want))
 		}
 	}
-	step("create")
+	step("create", cres)
 	snap, _ := deltalog.Open(ctx, st, "")
-	if _, err := writer.Append(ctx, snap, maintBatches(1000, 1500)); err != nil {
+	ares, err := writer.Append(ctx, snap, maintBatches(1000, 1500))
+	if err != nil {
 		t.Fatal(err)
 	}
-	step("append")
+	step("append", ares)
 	snap, _ = deltalog.Open(ctx, st, "")
 	pred, _ := expr.Parse("id % 7 = 0")
-	if _, err := dml.Delete(ctx, snap, pred); err != nil {
+	dres, err := dml.Delete(ctx, snap, pred)
+	if err != nil {
 		t.Fatal(err)
 	}
-	step("delete")
-	if want := location + "/metadata/v3.metadata.json"; res.MetadataLocation != want {
-		t.Fatalf("metadata at %s, want %s", res.MetadataLocation, want)
+	step("delete", dres.CommitResult)
+	if want := location + "/metadata/v3.metadata.json"; metadata != want {
+		t.Fatalf("metadata at %s, want %s", metadata, want)
 	}
 }
 

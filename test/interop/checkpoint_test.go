@@ -73,13 +73,13 @@ func buildHistory(t *testing.T, seed uint64, props map[string]string, steps []st
 			var err error
 			switch s.op {
 			case "append":
-				_, err = writer.Append(ctx, snap, seq(recs...), noCheckpoints, writer.WithAllocator(mem))
+				_, err = writer.Append(ctx, snap, seq(recs...), writer.WithCommitOptions(noHooks), writer.WithAllocator(mem))
 			case "overwrite":
-				_, err = writer.Overwrite(ctx, snap, seq(recs...), noCheckpoints, writer.WithAllocator(mem))
+				_, err = writer.Overwrite(ctx, snap, seq(recs...), writer.WithCommitOptions(noHooks), writer.WithAllocator(mem))
 			case "replaceWhere":
 				var pred expr.Expr
 				if pred, err = expr.Parse(s.where); err == nil {
-					_, err = dml.ReplaceWhere(ctx, snap, pred, seq(recs...), noCheckpoints, writer.WithAllocator(mem))
+					_, err = dml.ReplaceWhere(ctx, snap, pred, seq(recs...), dml.WithCommitOptions(noHooks), dml.WithWriterOptions(writer.WithAllocator(mem)))
 				}
 			default:
 				t.Fatalf("unknown step %q", s.op)
@@ -238,9 +238,9 @@ func buildMore(t *testing.T, h *history, steps []step) [][]string {
 		var err error
 		switch s.op {
 		case "append":
-			_, err = writer.Append(ctx, snap, seq(rec), noCheckpoints)
+			_, err = writer.Append(ctx, snap, seq(rec), writer.WithCommitOptions(noHooks))
 		case "overwrite":
-			_, err = writer.Overwrite(ctx, snap, seq(rec), noCheckpoints)
+			_, err = writer.Overwrite(ctx, snap, seq(rec), writer.WithCommitOptions(noHooks))
 		default:
 			t.Fatalf("buildMore: unsupported step %q", s.op)
 		}

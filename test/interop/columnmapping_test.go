@@ -62,7 +62,7 @@ func TestSparkColumnMapping(t *testing.T) {
 				t.Fatalf("spark made version %d, want %d", latest, len(stmts)-1)
 			}
 			snap := open(t, store, "")
-			if m := snap.ColumnMappingMode(); m != mode {
+			if m := snap.Config().ColumnMappingMode(); m != mode {
 				t.Fatalf("lakelog sees column mapping mode %q, want %q", m, mode)
 			}
 			differ := 0
@@ -102,7 +102,7 @@ func TestSparkColumnMapping(t *testing.T) {
 			_, sc := tableSchema(t, "id int, title string, info struct<alpha:int>, m map<string,struct<v:int>>, region string, name string")
 			rec := jsonBatch(t, sc, `[{"id":6,"title":"six","info":{"alpha":60},"m":[{"key":"s","value":{"v":6}}],"region":"p3","name":"lakelog"}]`)
 			defer rec.Release()
-			if _, err := writer.Append(ctx, snap, seq(rec), noCheckpoints); err != nil {
+			if _, err := writer.Append(ctx, snap, seq(rec), writer.WithCommitOptions(noHooks)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := dml.Update(ctx, open(t, store, ""), parse(t, "title = 'four' OR region = 'p3'"), []*expr.Assignment{assign(t, "title = 'UPDATED'"), assign(t, "name = 'updated'")}); err != nil {

@@ -39,7 +39,7 @@ func TestPeersReadLakelogColumnMapping(t *testing.T) {
 					rows = append(rows, fmt.Sprintf(`{"id":%d,"p":"%c","v":%d,"s":{"a":%d,"b":"b%d"},"tags":["t%d"]}`, i, 'a'+i%3, i*7%100, i, i%4, i%5))
 				}
 				rec := jsonBatch(t, sc, "["+strings.Join(rows, ",")+"]")
-				if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), writer.WithTargetFileSize(4<<10), noCheckpoints); err != nil {
+				if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), writer.WithTargetFileSize(4<<10), writer.WithCommitOptions(noHooks)); err != nil {
 					t.Fatal(err)
 				}
 				rec.Release()
@@ -68,21 +68,21 @@ func TestPeersReadLakelogColumnMapping(t *testing.T) {
 					return err
 				}},
 				{"OPTIMIZE", func(snap *deltalog.Snapshot) error {
-					_, err := maintenance.Optimize(ctx, snap, maintenance.OptimizeWriterOptions(noCheckpoints))
+					_, err := maintenance.Optimize(ctx, snap, maintenance.OptimizeCommitOptions(noHooks))
 					return err
 				}},
 				{"append --merge-schema", func(snap *deltalog.Snapshot) error {
 					_, wide := tableSchema(t, "id long not null, p string, v long, s struct<a:long, b:string, c:double>, tags array<string>, extra string")
 					rec := jsonBatch(t, wide, `[{"id":500,"p":"d","v":5,"s":{"a":5,"b":"w","c":1.5},"tags":null,"extra":"new"}]`)
 					defer rec.Release()
-					_, err := writer.Append(ctx, snap, seq(rec), writer.WithMergeSchema(), noCheckpoints)
+					_, err := writer.Append(ctx, snap, seq(rec), writer.WithMergeSchema(), writer.WithCommitOptions(noHooks))
 					return err
 				}},
 				{"replaceWhere", func(snap *deltalog.Snapshot) error {
 					_, wide := tableSchema(t, "id long not null, p string, v long")
 					rec := jsonBatch(t, wide, `[{"id":600,"p":"b","v":6}]`)
 					defer rec.Release()
-					_, err := dml.ReplaceWhere(ctx, snap, parse(t, "p = 'b'"), seq(rec), noCheckpoints)
+					_, err := dml.ReplaceWhere(ctx, snap, parse(t, "p = 'b'"), seq(rec), dml.WithCommitOptions(noHooks))
 					return err
 				}},
 			}

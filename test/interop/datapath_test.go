@@ -109,7 +109,7 @@ func TestLakelogWritesPeersRead(t *testing.T) {
 
 			store, dir := newLocal(t)
 			createTable(t, store, "", schema, l.parts, nil, first)
-			if _, err := writer.Append(ctx, open(t, store, ""), seq(second), noCheckpoints, writer.WithAllocator(mem)); err != nil {
+			if _, err := writer.Append(ctx, open(t, store, ""), seq(second), writer.WithCommitOptions(noHooks), writer.WithAllocator(mem)); err != nil {
 				t.Fatalf("lakelog append: %v", err)
 			}
 			v0, latest := l.expect(t, first), l.expect(t, first, second)

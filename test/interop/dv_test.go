@@ -37,7 +37,7 @@ func TestPeersReadLakelogDeletionVectors(t *testing.T) {
 	defer second.Release()
 	store, dir := newLocal(t)
 	createTable(t, store, "", schema, []string{"p"}, map[string]string{"delta.enableDeletionVectors": "true"}, first)
-	if _, err := writer.Append(ctx, open(t, store, ""), seq(second), noCheckpoints, writer.WithAllocator(mem)); err != nil {
+	if _, err := writer.Append(ctx, open(t, store, ""), seq(second), writer.WithCommitOptions(noHooks), writer.WithAllocator(mem)); err != nil {
 		t.Fatal(err)
 	}
 	snap := open(t, store, "")

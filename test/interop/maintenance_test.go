@@ -38,12 +38,12 @@ func TestPeersReadAfterMaintenance(t *testing.T) {
 	requirePeer(t, spark)
 	ctx := context.Background()
 	h := buildHistory(t, 700, nil, historySteps)
-	noCP := deltalog.WithCheckpoints("off")
+	noCP := deltalog.WithPostCommit("off")
 
 	// RESTORE to a version before the replaceWheres.
 	const target = 4
 	snap := open(t, h.store, "")
-	if _, err := maintenance.Restore(ctx, snap, maintenance.ToVersion(target), maintenance.RestoreTxnOptions(noCP)); err != nil {
+	if _, err := maintenance.Restore(ctx, snap, maintenance.ToVersion(target), maintenance.RestoreCommitOptions(noCP)); err != nil {
 		t.Fatal(err)
 	}
 	want := h.rows[target]
@@ -52,7 +52,7 @@ func TestPeersReadAfterMaintenance(t *testing.T) {
 
 	// OPTIMIZE: bin-packing.
 	before := open(t, h.store, "").NumFiles()
-	res, err := maintenance.Optimize(ctx, open(t, h.store, ""), maintenance.OptimizeWriterOptions(noCheckpoints))
+	res, err := maintenance.Optimize(ctx, open(t, h.store, ""), maintenance.OptimizeCommitOptions(noHooks))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,14 +63,14 @@ func TestPeersReadAfterMaintenance(t *testing.T) {
 	peersAgree(t, "OPTIMIZE", h.dir, want, "OPTIMIZE")
 
 	// Z-order, into several files per partition.
-	if _, err := maintenance.Optimize(ctx, open(t, h.store, ""), maintenance.ZOrderBy("id", "amount", "ts"), maintenance.TargetSize(4<<10), maintenance.OptimizeWriterOptions(noCheckpoints)); err != nil {
+	if _, err := maintenance.Optimize(ctx, open(t, h.store, ""), maintenance.ZOrderBy("id", "amount", "ts"), maintenance.TargetSize(4<<10), maintenance.OptimizeCommitOptions(noHooks)); err != nil {
 		t.Fatal(err)
 	}
 	sameRows(t, "lakelog after Z-order", openLines(t, h.store, ""), want)
 	peersAgree(t, "Z-order", h.dir, want, "OPTIMIZE")
 
 	// VACUUM everything unreachable now.
-	vr, err := maintenance.Vacuum(ctx, open(t, h.store, ""), maintenance.Retain(0), maintenance.Force(), maintenance.VacuumTxnOptions(noCP))
+	vr, err := maintenance.Vacuum(ctx, open(t, h.store, ""), maintenance.Retain(0), maintenance.Force(), maintenance.VacuumCommitOptions(noCP))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestMinIOLakelogWritesDeltaRSReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	createTable(t, store, "", schema, l.parts, nil, first)
-	if _, err := writer.Append(ctx, open(t, store, ""), seq(second), noCheckpoints, writer.WithAllocator(mem)); err != nil {
+	if _, err := writer.Append(ctx, open(t, store, ""), seq(second), writer.WithCommitOptions(noHooks), writer.WithAllocator(mem)); err != nil {
 		t.Fatalf("lakelog append on MinIO: %v", err)
 	}
 	want := l.expect(t, first, second)

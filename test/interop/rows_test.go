@@ -534,7 +534,7 @@ func createTable(t testing.TB, store objstore.Store, root string, schema *action
 		t.Fatal(err)
 	}
 	md := &actions.Metadata{SchemaString: s, PartitionColumns: parts, Configuration: props}
-	if _, err := writer.CreateTable(context.Background(), store, root, md, seq(recs...), writer.WithTxnOptions(deltalog.WithCheckpoints("off"))); err != nil {
+	if _, err := writer.CreateTable(context.Background(), store, root, md, seq(recs...), writer.WithCommitOptions(deltalog.WithPostCommit("off"))); err != nil {
 		t.Fatalf("lakelog create table: %v", err)
 	}
 }
@@ -549,9 +549,9 @@ func open(t testing.TB, store objstore.Store, root string, opts ...deltalog.Opti
 	return snap
 }
 
-// noCheckpoints keeps lakelog's commits from checkpointing on their own, so
+// noHooks keeps lakelog's commits from checkpointing on their own, so
 // that the tests decide where checkpoints are.
-var noCheckpoints = writer.WithTxnOptions(deltalog.WithCheckpoints("off"))
+var noHooks = deltalog.WithPostCommit(deltalog.PostCommitOff)
 
 func ptr[T any](v T) *T { return &v }
 

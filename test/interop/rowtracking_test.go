@@ -125,7 +125,7 @@ func TestRowTrackingSparkTableLakelogWrites(t *testing.T) {
 					}
 					rec := jsonBatch(t, sc, "["+strings.Join(rows, ",")+"]")
 					defer rec.Release()
-					_, err := writer.Append(ctx, snap, seq(rec), noCheckpoints)
+					_, err := writer.Append(ctx, snap, seq(rec), writer.WithCommitOptions(noHooks))
 					return err
 				}},
 				{"DELETE", none, func(snap *deltalog.Snapshot) error {
@@ -151,7 +151,7 @@ func TestRowTrackingSparkTableLakelogWrites(t *testing.T) {
 					return err
 				}},
 				{"OPTIMIZE", none, func(snap *deltalog.Snapshot) error {
-					_, err := maintenance.Optimize(ctx, snap, maintenance.OptimizeWriterOptions(noCheckpoints))
+					_, err := maintenance.Optimize(ctx, snap, maintenance.OptimizeCommitOptions(noHooks))
 					return err
 				}},
 			}
@@ -190,7 +190,7 @@ func TestRowTrackingLakelogTableSparkWrites(t *testing.T) {
 			rows = append(rows, fmt.Sprintf(`{"id":%d,"p":"%d","v":%d}`, i, i%3, i))
 		}
 		rec := jsonBatch(t, sc, "["+strings.Join(rows, ",")+"]")
-		if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), noCheckpoints); err != nil {
+		if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), writer.WithCommitOptions(noHooks)); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()
@@ -206,7 +206,7 @@ func TestRowTrackingLakelogTableSparkWrites(t *testing.T) {
 	sp.call(t, request{Op: "sql", Statements: []string{"INSERT INTO " + table + " SELECT id, 'x', id FROM range(1000, 1010)"}})
 	rec := jsonBatch(t, sc, `[{"id":2000,"p":"y","v":1},{"id":2001,"p":"y","v":2}]`)
 	defer rec.Release()
-	if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), noCheckpoints); err != nil {
+	if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), writer.WithCommitOptions(noHooks)); err != nil {
 		t.Fatal(err)
 	}
 	cur = sparkRowIDs(t, sp, dir, -1)

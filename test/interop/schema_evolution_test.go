@@ -51,7 +51,7 @@ func TestSparkChangeFeedColumnMapped(t *testing.T) {
 			_, sc := tableSchema(t, "id int, p string, v string, extra long")
 			rec := jsonBatch(t, sc, `[{"id":100,"p":"a","v":"lakelog","extra":1},{"id":101,"p":"c","v":"lakelog","extra":2}]`)
 			defer rec.Release()
-			if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), noCheckpoints); err != nil {
+			if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), writer.WithCommitOptions(noHooks)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := dml.Update(ctx, open(t, store, ""), parse(t, "id < 12"), []*expr.Assignment{assign(t, "extra = id * 10")}); err != nil {
@@ -61,7 +61,7 @@ func TestSparkChangeFeedColumnMapped(t *testing.T) {
 			src := jsonBatch(t, ssc, `[{"id":1,"p":"b","v":"merged","extra":11,"note":"n1"},{"id":200,"p":"a","v":"new","extra":3,"note":"n200"}]`)
 			defer src.Release()
 			if _, err := dml.Merge(ctx, open(t, store, ""), seq(src), parse(t, "target.id = source.id"),
-				[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)}, dml.WithSchemaEvolution(), dml.WithWriterOptions(noCheckpoints)); err != nil {
+				[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)}, dml.WithSchemaEvolution(), dml.WithCommitOptions(noHooks)); err != nil {
 				t.Fatal(err)
 			}
 			latest := open(t, store, "").Version()
@@ -126,7 +126,7 @@ func TestSparkChangeFeedColumnMapped(t *testing.T) {
 			_, wsc := tableSchema(t, "id long, p string, val string, extra long, note string")
 			bad := jsonBatch(t, wsc, `[{"id":-1,"p":"a","val":"bad","extra":0,"note":null}]`)
 			defer bad.Release()
-			if _, err := writer.Append(ctx, snap, seq(bad), noCheckpoints); !errors.Is(err, writer.ErrConstraintViolation) || !strings.Contains(err.Error(), "nonneg") {
+			if _, err := writer.Append(ctx, snap, seq(bad), writer.WithCommitOptions(noHooks)); !errors.Is(err, writer.ErrConstraintViolation) || !strings.Contains(err.Error(), "nonneg") {
 				t.Fatalf("append of a row violating Spark's constraint: %v", err)
 			}
 			if v := open(t, store, "").Version(); v != before {
@@ -134,7 +134,7 @@ func TestSparkChangeFeedColumnMapped(t *testing.T) {
 			}
 			good := jsonBatch(t, wsc, `[{"id":5000000000,"p":"a","val":"wide","extra":0,"note":"big"}]`)
 			defer good.Release()
-			if _, err := writer.Append(ctx, snap, seq(good), noCheckpoints); err != nil {
+			if _, err := writer.Append(ctx, snap, seq(good), writer.WithCommitOptions(noHooks)); err != nil {
 				t.Fatal(err)
 			}
 			want, _ := peerRead(t, sp, request{Path: dir})
@@ -177,7 +177,7 @@ func TestSparkReadsLakelogSchemaChanges(t *testing.T) {
 				_, sc := tableSchema(t, ddl)
 				rec := jsonBatch(t, sc, rows)
 				defer rec.Release()
-				if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), append(opts, noCheckpoints)...); err != nil {
+				if _, err := writer.Append(ctx, open(t, store, ""), seq(rec), append(opts, writer.WithCommitOptions(noHooks))...); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -201,7 +201,7 @@ func TestSparkReadsLakelogSchemaChanges(t *testing.T) {
 			src := jsonBatch(t, ssc, `[{"id":2,"p":"b","val":"TWO","n":2,"tier":"gold"},{"id":6,"p":"c","val":"six","n":6,"tier":"new"}]`)
 			defer src.Release()
 			must(dml.Merge(ctx, open(t, store, ""), seq(src), parse(t, "target.id = source.id"),
-				[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)}, dml.WithSchemaEvolution(), dml.WithWriterOptions(noCheckpoints)))
+				[]dml.Clause{dml.WhenMatchedUpdateAll(nil), dml.WhenNotMatchedInsertAll(nil)}, dml.WithSchemaEvolution(), dml.WithCommitOptions(noHooks)))
 			must(dml.Delete(ctx, open(t, store, ""), parse(t, "id = 3")))
 			latest := open(t, store, "").Version()
 			for v := range latest + 1 {
@@ -215,7 +215,7 @@ func TestSparkReadsLakelogSchemaChanges(t *testing.T) {
 			_, osc := tableSchema(t, "k string, q long")
 			rec := jsonBatch(t, osc, `[{"k":"x","q":1},{"k":"y","q":2}]`)
 			defer rec.Release()
-			must(writer.Overwrite(ctx, open(t, store, ""), seq(rec), writer.WithOverwriteSchema("k"), noCheckpoints))
+			must(writer.Overwrite(ctx, open(t, store, ""), seq(rec), writer.WithOverwriteSchema("k"), writer.WithCommitOptions(noHooks)))
 			want, _ := peerRead(t, sp, request{Path: dir})
 			sameRows(t, "lakelog after overwrite-schema", openLines(t, store, ""), want)
 			if len(want) != 2 {

@@ -213,7 +213,7 @@ func sharedTables(t *testing.T, newStore func(name string) (objstore.Store, stri
 		store, dir := newStore(name)
 		createTable(t, store, "", schema, []string{"day"}, props, g.batch(memory.DefaultAllocator, asc, 60))
 		for range 2 {
-			if _, err := writer.Append(ctx, open(t, store, ""), seq(g.batch(memory.DefaultAllocator, asc, 40)), noCheckpoints); err != nil {
+			if _, err := writer.Append(ctx, open(t, store, ""), seq(g.batch(memory.DefaultAllocator, asc, 40)), writer.WithCommitOptions(noHooks)); err != nil {
 				t.Fatal(err)
 			}
 		}

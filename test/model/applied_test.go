@@ -27,7 +27,7 @@ func TestAlreadyAppliedResultHasSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch := []row{{ID: 1, P: "a", V: 1}}
-	res, err := writer.Append(ctx, snap, batchOf(batch), writer.WithAppTransaction("ingest", 7))
+	res, err := writer.Append(ctx, snap, batchOf(batch), writer.WithCommitOptions(deltalog.WithAppTransaction("ingest", 7)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestAlreadyAppliedResultHasSnapshot(t *testing.T) {
 	// The same batch again, from the new snapshot and from the old one:
 	// both are already applied and land nothing.
 	for name, from := range map[string]*deltalog.Snapshot{"new snapshot": after, "old snapshot": snap} {
-		again, err := writer.Append(ctx, from, batchOf(batch), writer.WithAppTransaction("ingest", 7))
+		again, err := writer.Append(ctx, from, batchOf(batch), writer.WithCommitOptions(deltalog.WithAppTransaction("ingest", 7)))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -202,12 +202,12 @@ const (
 )
 
 // mutantOptions are the transaction options that install a mutant checker.
-func mutantOptions(mutant string) []deltalog.TxnOption {
+func mutantOptions(mutant string) []deltalog.CommitOption {
 	switch mutant {
 	case mutantRebaseAll:
-		return []deltalog.TxnOption{deltalog.WithChecker(func(*conflict.Txn, *conflict.Winner) error { return nil })}
+		return []deltalog.CommitOption{deltalog.WithChecker(func(*conflict.Txn, *conflict.Winner) error { return nil })}
 	case mutantAbortAll:
-		return []deltalog.TxnOption{deltalog.WithChecker(func(_ *conflict.Txn, w *conflict.Winner) error {
+		return []deltalog.CommitOption{deltalog.WithChecker(func(_ *conflict.Txn, w *conflict.Winner) error {
 			return &conflict.Error{Kind: conflict.ErrConcurrentAppend, WinningVersion: w.Version}
 		})}
 	case mutantSerializable:
@@ -215,8 +215,17 @@ func mutantOptions(mutant string) []deltalog.TxnOption {
 		if err != nil {
 			panic(err) // a constant
 		}
-		check := conflict.NewChecker(conflict.Table{Schema: schema, PartitionColumns: []string{"p"}})
-		return []deltalog.TxnOption{deltalog.WithChecker(func(tx *conflict.Txn, w *conflict.Winner) error {
+		text, err := actions.SchemaString(schema)
+		if err != nil {
+			panic(err)
+		}
+		table, err := actions.NewTableConfig(&actions.Protocol{MinReaderVersion: 1, MinWriterVersion: 2},
+			&actions.Metadata{SchemaString: text, PartitionColumns: []string{"p"}})
+		if err != nil {
+			panic(err)
+		}
+		check := conflict.NewChecker(table)
+		return []deltalog.CommitOption{deltalog.WithChecker(func(tx *conflict.Txn, w *conflict.Winner) error {
 			strict := *tx
 			if strict.Isolation == conflict.WriteSerializable {
 				strict.Isolation = conflict.Serializable

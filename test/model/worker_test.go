@@ -166,7 +166,7 @@ type worker struct {
 	// checkpoints started by this worker's commits, waited for at the end.
 	pending []*deltalog.CommitResult
 	// txnOpts go to every transaction (a mutant checker).
-	txnOpts []deltalog.TxnOption
+	txnOpts []deltalog.CommitOption
 }
 
 func newWorker(base objstore.Store, name string, index, inc int, seed uint64) *worker {
@@ -206,7 +206,7 @@ func (w *worker) run(ctx context.Context, n int, retry *opRecord) error {
 		}
 	}
 	for _, res := range w.pending {
-		if err := res.WaitCheckpoint(); err != nil {
+		if err := res.WaitHooks(); err != nil {
 			return fmt.Errorf("%s: checkpoint after version %d: %w", w.name, res.Version, err)
 		}
 	}
@@ -257,7 +257,7 @@ func (w *worker) step(ctx context.Context) error {
 	case k < 880:
 		rec.Kind = opAlter
 		return w.alter(ctx, rec)
-	case k < 920 && w.snap.ColumnMappingMode() != actions.ColumnMappingNone:
+	case k < 920 && w.snap.Config().ColumnMapped():
 		rec.Kind = opSchema
 		return w.schemaChange(ctx, rec, draws)
 	default:
@@ -345,20 +345,17 @@ func (w *worker) genRows(n int, part string) []row {
 	return rows
 }
 
-func (w *worker) writerOptions(rec *opRecord) []writer.Option {
-	opts := []writer.Option{
-		writer.WithOperationParameters(map[string]any{"modelOp": rec.ID}),
-		writer.WithTxnOptions(w.txnOptions(rec)...),
-	}
+func (w *worker) commitOptions(rec *opRecord) []deltalog.CommitOption {
+	opts := append(w.txnOptions(rec), deltalog.WithOperationParameters(map[string]any{"modelOp": rec.ID}))
 	if rec.AppID != "" {
-		opts = append(opts, writer.WithAppTransaction(rec.AppID, rec.AppVersion))
+		opts = append(opts, deltalog.WithAppTransaction(rec.AppID, rec.AppVersion))
 	}
 	return opts
 }
 
 // txnOptions are the options of op's transaction.
-func (w *worker) txnOptions(rec *opRecord) []deltalog.TxnOption {
-	return append([]deltalog.TxnOption{deltalog.WithIsolation(conflict.Isolation(rec.Isolation))}, w.txnOpts...)
+func (w *worker) txnOptions(rec *opRecord) []deltalog.CommitOption {
+	return append([]deltalog.CommitOption{deltalog.WithIsolation(conflict.Isolation(rec.Isolation))}, w.txnOpts...)
 }
 
 func (w *worker) append(ctx context.Context, rec *opRecord, draws [4]uint64) error {
@@ -371,8 +368,8 @@ func (w *worker) append(ctx context.Context, rec *opRecord, draws [4]uint64) err
 			rec.AppID, rec.AppVersion = "shared", w.shared.Add(1)
 		}
 	}
-	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
-		return writer.Append(ctx, w.snap, batchOf(rec.Rows), opts...)
+	return w.writeOp(ctx, rec, func(opts []deltalog.CommitOption) (*deltalog.CommitResult, error) {
+		return writer.Append(ctx, w.snap, batchOf(rec.Rows), writer.WithCommitOptions(opts...))
 	})
 }
 
@@ -395,8 +392,8 @@ func (w *worker) retryAppend(ctx context.Context, prev *opRecord) error {
 		}
 	}
 	rec.ReadVersion = w.snap.Version()
-	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
-		return writer.Append(ctx, w.snap, batchOf(rec.Rows), opts...)
+	return w.writeOp(ctx, rec, func(opts []deltalog.CommitOption) (*deltalog.CommitResult, error) {
+		return writer.Append(ctx, w.snap, batchOf(rec.Rows), writer.WithCommitOptions(opts...))
 	})
 }
 
@@ -407,8 +404,8 @@ func (w *worker) overwrite(ctx context.Context, rec *opRecord, draws [4]uint64) 
 		rec.ReadFiles = append(rec.ReadFiles, p)
 		rec.Removes = append(rec.Removes, p)
 	}
-	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
-		return writer.Overwrite(ctx, w.snap, batchOf(rec.Rows), opts...)
+	return w.writeOp(ctx, rec, func(opts []deltalog.CommitOption) (*deltalog.CommitResult, error) {
+		return writer.Overwrite(ctx, w.snap, batchOf(rec.Rows), writer.WithCommitOptions(opts...))
 	})
 }
 
@@ -425,15 +422,15 @@ func (w *worker) replaceWhere(ctx context.Context, rec *opRecord, draws [4]uint6
 	if err != nil {
 		return err
 	}
-	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
-		return dml.ReplaceWhere(ctx, w.snap, pred, batchOf(rec.Rows), opts...)
+	return w.writeOp(ctx, rec, func(opts []deltalog.CommitOption) (*deltalog.CommitResult, error) {
+		return dml.ReplaceWhere(ctx, w.snap, pred, batchOf(rec.Rows), dml.WithCommitOptions(opts...))
 	})
 }
 
 // writeOp runs a writer-package operation with the op's fault. A crash
 // writes the data files (as the operation would) and stops before the
 // commit.
-func (w *worker) writeOp(ctx context.Context, rec *opRecord, do func([]writer.Option) (*deltalog.CommitResult, error)) error {
+func (w *worker) writeOp(ctx context.Context, rec *opRecord, do func([]deltalog.CommitOption) (*deltalog.CommitResult, error)) error {
 	if rec.Fault == faultCrash {
 		wr, err := writer.WriteFiles(ctx, w.snap, batchOf(rec.Rows))
 		if err != nil {
@@ -449,7 +446,7 @@ func (w *worker) writeOp(ctx context.Context, rec *opRecord, do func([]writer.Op
 		return err
 	}
 	w.arm(rec)
-	res, err := do(w.writerOptions(rec))
+	res, err := do(w.commitOptions(rec))
 	w.disarm()
 	return w.finish(ctx, rec, res, err)
 }
@@ -491,7 +488,7 @@ func (w *worker) schemaChange(ctx context.Context, rec *opRecord, draws [4]uint6
 		}
 	}
 	suffix := strings.NewReplacer(".", "_", "-", "_").Replace(rec.ID)
-	opts := []schema.Option{schema.WithTxnOptions(w.txnOptions(rec)...), schema.WithOperationParameters(map[string]any{"modelOp": rec.ID})}
+	opts := []schema.Option{schema.WithCommitOptions(w.txnOptions(rec)...), schema.WithCommitOptions(deltalog.WithOperationParameters(map[string]any{"modelOp": rec.ID}))}
 	var do func() (*deltalog.CommitResult, error)
 	choice := int(draws[0] % 4)
 	if len(extras) == 0 {
@@ -722,9 +719,9 @@ var errNothingMatched = errors.New("nothing matched")
 
 // dml runs DELETE, UPDATE or MERGE through package dml, the way users do.
 func (w *worker) dml(ctx context.Context, rec *opRecord, pred expr.Expr) error {
-	return w.writeOp(ctx, rec, func(opts []writer.Option) (*deltalog.CommitResult, error) {
-		dopts := []dml.Option{dml.WithWriterOptions(opts...)}
-		if w.snap.ColumnMappingMode() != actions.ColumnMappingNone {
+	return w.writeOp(ctx, rec, func(opts []deltalog.CommitOption) (*deltalog.CommitResult, error) {
+		dopts := []dml.Option{dml.WithCommitOptions(opts...)}
+		if w.snap.Config().ColumnMapped() {
 			// The source has only id, p and v: INSERT * leaves the
 			// columns schema changes added NULL, which takes schema
 			// evolution (as in Spark); the source adds no column.

@@ -70,7 +70,7 @@ func child(spec string) int {
 			fmt.Fprintf(os.Stderr, "process %d commit %d: %v\n", proc, i, err)
 			return 1
 		}
-		if err := res.WaitCheckpoint(); err != nil {
+		if err := res.WaitHooks(); err != nil {
 			fmt.Fprintf(os.Stderr, "process %d checkpoint after version %d: %v\n", proc, res.Version, err)
 			return 1
 		}

@@ -74,8 +74,11 @@ func CreateDMLTable(ctx context.Context, store objstore.Store, n int64, files in
 		all.NumRows += wr.NumRows
 		all.NumBytes += wr.NumBytes
 	}
-	res, err = writer.Commit(ctx, snap.NewTransaction(), all, nil, "WRITE", map[string]any{"mode": "Append"}, nil)
-	if err != nil {
+	stx := snap.NewTransaction()
+	if err := stx.Stage(all.Changes("WRITE", map[string]any{"mode": "Append"}, nil)); err != nil {
+		return nil, err
+	}
+	if res, err = stx.Commit(ctx); err != nil {
 		return nil, err
 	}
 	return res.Snapshot()
