@@ -248,6 +248,13 @@ func (c *TableConfig) SymlinkManifest() bool {
 	return on
 }
 
+// AutoCompact reports whether each write is followed by auto compaction
+// of the partitions it wrote (delta.autoOptimize.autoCompact=true, in
+// any case, as Spark lower-cases it).
+func (c *TableConfig) AutoCompact() bool {
+	return asciiLower(c.metadata.Configuration[PropAutoCompact]) == "true"
+}
+
 // MinimalProtocol is the smallest protocol a new table with this
 // metadata needs, as Spark chooses it: a legacy protocol when every
 // feature the metadata needs has a legacy version ((1, 2) at least);

@@ -549,6 +549,21 @@ func (r *CommitResult) WaitHooks() error {
 	return err
 }
 
+// CommitInfo is the commitInfo action the commit wrote (operation,
+// operationParameters, operationMetrics, ...); nil for an AlreadyApplied
+// result, which wrote none.
+func (r *CommitResult) CommitInfo() *actions.CommitInfo {
+	if r == nil || r.AlreadyApplied || len(r.applied) == 0 {
+		return nil
+	}
+	for _, a := range r.applied[len(r.applied)-1] {
+		if a.CommitInfo != nil {
+			return a.CommitInfo
+		}
+	}
+	return nil
+}
+
 // Snapshot returns the table as of the commit's version without reading
 // the log again: the read snapshot plus the winning commits the transaction
 // rebased over plus its own actions. For an AlreadyApplied result it is the

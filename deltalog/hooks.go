@@ -32,11 +32,20 @@ type PostCommitHook interface {
 	Run(ctx context.Context, snap *Snapshot) error
 }
 
+// CommitHook is a PostCommitHook that is given the commit's own actions
+// too (Spark's PostCommitHook gets them): auto compaction compacts the
+// partitions the commit wrote. A commit runs RunCommit instead of Run.
+type CommitHook interface {
+	PostCommitHook
+	RunCommit(ctx context.Context, snap *Snapshot, committed []actions.Action) error
+}
+
 // The names of the hooks lakelog has.
 const (
 	HookCheckpoint      = "checkpoint"
 	HookSymlinkManifest = "symlink manifest"
 	HookIceberg         = "Iceberg metadata"
+	HookAutoCompact     = "auto compaction"
 )
 
 // HookError is a post-commit hook that failed after the commit at
@@ -55,7 +64,9 @@ func (e *HookError) Unwrap() error { return e.Err }
 
 // ErrHookNotLinked is a hook the table needs but the program does not
 // have: a UniForm table written by a program that does not import
-// package uniform (which registers HookIceberg).
+// package uniform (which registers HookIceberg), a table with auto
+// compaction written by one that does not import package maintenance
+// (HookAutoCompact).
 var ErrHookNotLinked = errors.New("the program does not link the hook this table needs")
 
 var registered struct {
@@ -88,10 +99,21 @@ func (tx *Transaction) hooks() []PostCommitHook {
 // neededHooks are the hooks a table's configuration asks every commit to
 // run, which the program must link.
 func neededHooks(c *actions.TableConfig) []string {
+	var out []string
 	if c.UniversalFormat("iceberg") {
-		return []string{HookIceberg}
+		out = append(out, HookIceberg)
 	}
-	return nil
+	if c.AutoCompact() {
+		out = append(out, HookAutoCompact)
+	}
+	return out
+}
+
+// notLinkedHints say, per needed hook, which property asks for it and
+// how a program links it.
+var notLinkedHints = map[string][2]string{
+	HookIceberg:     {actions.PropUniversalFormatEnabledFormats, "import github.com/lakelog/lakelog/uniform, or run lakelog uniform sync"},
+	HookAutoCompact: {actions.PropAutoCompact, "import github.com/lakelog/lakelog/maintenance, or run lakelog optimize"},
 }
 
 // runHooks starts the post-commit hooks of res's commit as the mode
@@ -111,11 +133,16 @@ func (tx *Transaction) runHooks(ctx context.Context, res *CommitResult) {
 		var errs []error
 		for _, name := range neededHooks(snap.Config()) {
 			if !slices.ContainsFunc(hooks, func(h PostCommitHook) bool { return h.Name() == name }) {
-				errs = append(errs, &HookError{Hook: name, Version: res.Version, Err: fmt.Errorf("%w: the table enables it (%s); import github.com/lakelog/lakelog/uniform, or run lakelog uniform sync", ErrHookNotLinked, actions.PropUniversalFormatEnabledFormats)})
+				errs = append(errs, &HookError{Hook: name, Version: res.Version, Err: fmt.Errorf("%w: the table enables it (%s); %s", ErrHookNotLinked, notLinkedHints[name][0], notLinkedHints[name][1])})
 			}
 		}
+		committed := res.applied[len(res.applied)-1]
 		for _, h := range hooks {
-			if err := h.Run(ctx, snap); err != nil {
+			run := h.Run
+			if ch, ok := h.(CommitHook); ok {
+				run = func(ctx context.Context, snap *Snapshot) error { return ch.RunCommit(ctx, snap, committed) }
+			}
+			if err := run(ctx, snap); err != nil {
 				errs = append(errs, &HookError{Hook: h.Name(), Version: res.Version, Err: err})
 			}
 		}

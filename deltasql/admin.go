@@ -552,6 +552,13 @@ func columnExists(s *actions.StructType, path string) bool {
 	return true
 }
 
+// setting is SET's result, Spark's: a row of the key and its value.
+func (x *run) setting(key, value string) {
+	t := newRowTable(col("key", arrow.BinaryTypes.String), col("value", arrow.BinaryTypes.String))
+	t.add(key, value)
+	x.r.set(t)
+}
+
 // setConf is SET key = value, for the Spark settings lakelog honours.
 func (x *run) setConf(n *setConf) error {
 	switch strings.ToLower(n.key) {
@@ -561,7 +568,7 @@ func (x *run) setConf(n *setConf) error {
 			return x.errorf(n.pos, "%s = %s: want true or false", n.key, n.value)
 		}
 		x.s.retentionCheck = b
-		x.r.Summary = fmt.Sprintf("%s = %v", n.key, b)
+		x.setting(n.key, strconv.FormatBool(b))
 		return nil
 	case "spark.databricks.delta.schema.automerge.enabled":
 		b, err := strconv.ParseBool(n.value)
@@ -569,7 +576,7 @@ func (x *run) setConf(n *setConf) error {
 			return x.errorf(n.pos, "%s = %s: want true or false", n.key, n.value)
 		}
 		x.s.autoMerge = b
-		x.r.Summary = fmt.Sprintf("%s = %v", n.key, b)
+		x.setting(n.key, strconv.FormatBool(b))
 		return nil
 	case "spark.sql.session.timezone":
 		tz := n.value
@@ -580,11 +587,11 @@ func (x *run) setConf(n *setConf) error {
 			return x.errorf(n.pos, "%s = %s: unknown time zone (want a region such as America/Los_Angeles or an offset such as +08:00)", n.key, n.value)
 		}
 		x.s.timeZone = tz
-		x.r.Summary = fmt.Sprintf("%s = %s", n.key, tz)
+		x.setting(n.key, tz)
 		return nil
 	case "spark.sql.ansi.enabled":
 		if b, err := strconv.ParseBool(n.value); err == nil && b {
-			x.r.Summary = n.key + " = true"
+			x.setting(n.key, "true")
 			return nil
 		}
 		return x.errorf(n.pos, "SET %s = %s: lakelog evaluates in ANSI mode only (Spark's default): a value that does not fit is an error; try_cast, try_element_at and the like give NULL instead", n.key, n.value)

@@ -29,6 +29,17 @@ type Result struct {
 	Version *int64
 	// Summary is one line for people: "MERGE: version 4".
 	Summary string
+	// Command is set for a statement that changes a table (INSERT,
+	// DELETE, CREATE, ALTER, OPTIMIZE, VACUUM, CONVERT, ...), whether or
+	// not it committed: what a script wants from it is Version and
+	// Metrics, beside the row Spark returns for it (Schema) if any.
+	Command bool
+	// Operation and Metrics are the operation and operationMetrics of the
+	// commitInfo of the statement's last commit ("" and nil when it
+	// committed none); metrics are as the log holds them (counts as
+	// strings).
+	Operation string
+	Metrics   map[string]any
 
 	rows    iter.Seq2[arrow.RecordBatch, error]
 	commits []*deltalog.CommitResult
@@ -65,6 +76,9 @@ func (r *Result) committed(c *deltalog.CommitResult) {
 	r.commits = append(r.commits, c)
 	v := c.Version
 	r.Version = &v
+	if ci := c.CommitInfo(); ci != nil {
+		r.Operation, r.Metrics = ci.Operation, ci.OperationMetrics
+	}
 }
 
 // rowTable builds a small result of fixed columns from Go values.

@@ -118,6 +118,12 @@ func (s *Session) Run(ctx context.Context, st *Statement) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch n := st.node.(type) {
+	case *createTable, *insert, *deleteStmt, *update, *merge, *restore, *optimize, *alterProperties, *alterColumns, *convertStmt:
+		r.Command = true
+	case *vacuum:
+		r.Command = !n.dryRun
+	}
 	return r, nil
 }
 

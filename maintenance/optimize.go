@@ -42,6 +42,13 @@ type optimizeConfig struct {
 	writerOpts     []writer.Option
 	commit         []deltalog.CommitOption
 	progress       func(done, total int)
+	// Auto compaction's (autocompact.go): the partitions it chose (by
+	// partitionKey; nil for all), the predicate naming them in
+	// commitInfo, and the small files a partition needs to be compacted.
+	auto        bool
+	partitions  map[string]bool
+	predicate   []string
+	minNumFiles int
 }
 
 // Where limits OPTIMIZE to the partitions matching pred, which may read
@@ -215,8 +222,11 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	if settings, err = settings.With(writer.WithDataChange(false), writer.WithTargetFileSize(cfg.target)); err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: %w", err)
 	}
-	var predStrings []string
+	predStrings := cfg.predicate
 	files := slices.Collect(snap.Files())
+	if cfg.partitions != nil {
+		files = slices.DeleteFunc(files, func(f *actions.Add) bool { return !cfg.partitions[partitionKey(f.PartitionValues)] })
+	}
 	if cfg.where != nil {
 		bound, err := expr.BindPredicate(cfg.where, snap.Schema())
 		if err != nil {
@@ -250,7 +260,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	if cfg.maxCommitBytes > 0 {
 		binCap = min(binCap, cfg.maxCommitBytes)
 	}
-	bins := planBins(files, binCap, cfg.minFileSize, zorder)
+	bins := planBins(files, binCap, cfg.minFileSize, cfg.minNumFiles, zorder)
 	if len(bins) == 0 {
 		return res, nil
 	}
@@ -258,7 +268,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	params := map[string]any{
 		"predicate": actions.JSONText(orEmpty(predStrings)),
 		"zOrderBy":  actions.JSONText(orEmpty(zorder)),
-		"auto":      "false",
+		"auto":      strconv.FormatBool(cfg.auto),
 	}
 	var sizes []int64
 	done := 0
@@ -338,11 +348,12 @@ const zorderTag = "lakelog.zOrderBy"
 // planBins groups files by partition and packs each partition's small
 // files (and files with deletion vectors) into bins of at most binCap
 // bytes (the target size, or the bytes-per-commit bound when smaller),
-// smallest first. With zorder every file of a partition goes into one bin,
+// smallest first; a partition with fewer than minNumFiles such files is
+// left alone (auto compaction's threshold). With zorder every file of a partition goes into one bin,
 // as Spark's Z-order rewrites whole partitions, unless the partition is
 // already Z-ordered by the same columns (zorderTag on every file, none
 // with a deletion vector).
-func planBins(files []*actions.Add, binCap, minSize int64, zorder []string) []*bin {
+func planBins(files []*actions.Add, binCap, minSize int64, minNumFiles int, zorder []string) []*bin {
 	parts := map[string][]*actions.Add{}
 	var keys []string
 	for _, f := range files {
@@ -372,6 +383,9 @@ func planBins(files []*actions.Add, binCap, minSize int64, zorder []string) []*b
 			if f.Size < minSize || f.DeletionVector != nil {
 				small = append(small, f)
 			}
+		}
+		if len(small) < minNumFiles {
+			continue
 		}
 		slices.SortStableFunc(small, func(a, b *actions.Add) int { return cmp.Compare(a.Size, b.Size) })
 		cur := &bin{}

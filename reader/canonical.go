@@ -44,6 +44,19 @@ import (
 // dst (without a newline) and returns the extended slice. Column names are
 // rec's field names, which for batches from a Scan are the logical names.
 func AppendCanonicalRow(dst []byte, rec arrow.RecordBatch, row int) ([]byte, error) {
+	return appendRow(dst, rec, row, false)
+}
+
+// AppendJSONRow is AppendCanonicalRow with maps as JSON objects, as
+// Spark's to_json writes them: each key's text (a string key as it is,
+// any other key as its canonical JSON) names its value, keys sorted as in
+// the canonical encoding. It is the encoding for people and scripts (the
+// CLI's output); the canonical one is for hashing and comparing.
+func AppendJSONRow(dst []byte, rec arrow.RecordBatch, row int) ([]byte, error) {
+	return appendRow(dst, rec, row, true)
+}
+
+func appendRow(dst []byte, rec arrow.RecordBatch, row int, objects bool) ([]byte, error) {
 	if row < 0 || int64(row) >= rec.NumRows() {
 		return dst, fmt.Errorf("reader: canonical row %d: out of range [0, %d)", row, rec.NumRows())
 	}
@@ -55,7 +68,7 @@ func AppendCanonicalRow(dst []byte, rec arrow.RecordBatch, row int) ([]byte, err
 		dst = appendJSONString(dst, f.Name)
 		dst = append(dst, ':')
 		var err error
-		dst, err = appendCanonicalValue(dst, rec.Column(c), row)
+		dst, err = appendCanonicalValue(dst, rec.Column(c), row, objects)
 		if err != nil {
 			return dst, fmt.Errorf("reader: canonical row %d, column %q: %w", row, f.Name, err)
 		}
@@ -77,8 +90,9 @@ func CanonicalRows(rec arrow.RecordBatch) ([][]byte, error) {
 	return out, nil
 }
 
-// appendCanonicalValue appends the canonical encoding of arr[i].
-func appendCanonicalValue(dst []byte, arr arrow.Array, i int) ([]byte, error) {
+// appendCanonicalValue appends the canonical encoding of arr[i]; with
+// objects, maps are JSON objects.
+func appendCanonicalValue(dst []byte, arr arrow.Array, i int, objects bool) ([]byte, error) {
 	if arr.IsNull(i) {
 		return append(dst, "null"...), nil
 	}
@@ -154,13 +168,13 @@ func appendCanonicalValue(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 			dst = appendJSONString(dst, st.Field(k).Name)
 			dst = append(dst, ':')
 			var err error
-			if dst, err = appendCanonicalValue(dst, a.Field(k), i); err != nil {
+			if dst, err = appendCanonicalValue(dst, a.Field(k), i, objects); err != nil {
 				return dst, err
 			}
 		}
 		return append(dst, '}'), nil
 	case *array.Map:
-		return appendCanonicalMap(dst, a, i)
+		return appendCanonicalMap(dst, a, i, objects)
 	case array.ListLike:
 		start, end := a.ValueOffsets(i)
 		values := a.ListValues()
@@ -170,34 +184,50 @@ func appendCanonicalValue(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendCanonicalValue(dst, values, int(k)); err != nil {
+			if dst, err = appendCanonicalValue(dst, values, int(k), objects); err != nil {
 				return dst, err
 			}
 		}
 		return append(dst, ']'), nil
 	case *array.Dictionary:
-		return appendCanonicalValue(dst, a.Dictionary(), a.GetValueIndex(i))
+		return appendCanonicalValue(dst, a.Dictionary(), a.GetValueIndex(i), objects)
 	}
 	return dst, fmt.Errorf("no canonical encoding for Arrow type %s", arr.DataType())
 }
 
-func appendCanonicalMap(dst []byte, a *array.Map, i int) ([]byte, error) {
+func appendCanonicalMap(dst []byte, a *array.Map, i int, objects bool) ([]byte, error) {
 	start, end := a.ValueOffsets(i)
 	keys, items := a.Keys(), a.Items()
 	type pair struct{ k, v []byte }
 	pairs := make([]pair, 0, end-start)
 	for k := start; k < end; k++ {
-		kb, err := appendCanonicalValue(nil, keys, int(k))
+		kb, err := appendCanonicalValue(nil, keys, int(k), objects)
 		if err != nil {
 			return dst, err
 		}
-		vb, err := appendCanonicalValue(nil, items, int(k))
+		vb, err := appendCanonicalValue(nil, items, int(k), objects)
 		if err != nil {
 			return dst, err
 		}
 		pairs = append(pairs, pair{kb, vb})
 	}
 	slices.SortStableFunc(pairs, func(x, y pair) int { return bytes.Compare(x.k, y.k) })
+	if objects {
+		dst = append(dst, '{')
+		for n, p := range pairs {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			if len(p.k) > 0 && p.k[0] == '"' {
+				dst = append(dst, p.k...)
+			} else {
+				dst = appendJSONString(dst, string(p.k))
+			}
+			dst = append(dst, ':')
+			dst = append(dst, p.v...)
+		}
+		return append(dst, '}'), nil
+	}
 	dst = append(dst, '[')
 	for n, p := range pairs {
 		if n > 0 {

@@ -116,4 +116,19 @@ func TestCanonicalNested(t *testing.T) {
 	if _, err := reader.AppendCanonicalRow(nil, rec, 3); err == nil {
 		t.Error("row out of range accepted")
 	}
+	// The JSON row encoding differs only in maps, which are objects.
+	wantJSON := []string{
+		`{"st":{"a":1,"l":["x",null]},"m":{"-1":"m","10":null,"2":"two"},"ms":{"a":null,"b":[1]}}`,
+		`{"st":null,"m":null,"ms":{}}`,
+		`{"st":{"a":null,"l":[]},"m":{},"ms":null}`,
+	}
+	for i := range wantJSON {
+		got, err := reader.AppendJSONRow(nil, rec, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != wantJSON[i] {
+			t.Errorf("JSON row %d:\n got %s\nwant %s", i, got, wantJSON[i])
+		}
+	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -45,15 +47,16 @@ func runFiles(ctx context.Context, c *call) error {
 	}
 	parts := snap.PartitionColumns()
 	out := newRecordWriter(c.stdout, c.format, fileEntry{},
-		[]string{"path", "size", "partition", "rows", "deleted"},
-		[]cellKind{textCell, numberCell, textCell, numberCell, numberCell},
+		jsonKeys(reflect.TypeOf(fileEntry{})), // the columns of every format have the same names
+		[]cellKind{textCell, numberCell, textCell, numberCell, numberCell, wordCell},
 		func(v any) []string {
 			fe := v.(fileEntry)
-			rows := "?"
+			rows := "NULL"
 			if fe.NumRecords != nil {
 				rows = strconv.FormatInt(*fe.NumRecords, 10)
 			}
-			return []string{fe.Path, strconv.FormatInt(fe.Size, 10), partitionText(parts, fe.PartitionValues), rows, strconv.FormatInt(fe.DeletedRows, 10)}
+			return []string{fe.Path, strconv.FormatInt(fe.Size, 10), partitionText(parts, fe.PartitionValues), rows,
+				strconv.FormatInt(fe.DeletedRows, 10), time.UnixMilli(fe.ModificationTime).UTC().Format("2006-01-02T15:04:05.000Z")}
 		})
 	for _, f := range snap.ActiveFiles().All() {
 		fe := fileEntry{Path: f.Path(), Size: f.Size(), PartitionValues: f.PartitionValues(), ModificationTime: f.ModificationTime()}

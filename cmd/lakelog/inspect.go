@@ -219,7 +219,7 @@ func runHistory(ctx context.Context, c *call) error {
 		return err
 	}
 	out := newRecordWriter(c.stdout, c.format, historyEntry{},
-		[]string{"version", "timestamp", "operation", "parameters", "metrics"},
+		[]string{"version", "timestamp", "operation", "operationParameters", "operationMetrics"},
 		[]cellKind{numberCell, wordCell, wordCell, wordCell, wordCell},
 		func(v any) []string {
 			r := v.(historyEntry)
@@ -271,7 +271,7 @@ func historyRow(h deltalog.CommitEntry) historyEntry {
 			r.OperationParameters = ci.OperationParameters
 		}
 		if ci.OperationMetrics != nil {
-			r.OperationMetrics = ci.OperationMetrics
+			r.OperationMetrics = numericMetrics(ci.OperationMetrics) // numbers, as every command prints them
 		}
 		r.ReadVersion, r.IsolationLevel, r.IsBlindAppend = ci.ReadVersion, ci.IsolationLevel, ci.IsBlindAppend
 		r.EngineInfo = ci.EngineInfo

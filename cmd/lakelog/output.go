@@ -9,10 +9,12 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/rivo/uniseg"
 
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/reader"
@@ -35,7 +37,11 @@ const formatsTopic = `Output formats (--format), on every command that prints ro
           lines for a result. A value is never cut: a column widens when
           a later value is wider than the first rows' (the header is then
           printed again), and text longer than 40 characters wraps onto
-          the next lines within its column. Control characters show as ␤.
+          the next lines within its column; widths count CJK characters
+          and emoji as two columns. Control characters show as their
+          control pictures (a newline as ␊, a tab as ␉, a carriage return
+          as ␍), null as NULL, and a string that reads NULL or starts
+          with a quote as a quoted literal ('NULL').
   jsonl   one JSON object a line: a row, or a result record
   json    one JSON document: an array of the rows or records, or one
           object for a command that reports one result
@@ -124,7 +130,7 @@ func (j *jsonlWriter) start(w *bufio.Writer, _ *arrow.Schema, sorted bool) {
 func (j *jsonlWriter) write(rec arrow.RecordBatch) error {
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var err error
-		j.buf, err = reader.AppendCanonicalRow(j.buf[:0], rec, i)
+		j.buf, err = reader.AppendJSONRow(j.buf[:0], rec, i)
 		if err != nil {
 			return err
 		}
@@ -216,7 +222,7 @@ func (c *csvWriter) start(w *bufio.Writer, schema *arrow.Schema, sorted bool) {
 func (c *csvWriter) write(rec arrow.RecordBatch) error {
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var err error
-		c.row, err = reader.AppendCanonicalRow(c.row[:0], rec, i)
+		c.row, err = reader.AppendJSONRow(c.row[:0], rec, i)
 		if err != nil {
 			return err
 		}
@@ -368,7 +374,7 @@ func cellKindOf(dt arrow.DataType) cellKind {
 func (t *tableWriter) write(rec arrow.RecordBatch) error {
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var err error
-		t.row, err = reader.AppendCanonicalRow(t.row[:0], rec, i)
+		t.row, err = reader.AppendJSONRow(t.row[:0], rec, i)
 		if err != nil {
 			return err
 		}
@@ -378,11 +384,7 @@ func (t *tableWriter) write(rec arrow.RecordBatch) error {
 		}
 		cells := make([]string, len(vals))
 		for k, v := range vals {
-			s, isNull := cellText(v)
-			if isNull {
-				s = "NULL"
-			}
-			cells[k] = s
+			cells[k] = tableCell(v)
 		}
 		t.t.add(cells)
 	}
@@ -390,6 +392,21 @@ func (t *tableWriter) write(rec arrow.RecordBatch) error {
 }
 
 func (t *tableWriter) finish() error { return t.t.finish(true) }
+
+// tableCell is a canonical JSON value as a table shows it: null as NULL,
+// and a string that would read as NULL (in any case) or that starts with
+// a quote as a quoted SQL literal ('NULL', '\'x'), so that a null and the
+// string "NULL" never look alike.
+func tableCell(v []byte) string {
+	s, isNull := cellText(v)
+	switch {
+	case isNull:
+		return "NULL"
+	case v[0] == '"' && (strings.EqualFold(s, "NULL") || strings.HasPrefix(s, "'")):
+		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	}
+	return s
+}
 
 // ---- the text table ----
 
@@ -461,7 +478,7 @@ func (t *textTable) wraps(k int) bool {
 func (t *textTable) widen(cells []string) bool {
 	grew := false
 	for k, c := range cells {
-		need := utf8.RuneCountInString(c)
+		need := displayWidth(c)
 		if t.wraps(k) {
 			need = min(need, wrapWidth)
 		}
@@ -507,7 +524,7 @@ func (t *textTable) line(cells []string) {
 	n := 1
 	for k, c := range cells {
 		parts[k] = []string{c}
-		if t.wraps(k) && utf8.RuneCountInString(c) > t.widths[k] {
+		if t.wraps(k) && displayWidth(c) > t.widths[k] {
 			parts[k] = wrap(c, t.widths[k])
 		}
 		n = max(n, len(parts[k]))
@@ -522,7 +539,7 @@ func (t *textTable) line(cells []string) {
 			if k > 0 {
 				b.WriteString("  ")
 			}
-			pad := strings.Repeat(" ", max(0, t.widths[k]-utf8.RuneCountInString(c)))
+			pad := strings.Repeat(" ", max(0, t.widths[k]-displayWidth(c)))
 			switch {
 			case t.kinds[k] == numberCell:
 				b.WriteString(pad + c)
@@ -537,15 +554,39 @@ func (t *textTable) line(cells []string) {
 	}
 }
 
-// wrap cuts s into pieces of width characters.
+// wrap cuts s into pieces at most width columns wide on a terminal,
+// never inside a character (a grapheme cluster: an emoji with its
+// modifiers, a letter with its accents). A character wider than width
+// is a piece of its own.
 func wrap(s string, width int) []string {
-	r := []rune(s)
 	var out []string
-	for len(r) > width {
-		out = append(out, string(r[:width]))
-		r = r[width:]
+	start, w := 0, 0
+	state := -1
+	rest := s
+	pos := 0
+	for len(rest) > 0 {
+		var cluster string
+		var cw int
+		cluster, rest, cw, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if w+cw > width && pos > start {
+			out = append(out, s[start:pos])
+			start, w = pos, 0
+		}
+		w += cw
+		pos += len(cluster)
 	}
-	return append(out, string(r))
+	return append(out, s[start:])
+}
+
+// displayWidth is how many columns s takes on a terminal: CJK characters
+// and emoji take two, combining marks none.
+func displayWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return uniseg.StringWidth(s)
+		}
+	}
+	return len(s)
 }
 
 // finish prints the rows held and, with count, the row count.
@@ -568,18 +609,25 @@ func (t *textTable) finish(count bool) error {
 	return nil
 }
 
-// printable replaces control characters, which would break the layout.
+// printable shows control characters, which would break the layout, as
+// their Unicode control pictures, each its own: a newline as ␊, a tab as
+// ␉, a carriage return as ␍, NUL as ␀, DEL as ␡.
 func printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '␤'
+		switch {
+		case r < 0x20:
+			return 0x2400 + r
+		case r == 0x7f:
+			return 0x2421
 		}
 		return r
 	}, s)
 }
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // ---- records: a verb's results ----
 
@@ -739,8 +787,25 @@ func newOpResult(op string, res *deltalog.CommitResult, metrics map[string]any) 
 		v := res.Version
 		r.Version = &v
 	}
-	if r.Metrics == nil {
-		r.Metrics = map[string]any{}
-	}
+	r.Metrics = numericMetrics(metrics)
 	return r
+}
+
+// numericMetrics is operation metrics with every count, size and time as
+// a JSON number: Delta's log keeps them as strings ("numFiles": "3"),
+// some operations report them as numbers; a script gets numbers from
+// every command. A value that is not a number stays as it is.
+func numericMetrics(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				v = n
+			} else if s != "" && (s[0] == '-' || s[0] >= '0' && s[0] <= '9') && json.Valid([]byte(s)) {
+				v = json.Number(s) // a JSON number: 1.5, 2e3
+			}
+		}
+		out[k] = v
+	}
+	return out
 }

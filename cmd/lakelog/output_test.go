@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rivo/uniseg"
 )
 
 // parseTextTable reads the table format back: each row's cells, wrapped
@@ -66,14 +68,26 @@ func ruleSpans(rule string) [][2]int {
 	return spans
 }
 
+// cut cuts a line at the spans, which count display columns (a CJK
+// character or an emoji takes two).
 func cut(l string, spans [][2]int) []string {
-	r := []rune(l)
+	var chars []string // one entry per display column; "" continues a wide character
+	state := -1
+	for rest := l; len(rest) > 0; {
+		var c string
+		var w int
+		c, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		chars = append(chars, c)
+		for range w - 1 {
+			chars = append(chars, "")
+		}
+	}
 	cells := make([]string, len(spans))
 	for k, s := range spans {
-		if s[0] >= len(r) {
+		if s[0] >= len(chars) {
 			continue
 		}
-		cells[k] = strings.TrimSpace(string(r[s[0]:min(s[1], len(r))]))
+		cells[k] = strings.TrimSpace(strings.Join(chars[s[0]:min(s[1], len(chars))], ""))
 	}
 	return cells
 }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/lakelog/lakelog/deltasql"
 	"github.com/lakelog/lakelog/dml"
+	"github.com/lakelog/lakelog/reader"
 )
 
 func init() {
@@ -145,10 +150,17 @@ func sqlError(err error, n, of int) error {
 }
 
 // printResult prints a statement's rows in the format asked; in the
-// table format a line says what it committed.
+// table format a line says what it committed. In the other formats a
+// statement that changes a table prints one record: the statement, the
+// operation and version committed (null when none was), the commit's
+// operationMetrics as numbers, and the columns of the row Spark returns
+// for it (DELETE's num_affected_rows, ...).
 func (c *call) printResult(ctx context.Context, res *deltasql.Result, separate bool) error {
-	if separate && (c.format == formatTable || c.format == formatCSV) && (res.Schema != nil || res.Summary != "") {
+	if separate && (c.format == formatTable || c.format == formatCSV) && (res.Schema != nil || res.Summary != "" || res.Command) {
 		fmt.Fprintln(c.stdout)
+	}
+	if res.Command && c.format != formatTable {
+		return c.printCommand(res)
 	}
 	if res.Schema != nil {
 		if err := c.printRows(ctx, res.Schema, res.Rows()); err != nil {
@@ -159,4 +171,81 @@ func (c *call) printResult(ctx context.Context, res *deltasql.Result, separate b
 		fmt.Fprintln(c.stdout, res.Summary)
 	}
 	return nil
+}
+
+// printCommand prints the record of a statement that changes a table
+// (printResult).
+func (c *call) printCommand(res *deltasql.Result) error {
+	keys := []string{"statement", "operation", "version", "operationMetrics"}
+	var op, version any
+	if res.Version != nil {
+		op, version = res.Operation, *res.Version
+	}
+	metrics, err := marshalRecord(numericMetrics(res.Metrics))
+	if err != nil {
+		return err
+	}
+	vals := []json.RawMessage{mustJSON(res.Kind), mustJSON(op), mustJSON(version), metrics}
+	var rows [][]byte
+	for rec, err := range res.Rows() {
+		if err != nil {
+			return err
+		}
+		for i := range int(rec.NumRows()) {
+			row, err := reader.AppendJSONRow(nil, rec, i)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row)
+		}
+	}
+	switch {
+	case len(rows) == 1: // Spark's one row: its columns beside the others
+		cols, err := splitCanonical(rows[0], len(res.Schema.Fields()))
+		if err != nil {
+			return err
+		}
+		for i, f := range res.Schema.Fields() {
+			keys = append(keys, f.Name)
+			vals = append(vals, cols[i])
+		}
+	case len(rows) > 1:
+		keys = append(keys, "rows")
+		vals = append(vals, json.RawMessage("["+string(bytes.Join(rows, []byte(",")))+"]"))
+	}
+	w := bufio.NewWriter(c.stdout)
+	if c.format == formatCSV {
+		cw := csv.NewWriter(w)
+		cw.Write(keys)
+		fields := make([]string, len(vals))
+		for i, v := range vals {
+			fields[i], _ = cellText(v)
+		}
+		cw.Write(fields)
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	w.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.Write(mustJSON(k))
+		w.WriteByte(':')
+		w.Write(vals[i])
+	}
+	w.WriteString("}\n")
+	return w.Flush()
+}
+
+// mustJSON is v (a string, number or nil) as JSON.
+func mustJSON(v any) json.RawMessage {
+	b, err := marshalRecord(v)
+	if err != nil {
+		panic(err) // only ever called with strings, integers and nil
+	}
+	return b
 }

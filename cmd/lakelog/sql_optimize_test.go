@@ -27,7 +27,10 @@ func TestSQLOptimizeRow(t *testing.T) {
 		Avg                   float64
 		TotalFiles, TotalSize int64
 	}
-	var rows []struct {
+	// The record of a statement that changes a table holds Spark's row's
+	// columns beside the version and the commit's metrics.
+	var rows [1]struct {
+		Version *int64
 		Path    string
 		Metrics struct {
 			NumFilesAdded, NumFilesRemoved int64
@@ -48,7 +51,7 @@ func TestSQLOptimizeRow(t *testing.T) {
 		}
 	}
 	out := ok(t, "sql", "OPTIMIZE delta.`"+table+"` ZORDER BY (id)", "--format", "json")
-	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 {
+	if err := json.Unmarshal([]byte(out), &rows[0]); err != nil || rows[0].Version == nil {
 		t.Fatalf("%v: %s", err, out)
 	}
 	m := rows[0].Metrics
