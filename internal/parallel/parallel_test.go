@@ -189,6 +189,7 @@ func TestStreamErrorsAndStops(t *testing.T) {
 		t.Fatalf("early stop: %v after %v", err, got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	seq := Stream(ctx, seqJobs(1000, -1), 4, 2, run(-1), release)
 	var n int
 	for _, err := range seq {
