@@ -176,3 +176,16 @@ func RemoveOf(a *Add, deletionTimestamp int64, dataChange bool) *Remove {
 		DefaultRowCommitVersion: a.DefaultRowCommitVersion,
 	}
 }
+
+// Change data (PROTOCOL.md "Change Data Files"): the folder under the
+// table root that holds change data files, their column that says what a
+// row is, and its values.
+const (
+	ChangeDataDir    = "_change_data/"
+	ChangeTypeColumn = "_change_type"
+
+	ChangeInsert          = "insert"
+	ChangeDelete          = "delete"
+	ChangeUpdatePreimage  = "update_preimage"
+	ChangeUpdatePostimage = "update_postimage"
+)

@@ -141,3 +141,23 @@ func (t *StructType) String() string {
 	}
 	return s + ">"
 }
+
+// NullableType is a copy of t with every struct field at any depth
+// nullable: the type of a column added to a table (by merge-schema, schema
+// evolution, overwrite-schema), whose rows written before it existed,
+// and input that omits its fields, hold nulls, as Spark adds them.
+func NullableType(t DataType) DataType {
+	switch t := t.(type) {
+	case *StructType:
+		out := &StructType{Fields: make([]*StructField, len(t.Fields))}
+		for i, f := range t.Fields {
+			out.Fields[i] = &StructField{Name: f.Name, Type: NullableType(f.Type), Nullable: true}
+		}
+		return out
+	case *ArrayType:
+		return &ArrayType{ElementType: NullableType(t.ElementType), ContainsNull: t.ContainsNull}
+	case *MapType:
+		return &MapType{KeyType: t.KeyType, ValueType: NullableType(t.ValueType), ValueContainsNull: t.ValueContainsNull}
+	}
+	return t
+}

@@ -283,11 +283,11 @@ func CompareValues(a, b any) (int, error) {
 		}
 	case float32:
 		if y, ok := b.(float32); ok {
-			return compareFloat(float64(x), float64(y)), nil
+			return CompareFloat(float64(x), float64(y)), nil
 		}
 	case float64:
 		if y, ok := b.(float64); ok {
-			return compareFloat(x, y), nil
+			return CompareFloat(x, y), nil
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -324,9 +324,9 @@ func CompareValues(a, b any) (int, error) {
 	return 0, fmt.Errorf("actions: compare: %T with %T", a, b)
 }
 
-// compareFloat orders floats as Spark does: NaN last and equal to itself,
-// -0 equal to 0.
-func compareFloat(x, y float64) int {
+// CompareFloat orders floats as Spark does: NaN last and equal to itself,
+// -0 equal to 0. Stats, pruning and sorting order floats by it.
+func CompareFloat(x, y float64) int {
 	xn, yn := math.IsNaN(x), math.IsNaN(y)
 	switch {
 	case xn && yn:

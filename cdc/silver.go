@@ -155,7 +155,7 @@ func (s *Silver) Run(ctx context.Context) error {
 		return err
 	}
 	s.Log.Info("following bronze", "from_version", s.pos.Version, "skip", s.pos.Skip)
-	onlyInserts := &expr.Compare{Op: expr.Eq, Left: expr.Col(cdf.ChangeTypeColumn), Right: expr.Lit(cdf.Insert)}
+	onlyInserts := &expr.Compare{Op: expr.Eq, Left: expr.Col(actions.ChangeTypeColumn), Right: expr.Lit(actions.ChangeInsert)}
 	for b, err := range cdf.Follow(ctx, s.Bronze, "", cdf.StartingVersion(s.pos.Version), cdf.WithPollInterval(s.Poll),
 		cdf.WithMaxPollInterval(8*s.Poll), cdf.WithFilter(onlyInserts), cdf.WithMaxFilesPerBatch(s.MaxFilesPerBatch)) {
 		if ctx.Err() != nil {
@@ -185,7 +185,7 @@ func (s *Silver) CatchUp(ctx context.Context) error {
 	if snap.Version() < s.pos.Version {
 		return nil
 	}
-	onlyInserts := &expr.Compare{Op: expr.Eq, Left: expr.Col(cdf.ChangeTypeColumn), Right: expr.Lit(cdf.Insert)}
+	onlyInserts := &expr.Compare{Op: expr.Eq, Left: expr.Col(actions.ChangeTypeColumn), Right: expr.Lit(actions.ChangeInsert)}
 	feed, err := cdf.Open(ctx, s.Bronze, "", cdf.Versions(s.pos.Version, snap.Version()), cdf.WithFilter(onlyInserts))
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func appendOnly(m *modelTable, n int) {
 		rows := m.randomRows(3)
 		for i := range rows {
 			rows[i].part = part
-			m.changes = append(m.changes, mchange{rows[i], cdf.Insert, m.version})
+			m.changes = append(m.changes, mchange{rows[i], actions.ChangeInsert, m.version})
 		}
 		m.commit([]*actions.Action{{Add: m.newFile(part, rows, true)}}, "WRITE")
 	}

@@ -21,19 +21,12 @@ import (
 )
 
 // The metadata columns every change row carries, after the table's
-// columns, in this order.
+// columns, in this order: actions.ChangeTypeColumn (whose values are
+// actions.ChangeInsert, ChangeDelete, ChangeUpdatePreimage and
+// ChangeUpdatePostimage), then these.
 const (
-	ChangeTypeColumn      = "_change_type"
 	CommitVersionColumn   = "_commit_version"
 	CommitTimestampColumn = "_commit_timestamp"
-)
-
-// The values of ChangeTypeColumn.
-const (
-	Insert          = "insert"
-	Delete          = "delete"
-	UpdatePreimage  = "update_preimage"
-	UpdatePostimage = "update_postimage"
 )
 
 var (
@@ -54,7 +47,7 @@ var (
 // metaFields are the metadata columns as table fields, for the output
 // schema and for binding filters on them.
 var metaFields = []*actions.StructField{
-	{Name: ChangeTypeColumn, Type: actions.TypeString, Nullable: false},
+	{Name: actions.ChangeTypeColumn, Type: actions.TypeString, Nullable: false},
 	{Name: CommitVersionColumn, Type: actions.TypeLong, Nullable: false},
 	{Name: CommitTimestampColumn, Type: actions.TypeTimestamp, Nullable: false},
 }
@@ -289,7 +282,7 @@ func (f *Feed) plan() error {
 	if f.data, err = reader.NewScan(f.end, opts...); err != nil {
 		return fmt.Errorf("cdf: %w", err)
 	}
-	if f.cdc, err = f.data.Narrow(reader.WithFileColumns(&actions.StructField{Name: ChangeTypeColumn, Type: actions.TypeString, Nullable: true})); err != nil {
+	if f.cdc, err = f.data.Narrow(reader.WithFileColumns(&actions.StructField{Name: actions.ChangeTypeColumn, Type: actions.TypeString, Nullable: true})); err != nil {
 		return fmt.Errorf("cdf: %w", err)
 	}
 	if f.indexed, err = f.data.Narrow(reader.WithRowIndex()); err != nil {

@@ -224,9 +224,9 @@ func (m *modelTable) changeDV(path string, deleted *roaring64.Bitmap) []*actions
 		was, is := pf.deleted.Contains(uint64(i)), deleted.Contains(uint64(i))
 		switch {
 		case !was && is:
-			m.changes = append(m.changes, mchange{row, cdf.Delete, m.version})
+			m.changes = append(m.changes, mchange{row, actions.ChangeDelete, m.version})
 		case was && !is:
-			m.changes = append(m.changes, mchange{row, cdf.Insert, m.version})
+			m.changes = append(m.changes, mchange{row, actions.ChangeInsert, m.version})
 		}
 		if !is {
 			live = append(live, row)
@@ -294,7 +294,7 @@ func (m *modelTable) step() {
 			rows := m.randomRows(m.rng.IntN(20))
 			for i := range rows {
 				rows[i].part = part
-				m.changes = append(m.changes, mchange{rows[i], cdf.Insert, v})
+				m.changes = append(m.changes, mchange{rows[i], actions.ChangeInsert, v})
 			}
 			as = append(as, &actions.Action{Add: m.newFile(part, rows, true)})
 		}
@@ -302,7 +302,7 @@ func (m *modelTable) step() {
 	case op < 5: // delete whole files, no change data files
 		for _, p := range live[:1+m.rng.IntN(min(2, len(live)))] {
 			for _, r := range m.files[p] {
-				m.changes = append(m.changes, mchange{r, cdf.Delete, v})
+				m.changes = append(m.changes, mchange{r, actions.ChangeDelete, v})
 			}
 			as = append(as, &actions.Action{Remove: m.remove(p, true)})
 		}
@@ -315,11 +315,11 @@ func (m *modelTable) step() {
 		for _, r := range m.files[p] {
 			switch m.rng.IntN(4) {
 			case 0:
-				cdcRows, kinds = append(cdcRows, r), append(kinds, cdf.Delete)
+				cdcRows, kinds = append(cdcRows, r), append(kinds, actions.ChangeDelete)
 			case 1:
 				nr := r
 				nr.v = r.v + "u"
-				cdcRows, kinds = append(cdcRows, r, nr), append(kinds, cdf.UpdatePreimage, cdf.UpdatePostimage)
+				cdcRows, kinds = append(cdcRows, r, nr), append(kinds, actions.ChangeUpdatePreimage, actions.ChangeUpdatePostimage)
 				kept = append(kept, nr)
 			default:
 				kept = append(kept, r)
@@ -463,7 +463,7 @@ func TestModelHistories(t *testing.T) {
 				keep = func(c mchange) bool { return c.row.part == "b" }
 				desc += ", part = 'b'"
 			case 2:
-				kind := []string{cdf.Insert, cdf.Delete, cdf.UpdatePreimage}[rng.IntN(3)]
+				kind := []string{actions.ChangeInsert, actions.ChangeDelete, actions.ChangeUpdatePreimage}[rng.IntN(3)]
 				bound := rng.Int64N(m.nextID + 1)
 				opts = append(opts, cdf.WithFilter(expr.Or(cmp(expr.Eq, expr.Col("_change_type"), expr.Lit(kind)), cmp(expr.Lt, expr.Col("id"), expr.Lit(bound)))))
 				keep = func(c mchange) bool { return c.kind == kind || c.row.id < bound }

@@ -266,7 +266,7 @@ func (f *Feed) versionJobs(vc *deltalog.VersionCommit) ([]*job, error) {
 			}
 			continue
 		}
-		if _, err := newJob(allRows, Insert, a, f.data); err != nil {
+		if _, err := newJob(allRows, actions.ChangeInsert, a, f.data); err != nil {
 			return nil, err
 		}
 	}
@@ -279,7 +279,7 @@ func (f *Feed) versionJobs(vc *deltalog.VersionCommit) ([]*job, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := newJob(allRows, Delete, add, f.data); err != nil {
+		if _, err := newJob(allRows, actions.ChangeDelete, add, f.data); err != nil {
 			return nil, err
 		}
 	}
@@ -374,16 +374,16 @@ func (f *Feed) readRows(ctx context.Context, j *job, scan *reader.Scan, send fun
 func checkChangeTypes(a arrow.Array) error {
 	s, ok := a.(*array.String)
 	if !ok {
-		return fmt.Errorf("column %s is %s, not a string", ChangeTypeColumn, a.DataType())
+		return fmt.Errorf("column %s is %s, not a string", actions.ChangeTypeColumn, a.DataType())
 	}
 	for i := range s.Len() {
 		if s.IsNull(i) {
-			return fmt.Errorf("column %s is null in row %d (is %s a change data file?)", ChangeTypeColumn, i, ChangeTypeColumn)
+			return fmt.Errorf("column %s is null in row %d (is %s a change data file?)", actions.ChangeTypeColumn, i, actions.ChangeTypeColumn)
 		}
 		switch v := s.Value(i); v {
-		case Insert, Delete, UpdatePreimage, UpdatePostimage:
+		case actions.ChangeInsert, actions.ChangeDelete, actions.ChangeUpdatePreimage, actions.ChangeUpdatePostimage:
 		default:
-			return fmt.Errorf("column %s holds %q, which is not a change type", ChangeTypeColumn, v)
+			return fmt.Errorf("column %s holds %q, which is not a change type", actions.ChangeTypeColumn, v)
 		}
 	}
 	return nil
@@ -418,10 +418,10 @@ func (f *Feed) readDiff(ctx context.Context, j *job, send func(arrow.RecordBatch
 			switch r := uint64(idx.Value(i)); {
 			case deleted.Contains(r):
 				mask.Append(true)
-				types.Append(Delete)
+				types.Append(actions.ChangeDelete)
 			case restored.Contains(r):
 				mask.Append(true)
-				types.Append(Insert)
+				types.Append(actions.ChangeInsert)
 			default:
 				mask.Append(false)
 			}

@@ -9,7 +9,7 @@
 // actions again cannot succeed, though the caller may read the table again
 // and redo its operation. Check does no I/O and reads no clock.
 //
-// The rules are Spark's ConflictChecker (DESIGN.md, "Conflict rules"),
+// The rules are Spark's ConflictChecker (below, "Conflict rules"),
 // applied to each winner in version order, in Spark's order:
 // ProtocolChanged, MetadataChanged, ConcurrentTransaction (txn appIds and
 // domain metadata), ConcurrentAppend, ConcurrentDeleteRead,
@@ -49,4 +49,26 @@
 // NewChecker's result):
 //
 //	tx := snap.NewTransaction(deltalog.WithChecker(conflict.NewChecker(snap.Config())))
+//
+// # Conflict rules
+//
+// Spark's ConflictChecker: a winner that changed the protocol or metadata
+// aborts the transaction (except a winner whose only metadata change is
+// identity high-water marks, tagged `delta.identity.schemaUpdate`, when the
+// transaction changes no metadata); concurrent appends that match the transaction's read
+// predicate (by partition values and by min/max stats), removes of files it
+// read or removes, and `txn` versions of an app id it read abort it with
+// `ErrConcurrentAppend`, `ErrConcurrentDeleteRead`,
+// `ErrConcurrentDeleteDelete` and `ErrConcurrentTransaction`, all wrapping
+// `ErrConflict`. Otherwise it rebases. `conflict/doc.go` lists where lakelog
+// knowingly differs from Spark. A schema change (`schema`, merge-schema,
+// overwrite-schema, MERGE's schema evolution) is a metadata change: every
+// transaction that started before it aborts, so no file written for the
+// old layout is committed after a rename or drop; a schema change that
+// reads no rows rebases over concurrent plain writes, as Spark's ALTER
+// (`schema.TestSchemaChangeRaces`: each change against append, UPDATE and
+// merge-schema append, both orders, name and id mode; and
+// `test/model.TestConcurrentWritersSchemaChanges`: the concurrent-writers
+// model on a column-mapped table where writers also add, rename, drop and
+// widen columns, with faults).
 package conflict

@@ -31,10 +31,10 @@ func (m *merge) evolve(clauses []Clause) error {
 		if target.IndexFold(f.Name) >= 0 {
 			continue
 		}
-		if f.Name == writer.ChangeTypeColumn && m.cdf {
+		if f.Name == actions.ChangeTypeColumn && m.cdf {
 			return fmt.Errorf("dml: MERGE: schema evolution: the source column %q is reserved by the change data feed", f.Name)
 		}
-		added = append(added, &actions.StructField{Name: f.Name, Type: nullableType(f.Type), Nullable: true})
+		added = append(added, &actions.StructField{Name: f.Name, Type: actions.NullableType(f.Type), Nullable: true})
 	}
 	if len(added) == 0 {
 		return nil
@@ -66,23 +66,4 @@ func (m *merge) evolve(clauses []Clause) error {
 	}
 	m.cfg.writer, m.table = s, st
 	return nil
-}
-
-// nullableType is a copy of t with every struct field nullable: rows
-// written before the column existed, and inserts that omit a field,
-// hold nulls (Spark adds a source's columns as nullable).
-func nullableType(t actions.DataType) actions.DataType {
-	switch t := t.(type) {
-	case *actions.StructType:
-		out := &actions.StructType{Fields: make([]*actions.StructField, len(t.Fields))}
-		for i, f := range t.Fields {
-			out.Fields[i] = &actions.StructField{Name: f.Name, Type: nullableType(f.Type), Nullable: true}
-		}
-		return out
-	case *actions.ArrayType:
-		return &actions.ArrayType{ElementType: nullableType(t.ElementType), ContainsNull: t.ContainsNull}
-	case *actions.MapType:
-		return &actions.MapType{KeyType: t.KeyType, ValueType: nullableType(t.ValueType), ValueContainsNull: t.ValueContainsNull}
-	}
-	return t
 }

@@ -16,13 +16,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/conflict"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowbatch"
+	"github.com/lakelog/lakelog/internal/parallel"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -32,14 +32,6 @@ const (
 	opDelete = "DELETE"
 	opUpdate = "UPDATE"
 	opMerge  = "MERGE"
-)
-
-// The change types of change data rows (PROTOCOL.md, Change Data Files).
-const (
-	changeInsert = "insert"
-	changeDelete = "delete"
-	changePre    = "update_preimage"
-	changePost   = "update_postimage"
 )
 
 // target is one data file whose rows an operation changes.
@@ -132,15 +124,7 @@ func (j *job) count(name string, n int64) {
 // forEachFile runs fn on every file of files, cfg.parallelism at a time,
 // and stops at the first error.
 func (j *job) forEachFile(files []*target, fn func(t *target) error) error {
-	g, ctx := errgroup.WithContext(j.ctx)
-	g.SetLimit(j.cfg.parallelism)
-	for _, t := range files {
-		if ctx.Err() != nil {
-			break
-		}
-		g.Go(func() error { return fn(t) })
-	}
-	return g.Wait()
+	return parallel.ForEach(j.ctx, len(files), j.cfg.parallelism, func(_ context.Context, i int) error { return fn(files[i]) })
 }
 
 // plan finds the files predicate may match (all files when nil), recording
@@ -402,7 +386,7 @@ func (j *job) writeRows(touched []*target, out *outcome) error {
 					return
 				}
 				j.count("inserted", filled.NumRows())
-				if err := emitChange(filled, changeInsert); err != nil {
+				if err := emitChange(filled, actions.ChangeInsert); err != nil {
 					filled.Release()
 					yield(nil, err)
 					return
@@ -584,7 +568,7 @@ func (j *job) rewriteBatch(t *target, rec arrow.RecordBatch, emit func(arrow.Rec
 			if err != nil {
 				return fail(err)
 			}
-			err = emit(gone, changeDelete)
+			err = emit(gone, actions.ChangeDelete)
 			gone.Release()
 			if err != nil {
 				return fail(err)
@@ -603,10 +587,10 @@ func (j *job) rewriteBatch(t *target, rec arrow.RecordBatch, emit func(arrow.Rec
 		}
 		if j.cdf {
 			tablePre := dropLast(pre)
-			err = emit(tablePre, changePre)
+			err = emit(tablePre, actions.ChangeUpdatePreimage)
 			tablePre.Release()
 			if err == nil {
-				err = emit(post, changePost)
+				err = emit(post, actions.ChangeUpdatePostimage)
 			}
 		}
 		pre.Release()
@@ -701,7 +685,7 @@ func withChangeType(rec arrow.RecordBatch, kind string, mem memory.Allocator) (a
 	}
 	ct := b.NewArray()
 	defer ct.Release()
-	fields := append(slices.Clone(rec.Schema().Fields()), arrow.Field{Name: writer.ChangeTypeColumn, Type: arrow.BinaryTypes.String})
+	fields := append(slices.Clone(rec.Schema().Fields()), arrow.Field{Name: actions.ChangeTypeColumn, Type: arrow.BinaryTypes.String})
 	cols := append(slices.Clone(rec.Columns()), ct)
 	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows()), nil
 }

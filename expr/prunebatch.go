@@ -500,7 +500,7 @@ func ordered[T cmp.Ordered]() order[T] {
 func floats[T float32 | float64]() order[T] {
 	return order[T]{
 		cmp: func(a, b T) int {
-			return compareFloats(float64(a), float64(b))
+			return actions.CompareFloat(float64(a), float64(b))
 		},
 		isNaN: func(x T) bool { return x != x },
 		nan:   T(math.NaN()),
@@ -509,23 +509,6 @@ func floats[T float32 | float64]() order[T] {
 	}
 }
 
-// compareFloats orders floats as actions.CompareValues does.
-func compareFloats(x, y float64) int {
-	xn, yn := x != x, y != y
-	switch {
-	case xn && yn:
-		return 0
-	case xn:
-		return 1
-	case yn:
-		return -1
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
-}
 
 func stringOrder() order[string] {
 	return order[string]{

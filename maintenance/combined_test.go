@@ -2,6 +2,7 @@ package maintenance_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -102,4 +103,42 @@ func TestRestoreBeforeRename(t *testing.T) {
 		t.Errorf("new column id %d, want above %d", id, maxID)
 	}
 	_ = deltalog.OpRestore
+}
+
+// TestEnableRowTrackingResumes: when the backfill of enabling row
+// tracking cannot finish (its commit fails), the protocol upgrade that
+// committed stays, no row has an ID yet and the property is not set; the
+// next ALTER resumes the backfill and finishes, and every row gets an ID.
+func TestEnableRowTrackingResumes(t *testing.T) {
+	ctx := context.Background()
+	mem := objstore.NewMem()
+	tabletest.Create(t, mem, "id long", nil)
+	tabletest.AppendTo(t, mem, `[{"id":1},{"id":2}]`)
+	tabletest.AppendTo(t, mem, `[{"id":3}]`)
+	// Version 3 is the protocol upgrade, version 4 the backfill: fail
+	// every attempt to create version 4.
+	faulty := objstore.Faulty(mem, objstore.FailMatching(objstore.OpPut, "tbl/_delta_log/00000000000000000004.json", errors.New("the store is down")))
+	snap, err := deltalog.Open(ctx, faulty, "tbl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := maintenance.SetProperties(ctx, snap, map[string]string{"delta.enableRowTracking": "true"}); err == nil {
+		t.Fatal("enabling row tracking succeeded while its backfill could not commit")
+	}
+	half := tabletest.Open(t, mem)
+	if half.Version() != 3 || half.Config().RowTracking() || !half.Config().AssignsRowIDs() {
+		t.Fatalf("after the failed backfill: version %d, row tracking %v, assigns IDs %v; want version 3 with the upgrade only", half.Version(), half.Config().RowTracking(), half.Config().AssignsRowIDs())
+	}
+	if _, err := maintenance.SetProperties(ctx, half, map[string]string{"delta.enableRowTracking": "true"}); err != nil {
+		t.Fatalf("the next ALTER did not resume the backfill: %v", err)
+	}
+	after := tabletest.Open(t, mem)
+	if !after.Config().RowTracking() {
+		t.Fatal("row tracking not enabled after the resumed backfill")
+	}
+	for _, l := range tabletest.ScanLines(t, after, reader.WithRowTracking()) {
+		if strings.Contains(l, `"_row_id":null`) {
+			t.Fatalf("row without an ID: %s", l)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowbatch"
+	"github.com/lakelog/lakelog/internal/parallel"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -274,7 +275,7 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 	for _, group := range commitGroups(bins, cfg.maxCommitBytes) {
 		adds := make([][]*actions.Add, len(group))
 		var mu sync.Mutex
-		err := parallel(ctx, len(group), cfg.parallelism, func(ctx context.Context, i int) error {
+		err := parallel.ForEach(ctx, len(group), cfg.parallelism, func(ctx context.Context, i int) error {
 			a, err := rewriteBin(ctx, snap, group[i], zorder, settings)
 			if err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/internal/parallel"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -251,7 +252,7 @@ func checkExist(ctx context.Context, snap *deltalog.Snapshot, adds []*actions.Ad
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	missing := make([]bool, len(keys))
-	err := parallel(ctx, len(keys), headParallelism, func(ctx context.Context, i int) error {
+	err := parallel.ForEach(ctx, len(keys), headParallelism, func(ctx context.Context, i int) error {
 		_, err := snap.Store().Head(ctx, keys[i])
 		if errors.Is(err, objstore.ErrNotFound) {
 			missing[i] = true

@@ -28,4 +28,20 @@
 // Column paths are written as in SQL: a.b is field b of struct a,
 // `odd name` is backquoted, and arr.element, m.key and m.value step into
 // arrays and maps.
+//
+// # Schema changes
+//
+// Schema changes (`schema`). Each function copies the snapshot's
+// schema and metadata, changes the copy, and commits it as one metadata
+// commit with Spark's operation name and parameters, the protocol raised
+// by the one protocol rule (`Transaction.SetMetadata`). Rename and
+// drop need column mapping (data files keep physical names, so no file is
+// rewritten); a column a CHECK constraint or generated column reads is
+// neither renamed, dropped nor retyped (Spark's
+// checkDependentExpressions); a renamed partition column stays one, and
+// `delta.dataSkippingStatsColumns` follows renames and drops. Type changes
+// are the typeWidening feature's (`actions.CanWidenType`), only with
+// `delta.enableTypeWidening=true`, recorded in `delta.typeChanges`; old
+// files are read widened. Being metadata changes, they conflict with every
+// concurrent transaction.
 package schema

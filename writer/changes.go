@@ -12,12 +12,6 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 )
 
-// ChangeDataDir is the folder, under the table root, of change data files.
-const ChangeDataDir = "_change_data/"
-
-// ChangeTypeColumn is the column of change data files that says what a row
-// is: "insert", "delete", "update_preimage" or "update_postimage".
-const ChangeTypeColumn = "_change_type"
 
 // ChangeResult is what WriteChangeFiles wrote: the cdc actions to commit.
 type ChangeResult struct {
@@ -28,7 +22,7 @@ type ChangeResult struct {
 
 // WriteChangeFiles writes change data files, as Spark writes them for a
 // table with delta.enableChangeDataFeed=true: batches hold the table's
-// columns plus ChangeTypeColumn (string, not null), and go to Parquet files
+// columns plus actions.ChangeTypeColumn (string, not null), and go to Parquet files
 // under _change_data/, in the table's partition folders, without the
 // partition columns (their values are in the cdc actions). Nothing is
 // committed; commit the result's Files with the operation's other
@@ -48,10 +42,10 @@ func WriteChangeFiles(ctx context.Context, snap *deltalog.Snapshot, batches iter
 		table = cfg.schemaChange
 	}
 	schema := table.Schema()
-	if schema.Field(ChangeTypeColumn) != nil {
-		return nil, fmt.Errorf("writer: the table has a column %q, which change data files reserve", ChangeTypeColumn)
+	if schema.Field(actions.ChangeTypeColumn) != nil {
+		return nil, fmt.Errorf("writer: the table has a column %q, which change data files reserve", actions.ChangeTypeColumn)
 	}
-	cs := &actions.StructType{Fields: append(slices.Clone(schema.Fields), &actions.StructField{Name: ChangeTypeColumn, Type: actions.TypeString, Nullable: false})}
+	cs := &actions.StructType{Fields: append(slices.Clone(schema.Fields), &actions.StructField{Name: actions.ChangeTypeColumn, Type: actions.TypeString, Nullable: false})}
 	text, err := actions.SchemaString(cs)
 	if err != nil {
 		return nil, fmt.Errorf("writer: %w", err)

@@ -540,7 +540,7 @@ func (c *conformer) mergeStruct(s *actions.StructType, in []arrow.Field, path st
 			if err != nil {
 				return nil, false, &SchemaError{Column: fpath, Reason: fmt.Sprintf("cannot add a column of input type %s: %v", f.Type, err)}
 			}
-			fields = append(fields, &actions.StructField{Name: f.Name, Type: nullableAll(t), Nullable: true})
+			fields = append(fields, &actions.StructField{Name: f.Name, Type: actions.NullableType(t), Nullable: true})
 			changed = true
 			continue
 		}
@@ -636,22 +636,4 @@ func (c *conformer) mergeType(t actions.DataType, in arrow.DataType, path string
 		}
 	}
 	return t, false, nil
-}
-
-// nullableAll makes every field of a new column nullable: rows written
-// before it existed, and input that omits its fields, hold nulls.
-func nullableAll(t actions.DataType) actions.DataType {
-	switch t := t.(type) {
-	case *actions.StructType:
-		out := &actions.StructType{Fields: make([]*actions.StructField, len(t.Fields))}
-		for i, f := range t.Fields {
-			out.Fields[i] = &actions.StructField{Name: f.Name, Type: nullableAll(f.Type), Nullable: true}
-		}
-		return out
-	case *actions.ArrayType:
-		return &actions.ArrayType{ElementType: nullableAll(t.ElementType), ContainsNull: t.ContainsNull}
-	case *actions.MapType:
-		return &actions.MapType{KeyType: t.KeyType, ValueType: nullableAll(t.ValueType), ValueContainsNull: t.ValueContainsNull}
-	}
-	return t
 }

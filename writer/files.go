@@ -29,6 +29,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/internal/arrowbatch"
+	"github.com/lakelog/lakelog/internal/parallel"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -48,7 +49,7 @@ type WriteResult struct {
 	SchemaChanged bool
 	// HighWaterMarks are the identity columns' high-water marks after the
 	// values the write generated, by column name (none when it generated
-	// none). The commit must carry them (SetHighWaterMarks; Commit does).
+	// none). The commit must carry them (WriteResult.Changes does).
 	HighWaterMarks map[string]int64
 }
 
@@ -383,7 +384,7 @@ func (fs *fileSet) setSchema(s *actions.StructType) error {
 // without an id.
 func (fs *fileSet) fileSchema(data *actions.StructType) (*arrow.Schema, error) {
 	var extra []arrow.Field
-	if fs.cfg.changeFiles && len(data.Fields) > 0 && data.Fields[len(data.Fields)-1].Name == ChangeTypeColumn {
+	if fs.cfg.changeFiles && len(data.Fields) > 0 && data.Fields[len(data.Fields)-1].Name == actions.ChangeTypeColumn {
 		last := data.Fields[len(data.Fields)-1]
 		data = &actions.StructType{Fields: data.Fields[:len(data.Fields)-1]}
 		extra = append(extra, arrow.Field{Name: last.Name, Type: arrow.BinaryTypes.String, Nullable: last.Nullable})
@@ -481,35 +482,10 @@ func (fs *fileSet) writeGroupsParallel(full arrow.RecordBatch, groups []*partGro
 			return err
 		}
 	}
-	return onWorkers(fs.workers, groups, func(g *partGroup) error {
+	return parallel.ForEach(fs.ctx, len(groups), fs.workers, func(_ context.Context, i int) error {
+		g := groups[i]
 		return fs.writePart(g.folder, g.values, full, g.rows)
 	})
-}
-
-// onWorkers calls fn for every item on up to n goroutines, waits for all,
-// and returns the first error (by item order).
-func onWorkers[T any](n int, items []T, fn func(T) error) error {
-	errs := make([]error, len(items))
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(max(n, 1), len(items)) {
-		wg.Go(func() {
-			for i := range work {
-				errs[i] = fn(items[i])
-			}
-		})
-	}
-	for i := range items {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 type partGroup struct {
@@ -915,7 +891,8 @@ func (fs *fileSet) sortedAdds() []*actions.Add {
 
 // closeAll finishes every open file and waits for all uploads.
 func (fs *fileSet) closeAll() error {
-	if err := onWorkers(fs.workers, slices.Collect(maps.Values(fs.open)), fs.finish); err != nil {
+	open := slices.Collect(maps.Values(fs.open))
+	if err := parallel.ForEach(fs.ctx, len(open), fs.workers, func(_ context.Context, i int) error { return fs.finish(open[i]) }); err != nil {
 		return err
 	}
 	return fs.waitUploads()
@@ -942,7 +919,7 @@ func (fs *fileSet) startFile(folder string, values map[string]*string) (*openFil
 		dir = randomPrefix(fs.randomPrefix) + "/"
 	}
 	if fs.cfg.changeFiles {
-		prefix, dir = "cdc", ChangeDataDir+dir
+		prefix, dir = "cdc", actions.ChangeDataDir+dir
 	}
 	name := fmt.Sprintf("%s-%05d-%s-c000", prefix, seq, uuid.NewString())
 	if fs.cfg.codecName != "" {

@@ -2,14 +2,12 @@ package writer
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/lakelog/lakelog/actions"
-	"github.com/lakelog/lakelog/deltalog"
 )
 
 // Identity generates the values of a table's identity columns for the
@@ -165,46 +163,4 @@ func (g *Identity) HighWaterMarks() map[string]int64 {
 		}
 	}
 	return m
-}
-
-// SetHighWaterMarks makes tx's commit carry marks (HighWaterMarks of the
-// write it commits) in its metadata's identity columns: on top of the
-// metadata tx already sets (a widened schema) or the snapshot's. A
-// commit whose only metadata change this is gets Spark's tag
-// (actions.TagIdentitySchemaUpdate), so that concurrent transactions that change no
-// metadata rebase over it.
-func SetHighWaterMarks(tx *deltalog.Transaction, marks map[string]int64) error {
-	if len(marks) == 0 {
-		return nil
-	}
-	onlyMarks := !tx.SetsMetadata()
-	md := tx.Metadata()
-	schema, err := md.Schema()
-	if err != nil {
-		return fmt.Errorf("writer: %w", err)
-	}
-	adv := make(map[string]int64, len(marks))
-	for name, m := range marks {
-		i := schema.IndexFold(name)
-		if i < 0 {
-			return fmt.Errorf("writer: identity column %q is not in the schema", name)
-		}
-		def, ok, err := actions.IdentityOf(schema.Fields[i])
-		if err != nil || !ok {
-			return fmt.Errorf("writer: identity column %q: %v", name, err)
-		}
-		adv[schema.Fields[i].Name] = def.Advance(m)
-	}
-	s, err := actions.SchemaString(actions.WithIdentityHighWaterMarks(schema, adv))
-	if err != nil {
-		return fmt.Errorf("writer: %w", err)
-	}
-	nmd := *md
-	nmd.SchemaString = s
-	nmd.Configuration = maps.Clone(md.Configuration)
-	tx.SetMetadata(&nmd)
-	if onlyMarks {
-		tx.SetTag(actions.TagIdentitySchemaUpdate, "true")
-	}
-	return nil
 }

@@ -70,7 +70,7 @@ func (o *overwriteSchema) metadata(snap *deltalog.Snapshot, in *arrow.Schema) (*
 	if err != nil {
 		return nil, false, &SchemaError{Reason: fmt.Sprintf("overwrite-schema: %v", err)}
 	}
-	st = nullableAll(st).(*actions.StructType)
+	st = actions.NullableType(st).(*actions.StructType)
 	seen := map[string]string{}
 	for _, f := range st.Fields {
 		k := strings.ToLower(f.Name)

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/cdf"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
@@ -237,7 +238,7 @@ func followIDs(ctx context.Context, root string, n int64, seen func(id int64, at
 		}
 	}
 	got := map[int64]bool{}
-	inserts := &expr.Compare{Op: expr.Ne, Left: expr.Col(cdf.ChangeTypeColumn), Right: expr.Lit(cdf.Delete)}
+	inserts := &expr.Compare{Op: expr.Ne, Left: expr.Col(actions.ChangeTypeColumn), Right: expr.Lit(actions.ChangeDelete)}
 	// No projection: bronze has no id column before its first events.
 	for b, err := range cdf.Follow(ctx, st, "", cdf.StartingVersion(0), cdf.WithPollInterval(10*time.Millisecond), cdf.WithMaxPollInterval(10*time.Millisecond),
 		cdf.WithFilter(inserts)) {

@@ -120,7 +120,7 @@ func runDescribe(ctx context.Context, c *call) error {
 	return c.report(d, func(w io.Writer) { printDescribe(w, c.table(), snap, d) })
 }
 
-// description is describe's JSON form (DESIGN.md, CLI contract).
+// description is describe's JSON form (the CLI contract, doc.go).
 type description struct {
 	Version          int64             `json:"version"`
 	Timestamp        string            `json:"timestamp,omitempty"`

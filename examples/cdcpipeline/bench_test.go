@@ -116,7 +116,7 @@ func rowLags(t *testing.T, uri string, from int64) []time.Duration {
 		}
 		created, kind, at := rec.Column(0), rec.Column(1), rec.Column(3)
 		for i := range int(rec.NumRows()) {
-			if kind.ValueStr(i) != cdf.Insert {
+			if kind.ValueStr(i) != actions.ChangeInsert {
 				continue
 			}
 			c, _ := actions.ArrowValue(created, i)
