@@ -67,6 +67,10 @@ type Bronze struct {
 	MaxWait    time.Duration
 	MaxRecords int
 	MaxBytes   int64
+	// Properties are table properties bronze is created with, and that
+	// Run sets on an existing table that lacks them (auto compaction:
+	// Config.TableProperties).
+	Properties map[string]string
 	Log        *slog.Logger
 }
 
@@ -104,7 +108,11 @@ func (b *Bronze) offsetApp(topic string, p int32) string {
 // Run consumes until ctx ends (nil) or an error stops it.
 func (b *Bronze) Run(ctx context.Context) error {
 	b.defaults()
-	if _, err := openOrCreate(ctx, b.Store, bronzeColumns, nil); err != nil {
+	snap, err := openOrCreate(ctx, b.Store, bronzeColumns, b.Properties)
+	if err != nil {
+		return err
+	}
+	if err := ensureProperties(ctx, snap, b.Properties, b.Log); err != nil {
 		return err
 	}
 	topics := []string{b.Topic}
@@ -220,7 +228,7 @@ type bronzeRow struct {
 func (b *Bronze) Land(ctx context.Context, recs []*kgo.Record) error {
 	b.defaults()
 	for attempt := 1; ; attempt++ {
-		snap, err := openOrCreate(ctx, b.Store, bronzeColumns, nil)
+		snap, err := openOrCreate(ctx, b.Store, bronzeColumns, b.Properties)
 		if err != nil {
 			return err
 		}
@@ -662,6 +670,29 @@ func openOrCreate(ctx context.Context, store objstore.Store, columns []*actions.
 		return nil, err
 	}
 	return res.Snapshot()
+}
+
+// ensureProperties sets the properties the table lacks (or has with
+// another value) in one commit.
+func ensureProperties(ctx context.Context, snap *deltalog.Snapshot, props map[string]string, log *slog.Logger) error {
+	set := map[string]string{}
+	for k, v := range props {
+		if snap.Metadata().Configuration[k] != v {
+			set[k] = v
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	res, err := maintenance.SetProperties(ctx, snap, set)
+	if err != nil {
+		return fmt.Errorf("cdc: %w", err)
+	}
+	log.Info("table properties set", "version", res.Version, "properties", fmt.Sprint(set))
+	if err := res.WaitHooks(); err != nil {
+		log.Warn("post-commit work failed (the commit stands)", "err", err)
+	}
+	return nil
 }
 
 // quoteName is a column name as a column path: backquoted.
