@@ -17,6 +17,7 @@ import (
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/expr"
+	"github.com/lakelog/lakelog/internal/parallel"
 	"github.com/lakelog/lakelog/objstore"
 	"github.com/lakelog/lakelog/reader"
 )
@@ -46,94 +47,41 @@ type job struct {
 	// rows deleted).
 	removedDV, addedDV *actions.DeletionVector
 	err                error // a version that cannot be read: the error, in order
-	out                chan batchOrErr
-}
-
-type batchOrErr struct {
-	rec arrow.RecordBatch
-	err error
 }
 
 // jobAhead is how many batches a file's reader decodes ahead of the
 // consumer.
 const jobAhead = 2
 
-// stream runs the feed: a planner goroutine reads the log through
-// deltalog.Commits and turns each version into jobs, in order; up to
-// parallelism jobs read their files at once, each at most jobAhead
-// batches ahead; the batches are yielded job by job, so in version order.
-// When it returns, every goroutine it started has ended and every batch
-// it did not yield is released.
+// stream runs the feed: a planner reads the log through deltalog.Commits
+// and turns each version into jobs, in order; up to parallelism jobs read
+// their files at once, each at most jobAhead batches ahead; the batches
+// are yielded job by job, so in version order (parallel.Stream). When it
+// returns, every goroutine it started has ended and every batch it did
+// not yield is released.
 func (f *Feed) stream(parent context.Context, yield func(arrow.RecordBatch, error) bool) {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	ordered := make(chan *job, f.cfg.parallelism)
-	sem := make(chan struct{}, f.cfg.parallelism)
-	go func() {
-		defer close(ordered)
-		f.plan1(ctx, func(j *job) bool {
-			j.out = make(chan batchOrErr, jobAhead)
-			if j.err != nil {
-				j.out <- batchOrErr{err: j.err}
-				close(j.out)
-			} else {
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					return false
+	jobs := func(ctx context.Context) iter.Seq2[*job, error] {
+		return func(yieldJob func(*job, error) bool) {
+			f.plan1(ctx, func(j *job) bool {
+				if j.err != nil {
+					return yieldJob(nil, j.err)
 				}
-				go func() {
-					defer func() { <-sem }()
-					defer close(j.out)
-					f.run(ctx, j)
-				}()
-			}
-			select {
-			case ordered <- j:
-				return true
-			case <-ctx.Done():
-				drain(j.out)
-				return false
-			}
-		})
-	}()
-	var cur *job // the job being yielded
-	defer func() {
-		// Stop the planner and the readers, and release what they made.
-		cancel()
-		if cur != nil {
-			drain(cur.out)
+				return yieldJob(j, nil)
+			})
 		}
-		for j := range ordered {
-			drain(j.out)
-		}
-	}()
-	for j := range ordered {
-		cur = j
-		for r := range j.out {
-			if r.err != nil {
-				yield(nil, r.err)
-				return
-			}
-			ok := yield(r.rec, nil)
-			r.rec.Release()
-			if !ok {
-				return
-			}
-		}
-		cur = nil
 	}
-	if err := parent.Err(); err != nil {
-		yield(nil, fmt.Errorf("cdf: %s: %w", f.display, err))
-	}
-}
-
-// drain releases what a job still sends until its reader, which sees the
-// cancelled context, closes the channel.
-func drain(ch chan batchOrErr) {
-	for r := range ch {
-		if r.rec != nil {
-			r.rec.Release()
+	for rec, err := range parallel.Stream(parent, jobs, f.cfg.parallelism, jobAhead, f.run, arrow.RecordBatch.Release) {
+		if err != nil {
+			if perr := parent.Err(); perr != nil && err == perr {
+				err = fmt.Errorf("cdf: %s: %w", f.display, err)
+			}
+			yield(nil, err)
+			return
+		}
+		ok := yield(rec, nil)
+		rec.Release()
+		if !ok {
+			return
 		}
 	}
 }
@@ -303,34 +251,24 @@ func (f *Feed) removedFile(v int64, r *actions.Remove) (*actions.Add, error) {
 	return &actions.Add{Path: r.Path, PartitionValues: pv, Size: size, Stats: r.Stats, DeletionVector: r.DeletionVector}, nil
 }
 
-// run reads one job's file and sends its change rows.
-func (f *Feed) run(ctx context.Context, j *job) {
-	send := func(rec arrow.RecordBatch, err error) bool {
-		select {
-		case j.out <- batchOrErr{rec: rec, err: err}:
-			return err == nil
-		case <-ctx.Done():
-			if rec != nil {
-				rec.Release()
-			}
-			return false
-		}
-	}
+// run reads the rows of one job and emits them as changes.
+func (f *Feed) run(ctx context.Context, j *job, emit func(arrow.RecordBatch) bool) error {
 	var err error
 	switch j.kind {
 	case allRows:
-		err = f.readRows(ctx, j, f.data, send)
+		err = f.readRows(ctx, j, f.data, emit)
 	case cdcRows:
-		err = f.readRows(ctx, j, f.cdc, send)
+		err = f.readRows(ctx, j, f.cdc, emit)
 	case dvDiff:
-		err = f.readDiff(ctx, j, send)
+		err = f.readDiff(ctx, j, emit)
 	}
 	if err != nil {
 		if errors.Is(err, objstore.ErrNotFound) {
 			err = fmt.Errorf("%w: %w (VACUUM deletes the files of old versions once they are older than the table's %s, %s by default)", ErrFileMissing, err, actions.PropDeletedFileRetentionDuration, days(deltalog.DefaultDeletedFileRetention))
 		}
-		send(nil, fmt.Errorf("cdf: %s: version %d: %s: %w", f.display, j.version, j.file.Add.Path, err))
+		return fmt.Errorf("cdf: %s: version %d: %s: %w", f.display, j.version, j.file.Add.Path, err)
 	}
+	return nil
 }
 
 func (f *Feed) mem() memory.Allocator {
@@ -342,7 +280,7 @@ func (f *Feed) mem() memory.Allocator {
 
 // readRows reads a data or change data file through scan and sends its
 // rows as changes.
-func (f *Feed) readRows(ctx context.Context, j *job, scan *reader.Scan, send func(arrow.RecordBatch, error) bool) error {
+func (f *Feed) readRows(ctx context.Context, j *job, scan *reader.Scan, emit func(arrow.RecordBatch) bool) error {
 	for rec, err := range scan.ReadFile(ctx, j.file) {
 		if err != nil {
 			return err
@@ -362,7 +300,7 @@ func (f *Feed) readRows(ctx context.Context, j *job, scan *reader.Scan, send fun
 		if err != nil {
 			return err
 		}
-		if out != nil && !send(out, nil) {
+		if out != nil && !emit(out) {
 			return nil
 		}
 	}
@@ -392,7 +330,7 @@ func checkChangeTypes(a arrow.Array) error {
 // readDiff reads a file whose deletion vector changed and sends the rows
 // whose bit changed: newly deleted ones as deletes, restored ones as
 // inserts.
-func (f *Feed) readDiff(ctx context.Context, j *job, send func(arrow.RecordBatch, error) bool) error {
+func (f *Feed) readDiff(ctx context.Context, j *job, emit func(arrow.RecordBatch) bool) error {
 	before, err := loadDV(ctx, f.end, j.removedDV)
 	if err != nil {
 		return err
@@ -447,7 +385,7 @@ func (f *Feed) readDiff(ctx context.Context, j *job, send func(arrow.RecordBatch
 		if err != nil {
 			return err
 		}
-		if out != nil && !send(out, nil) {
+		if out != nil && !emit(out) {
 			return nil
 		}
 	}

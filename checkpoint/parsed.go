@@ -110,7 +110,7 @@ func newParsedEncoder(spec *parsedSpec) (*parsedEncoder, error) {
 		budget = -1
 	}
 	p.minMax = statsFields(data, mode, "", named, &budget, true)
-	p.tight = props.EnableDeletionVectors
+	p.tight = table.Needs(actions.FeatureDeletionVectors)
 
 	if len(p.pvFields) > 0 {
 		var fs []arrow.Field

@@ -245,7 +245,7 @@ func (s *Snapshot) CheckpointAndCleanup(ctx context.Context, now time.Time) erro
 // checkpointProtected reports whether the protocol has the
 // checkpointProtection feature.
 func (s *Snapshot) checkpointProtected() bool {
-	return s.Protocol().HasWriterFeature(actions.FeatureCheckpointProtection)
+	return s.config.Supports(actions.FeatureCheckpointProtection)
 }
 
 // protectedBefore is delta.requireCheckpointProtectionBeforeVersion, 0

@@ -32,7 +32,7 @@ const opCommit Operation = "commit"
 // the operation and the feature (or property) in the way. It answers from
 // the one record per table feature (features.go), and is asked once,
 // before any work: writers ask before they upload a file, scans before
-// they read one. A column-mapped table (ColumnMappingMode "name" or
+// they read one. A column-mapped table (Config().ColumnMappingMode() "name" or
 // "id") is read and written (data files under physical names and field
 // ids); its change data feed is not read yet. A write to a table with an invalid value
 // of a property lakelog knows (Properties().Invalid) is refused with

@@ -54,7 +54,7 @@ func parseHighWaterMark(conf string) (int64, error) {
 // protocol supports the rowTracking feature (delta.enableRowTracking then
 // says whether readers may rely on them).
 func (s *Snapshot) RowTrackingSupported() bool {
-	return s.Protocol().HasWriterFeature(actions.FeatureRowTracking)
+	return s.config.AssignsRowIDs()
 }
 
 // RowTrackingEnabled reports whether the table's row IDs and row commit
@@ -62,7 +62,7 @@ func (s *Snapshot) RowTrackingSupported() bool {
 // supports the feature): readers expose them as _metadata.row_id and
 // _metadata.row_commit_version.
 func (s *Snapshot) RowTrackingEnabled() bool {
-	return s.RowTrackingSupported() && s.Properties().EnableRowTracking
+	return s.config.RowTracking()
 }
 
 // rowTracked reports whether the commit must assign row IDs: the protocol

@@ -56,7 +56,7 @@
 //
 // # Column mapping
 //
-// In a column-mapped table (Snapshot.ColumnMappingMode "name" or "id") a
+// In a column-mapped table (Snapshot.Config().ColumnMappingMode() "name" or "id") a
 // column, and each nested struct field, is found in a data file by its
 // physical name (mode name) or its Parquet field id (mode id), never by
 // its logical name; partition values and stats are read by physical

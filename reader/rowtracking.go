@@ -40,7 +40,7 @@ func planRowTracking(snap *deltalog.Snapshot, cfg config) (*rowTracking, error) 
 	if !cfg.rowTracking {
 		return nil, nil
 	}
-	if !snap.RowTrackingEnabled() {
+	if !snap.Config().RowTracking() {
 		return nil, fmt.Errorf("reader: row IDs are not available: the table does not have row tracking enabled (%s=true)", actions.PropEnableRowTracking)
 	}
 	p := snap.Properties()

@@ -198,7 +198,7 @@ func needsDelta(snap *deltalog.Snapshot) string {
 	if snap.Config().ColumnMapped() {
 		return "column mapping"
 	}
-	if snap.Protocol().HasReaderFeature(actions.FeatureDeletionVectors) {
+	if snap.Config().Supports(actions.FeatureDeletionVectors) {
 		return "deletion vectors"
 	}
 	return ""

@@ -159,7 +159,7 @@ func convertOnce(ctx context.Context, t tableLoc, snap *deltalog.Snapshot, cur *
 	if err != nil {
 		return nil, fmt.Errorf("uniform: %w", err)
 	}
-	c.schema, c.partCols = snap.Schema(), snap.PartitionColumns()
+	c.table, c.schema, c.partCols = snap.Config(), snap.Schema(), snap.PartitionColumns()
 	if cur != nil && cur.meta.CurrentSnapshot() != nil {
 		s := cur.meta.CurrentSnapshot()
 		c.parent = s
@@ -172,12 +172,12 @@ func convertOnce(ctx context.Context, t tableLoc, snap *deltalog.Snapshot, cur *
 		err = c.commits(ctx, snap, last+1)
 	} else {
 		res.Full = true
-		if err = c.setSchema(snap.Schema(), snap.PartitionColumns()); err == nil {
+		if err = c.setSchema(snap.Config()); err == nil {
 			err = c.replace(ctx, snap)
 		}
 	}
 	if err == nil {
-		err = c.setSchema(snap.Schema(), snap.PartitionColumns())
+		err = c.setSchema(snap.Config())
 	}
 	if err != nil {
 		return nil, err
@@ -265,6 +265,7 @@ type conversion struct {
 	t            tableLoc
 	b            *table.MetadataBuilder
 	res          *Result
+	table        *actions.TableConfig // the Delta table's configuration at the version converted
 	schema       *actions.StructType
 	partCols     []string
 	parent       *table.Snapshot
@@ -273,11 +274,12 @@ type conversion struct {
 	loaded       bool
 }
 
-// setSchema makes the Delta schema and partition columns current,
+// setSchema makes the Delta table's schema and partition columns current,
 // adding an Iceberg schema or spec when they differ from the current
 // ones (a schema equal to an earlier one reuses its id).
-func (c *conversion) setSchema(s *actions.StructType, partCols []string) error {
-	c.schema, c.partCols = s, partCols
+func (c *conversion) setSchema(table *actions.TableConfig) error {
+	s, partCols := table.Schema(), table.PartitionColumns()
+	c.table, c.schema, c.partCols = table, s, partCols
 	sc, err := icebergSchema(s, 0)
 	if err != nil {
 		return err
@@ -341,11 +343,11 @@ func (c *conversion) commits(ctx context.Context, snap *deltalog.Snapshot, from 
 			a := &vc.Actions[i]
 			switch {
 			case a.Metadata != nil:
-				s, err := a.Metadata.Schema()
+				table, err := actions.NewTableConfig(snap.Protocol(), a.Metadata)
 				if err != nil {
 					return fmt.Errorf("uniform: version %d: %w", vc.Version, err)
 				}
-				if err := c.setSchema(s, a.Metadata.PartitionColumns); err != nil {
+				if err := c.setSchema(table); err != nil {
 					return fmt.Errorf("uniform: version %d: %w", vc.Version, err)
 				}
 			case a.Add != nil:
@@ -681,10 +683,10 @@ func (c *conversion) dataFile(spec iceberg.PartitionSpec, a *actions.Add) (icebe
 		if col == nil {
 			return nil, fmt.Errorf("partition column %q is not in the schema", f.Name)
 		}
-		raw, ok := a.PartitionValues[col.PhysicalName(actions.ColumnMappingName)]
-		if !ok {
-			raw = a.PartitionValues[col.Name]
-		}
+		// Keyed by physical name, as the table's configuration says;
+		// never by the logical name, which may be another column's
+		// physical name.
+		raw := a.PartitionValues[c.table.PhysicalName(col)]
 		v, err := actions.ParsePartitionValue(col.Type, raw)
 		if err != nil {
 			return nil, fmt.Errorf("file %s: %w", a.Path, err)
@@ -699,7 +701,7 @@ func (c *conversion) dataFile(spec iceberg.PartitionSpec, a *actions.Add) (icebe
 	if err != nil {
 		return nil, err
 	}
-	columnStats(b, c.schema, st)
+	columnStats(b, c.table, st)
 	return b.Build(), nil
 }
 

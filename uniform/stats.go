@@ -14,15 +14,15 @@ import (
 // Delta's stats and timestamps rounded to milliseconds, so neither is a
 // sound Iceberg upper bound; floats and decimals are left out too. A
 // bound that does not read as its type is left out, never guessed.
-func columnStats(b *iceberg.DataFileBuilder, s *actions.StructType, st *actions.Stats) {
+func columnStats(b *iceberg.DataFileBuilder, table *actions.TableConfig, st *actions.Stats) {
 	nulls := map[int]int64{}
 	lower, upper := map[int][]byte{}, map[int][]byte{}
-	for _, f := range s.Fields {
+	for _, f := range table.Schema().Fields {
 		id, ok := f.FieldID()
 		if !ok {
 			continue
 		}
-		key := f.PhysicalName(actions.ColumnMappingName)
+		key := table.PhysicalName(f)
 		if n, ok := statInt(st.NullCount[key]); ok {
 			nulls[int(id)] = n
 		}

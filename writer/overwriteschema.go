@@ -105,7 +105,7 @@ func (o *overwriteSchema) metadata(snap *deltalog.Snapshot, in *arrow.Schema) (*
 	md.PartitionColumns = parts
 	md.Configuration = maps.Clone(old.Configuration)
 	props := snap.Properties()
-	if props.ColumnMappingMode != actions.ColumnMappingNone {
+	if snap.Config().ColumnMapped() {
 		var maxID int64
 		st, maxID = actions.AssignColumnMapping(st, props.ColumnMappingMaxColumnID, false)
 		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
