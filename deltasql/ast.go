@@ -33,6 +33,12 @@ type tableRef struct {
 	name   string // a catalog name
 	format string // "": a Delta table; csv, json, parquet: files
 	files  []string
+	// read_files' options: header, inferSchema (booleans), delimiter
+	// (or sep), schema (DDL text)
+	header, inferSchema *bool
+	delimiter           rune
+	schema              string
+	schemaPos           int
 	// time travel: VERSION AS OF n, TIMESTAMP AS OF 'text'
 	version   *int64
 	timestamp string

@@ -132,11 +132,21 @@ func (x *run) openSource(ctx context.Context, src source, where *Expr, columns [
 }
 
 // openFiles reads files as a table: csv.`x.csv`, json.`x.jsonl`,
-// parquet.`x.parquet`, read_files('x.csv'). Without a hint, column types
-// are inferred as `lakelog append --merge-schema` infers them (CSV
-// columns are strings).
+// parquet.`x.parquet`, read_files('x.csv', header => true, ...). Without
+// a hint or read_files' schema option, column types are inferred as
+// `lakelog append --merge-schema` infers them (CSV as Spark's
+// inferSchema does, unless inferSchema => false).
 func (x *run) openFiles(ctx context.Context, t tableRef, hint *actions.StructType) (*rowSource, error) {
 	var opts []input.Option
+	if t.header != nil {
+		opts = append(opts, input.WithHeader(*t.header))
+	}
+	if t.inferSchema != nil {
+		opts = append(opts, input.WithInferSchema(*t.inferSchema))
+	}
+	if t.delimiter != 0 {
+		opts = append(opts, input.WithComma(t.delimiter))
+	}
 	switch t.format {
 	case "csv":
 		opts = append(opts, input.WithFormat(input.CSV))
@@ -153,9 +163,20 @@ func (x *run) openFiles(ctx context.Context, t tableRef, hint *actions.StructTyp
 	}
 	var schema *actions.StructType
 	var err error
-	if hint != nil {
+	if t.schema != "" {
+		if schema, err = actions.ParseDDL(t.schema); err != nil {
+			return nil, x.errorf(t.schemaPos, "read_files schema: %v", err)
+		}
+		for _, f := range schema.Fields {
+			f.Nullable = true // a file's value may be missing
+		}
+		hint = nil
+	}
+	switch {
+	case schema != nil:
+	case hint != nil:
 		schema, err = input.SourceSchema(ctx, hint, t.files[0], opts...)
-	} else {
+	default:
 		schema, err = input.MergeSchema(ctx, &actions.StructType{}, t.files, opts...)
 	}
 	if err != nil {

@@ -36,7 +36,11 @@ func TestSQLStatementForms(t *testing.T) {
 		}
 	}
 	src := writeFile(t, dir, "src.jsonl", `{"id": 2, "name": "BOB", "amount": "21.00", "country": "nl", "extra": "x"}`+"\n")
+	csvFile := writeFile(t, dir, "typed.csv", "id;d;amount\n1;2024-01-15;1.5\n2;2024-02-29;2.25\n")
 	runs := []string{
+		"SELECT SUM(id), max(d), sum(amount) FROM read_files('" + csvFile + "', format => 'csv', header => true, inferSchema => true, delimiter => ';')",
+		"SELECT _c0 FROM read_files('" + csvFile + "', header => 'false', sep => ';')",
+		"SELECT id + 1, d FROM read_files('" + csvFile + "', sep => ';', schema => 'id INT, d DATE, amount DECIMAL(5,2)')",
 		"UPDATE " + tp + " SET name = upper(name) WHERE id = 1",
 		"UPDATE " + tp + " SET name = concat_ws('-', name, CAST(id AS STRING)), amount = round(amount * 1.1, 2) WHERE country = 'de'",
 		"INSERT INTO " + tp + " VALUES (10, 'tab\\there', 1.50, 'fr'), (11, \"O'Brien\", 2, 'fr'), (12, 'O\\'Brien', 3L, 'fr')",
@@ -127,6 +131,11 @@ func TestSQLStatementForms(t *testing.T) {
 		"VACUUM " + tp + " RETAIN HOURS",
 		"RESTORE " + tp,
 		"SET TIME ZONE 'Mars/Olympus'",
+		"SELECT * FROM read_files('" + csvFile + "', header => maybe)",
+		"SELECT * FROM read_files('" + csvFile + "', nosuch => 'x')",
+		"SELECT * FROM read_files('" + csvFile + "', delimiter => ';;')",
+		"SELECT * FROM read_files('" + csvFile + "', schema => 'id NOSUCHTYPE')",
+		"SELECT * FROM read_files('" + csvFile + "', sep => ';', schema => 'nosuch INT')",
 	}
 	if len(malformed) < 30 {
 		t.Fatalf("only %d malformed statements", len(malformed))
