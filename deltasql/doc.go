@@ -27,8 +27,10 @@
 // it), wrapping the library's error; every statement of a text is parsed
 // before any runs.
 //
+// CREATE OR REPLACE TABLE and REPLACE TABLE replace an existing table's
+// schema, partitioning, properties and rows in one commit (its id
+// stays).
+//
 // Not supported: joins, subqueries other than a MERGE source, DISTINCT,
-// HAVING, functions other than the aggregates and CAST, CREATE OR
-// REPLACE, ALTER COLUMN SET NOT NULL (Delta refuses it) and moving a
-// column (ALTER COLUMN FIRST/AFTER).
+// HAVING, ALTER COLUMN SET NOT NULL (Delta refuses it).
 package deltasql

@@ -67,6 +67,11 @@ func TestSQLStatementForms(t *testing.T) {
 		"CONVERT TO DELTA parquet.`" + parquetDir + "`",
 		"SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM '" + people + "' RETAIN 0 HOURS DRY RUN",
 		"VACUUM " + tp + " FULL DRY RUN",
+		"ALTER TABLE " + tp + " ALTER COLUMN name FIRST",
+		"ALTER TABLE " + tp + " CHANGE COLUMN name AFTER amount",
+		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` (a INT, b STRING) USING DELTA",
+		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` USING DELTA PARTITIONED BY (b) AS SELECT 1 AS a, 'x' AS b",
+		"REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` (z DOUBLE) USING DELTA TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 60 days')",
 	}
 	for _, s := range runs {
 		code, _, errOut := lakelog(t, "sql", s)
@@ -123,7 +128,12 @@ func TestSQLStatementForms(t *testing.T) {
 		"MERGE INTO " + tp + " t USING " + tp + " s ON t.id = s.id WHEN MATCHED THEN",
 		"ALTER TABLE " + tp + " ADD COLUMNS",
 		"ALTER TABLE " + tp + " REPLACE COLUMNS (id long)",
-		"ALTER TABLE " + tp + " ALTER COLUMN name FIRST",
+		"ALTER TABLE " + tp + " ALTER COLUMN nosuch FIRST",
+		"ALTER TABLE " + tp + " ALTER COLUMN name AFTER name",
+		"ALTER TABLE " + tp + " REPLACE COLUMNS (id string)",
+		"REPLACE TABLE delta.`" + filepath.Join(dir, "nosuch") + "` (a INT) USING DELTA",
+		"CREATE OR REPLACE TABLE IF NOT EXISTS " + tp + " (a INT) USING DELTA",
+		"CREATE TABLE c DEEP CLONE " + tp,
 		"CREATE TABLE",
 		"CONVERT TO DELTA csv.`/x.csv`",
 		"SHOW TBLPROPERTIES",
