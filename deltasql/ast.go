@@ -181,12 +181,12 @@ type query struct {
 }
 
 type describe struct {
-	table  tableRef
-	what   string // "HISTORY", "DETAIL", "TABLE"
+	table tableRef
+	what  string // "HISTORY", "DETAIL", "TABLE"
 	// extended: DESCRIBE TABLE EXTENDED adds the table's details.
 	extended bool
 	limit    *int64
-	limPos int
+	limPos   int
 }
 
 type restore struct {
