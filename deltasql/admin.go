@@ -437,7 +437,7 @@ func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
 	var done string
 	pos := n.pos
 	switch n.op {
-	case "ADD COLUMNS":
+	case "ADD COLUMNS", "REPLACE COLUMNS":
 		var cols []schema.Column
 		for i, def := range n.defs {
 			c, err := schema.ParseColumn(def)
@@ -446,29 +446,15 @@ func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
 			}
 			cols = append(cols, c)
 		}
-		res, err = schema.AddColumns(ctx, snap, cols)
-		done = fmt.Sprintf("added %d columns", len(cols))
-		var ce *schema.ChangeError
-		if errors.As(err, &ce) {
-			for i, c := range cols {
-				if strings.EqualFold(c.Path, ce.Column) {
-					pos = n.defsPos[i]
-				}
-			}
+		if n.op == "ADD COLUMNS" {
+			res, err = schema.AddColumns(ctx, snap, cols)
+			done = fmt.Sprintf("added %d columns", len(cols))
+		} else {
+			res, err = schema.ReplaceColumns(ctx, snap, cols)
+			done = fmt.Sprintf("the table has %d columns", len(cols))
 		}
-	case "REPLACE COLUMNS":
-		var cols []schema.Column
-		for i, def := range n.defs {
-			c, err := schema.ParseColumn(def)
-			if err != nil {
-				return x.errAt(n.defsPos[i], err)
-			}
-			cols = append(cols, c)
-		}
-		res, err = schema.ReplaceColumns(ctx, snap, cols)
-		done = fmt.Sprintf("the table has %d columns", len(cols))
 		var ce *schema.ChangeError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) { // point at the column's definition
 			for i, c := range cols {
 				if strings.EqualFold(c.Path, ce.Column) {
 					pos = n.defsPos[i]

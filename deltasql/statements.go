@@ -944,22 +944,7 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		if !p.isPunct("(") {
 			return nil, p.unexpected("'(' and the table's new columns (name type [NOT NULL] [COMMENT 'x'], ...)")
 		}
-		err := p.commaList(func() error {
-			start := p.tok.pos
-			if p.tok.kind == tokEOF || p.isPunct(")") {
-				return p.unexpected("a column definition (name type ...)")
-			}
-			text, end, err := p.rawUntil(start, true, true)
-			if err != nil {
-				return err
-			}
-			a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
-			return p.skipTo(end)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
+		return a, p.columnDefs(a)
 	case p.is("ADD"):
 		if err := p.advance(); err != nil {
 			return nil, err
@@ -996,22 +981,7 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		err := p.commaList(func() error {
-			start := p.tok.pos
-			if p.tok.kind == tokEOF || p.isPunct(")") {
-				return p.unexpected("a column definition (name type ...)")
-			}
-			text, end, err := p.rawUntil(start, true, true)
-			if err != nil {
-				return err
-			}
-			a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
-			return p.skipTo(end)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
+		return a, p.columnDefs(a)
 	case p.is("RENAME"):
 		a.op = "RENAME COLUMN"
 		if err := p.advance(); err != nil {
@@ -1122,6 +1092,23 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		return a, err
 	}
 	return nil, p.unexpected("TYPE, DROP NOT NULL, COMMENT, FIRST or AFTER")
+}
+
+// columnDefs reads ADD and REPLACE COLUMNS' column definitions, each
+// as its text (schema.ParseColumn reads it) and where it starts.
+func (p *parser) columnDefs(a *alterColumns) error {
+	return p.commaList(func() error {
+		start := p.tok.pos
+		if p.tok.kind == tokEOF || p.isPunct(")") {
+			return p.unexpected("a column definition (name type ...)")
+		}
+		text, end, err := p.rawUntil(start, true, true)
+		if err != nil {
+			return err
+		}
+		a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
+		return p.skipTo(end)
+	})
 }
 
 // columnPath reads a column path (a.b, `x y`.c) and returns it as SQL

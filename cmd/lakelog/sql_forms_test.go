@@ -72,6 +72,10 @@ func TestSQLStatementForms(t *testing.T) {
 		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` (a INT, b STRING) USING DELTA",
 		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` USING DELTA PARTITIONED BY (b) AS SELECT 1 AS a, 'x' AS b",
 		"REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` (z DOUBLE) USING DELTA TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 60 days')",
+		"CREATE TABLE delta.`" + filepath.Join(dir, "clone") + "` SHALLOW CLONE " + tp + " TBLPROPERTIES ('team' = 'qa')",
+		"SELECT COUNT(*) FROM delta.`" + filepath.Join(dir, "clone") + "`",
+		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "clone") + "` SHALLOW CLONE " + tp + " VERSION AS OF 1",
+		"GENERATE symlink_format_manifest FOR TABLE delta.`" + filepath.Join(dir, "r") + "`",
 	}
 	for _, s := range runs {
 		code, _, errOut := lakelog(t, "sql", s)
@@ -134,6 +138,14 @@ func TestSQLStatementForms(t *testing.T) {
 		"REPLACE TABLE delta.`" + filepath.Join(dir, "nosuch") + "` (a INT) USING DELTA",
 		"CREATE OR REPLACE TABLE IF NOT EXISTS " + tp + " (a INT) USING DELTA",
 		"CREATE TABLE c DEEP CLONE " + tp,
+		"CREATE TABLE c SHALLOW CLONE",
+		"CREATE TABLE delta.`" + filepath.Join(dir, "c2") + "` SHALLOW CLONE " + tp + " VERSION AS OF 99",
+		"CREATE TABLE c SHALLOW CLONE csv.`/x.csv`",
+		"GENERATE FOR TABLE " + tp,
+		"GENERATE nosuch FOR TABLE " + tp,
+		"GENERATE symlink_format_manifest " + tp,
+		"ALTER TABLE " + tp + " REPLACE COLUMNS ()",
+		"REPLACE " + tp,
 		"CREATE TABLE",
 		"CONVERT TO DELTA csv.`/x.csv`",
 		"SHOW TBLPROPERTIES",
