@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -22,6 +24,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/lakelog/lakelog/actions"
@@ -317,6 +320,12 @@ func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI s
 			t.Fatalf("a stage died by itself (round %d)", round)
 		}
 		var sql strings.Builder
+		if round == rounds*2/12 {
+			// Before the first schema change (a widening): delta-rs reads
+			// silver as Postgres has it.
+			waitSilverEqual(t, svc, table, cols, silverURI, []*stage{bronze, silver})
+			checkDeltaRS(t, silverURI, cols, false)
+		}
 		if ch, ok := changes[round]; ok {
 			fmt.Fprintf(&sql, ch+";\n", table)
 			switch {
@@ -370,6 +379,7 @@ func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI s
 	checkWholeTransactions(t, silverURI, blocks)
 	checkAutoCompacted(t, bronzeURI, autoCompactMinFiles, true)
 	checkAutoCompacted(t, silverURI, autoCompactMinFiles, false)
+	checkDeltaRS(t, silverURI, cols, true)
 }
 
 // checkAutoCompacted checks auto compaction on the table: the property
@@ -514,12 +524,18 @@ func readSilver(t *testing.T, uri string, names []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return recordsText(scan.Records(ctx))
+}
+
+// recordsText prints rows (id first) as the Postgres query prints them,
+// ordered by id.
+func recordsText(recs iter.Seq2[arrow.RecordBatch, error]) ([]string, error) {
 	type row struct {
 		id   int64
 		text string
 	}
 	var rows []row
-	for rec, err := range scan.Records(ctx) {
+	for rec, err := range recs {
 		if err != nil {
 			return nil, err
 		}
@@ -539,12 +555,94 @@ func readSilver(t *testing.T, uri string, names []string) ([]string, error) {
 			rows = append(rows, row{id, strings.Join(parts, "|")})
 		}
 	}
-	slices.SortFunc(rows, func(a, b row) int { return int(a.id - b.id) })
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.id, b.id) })
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r.text
 	}
 	return out, nil
+}
+
+// deltaRSScript reads a table with delta-rs (the peers' venv) and writes
+// the columns asked for as an Arrow IPC file, its string, binary and
+// list types made the plain ones.
+const deltaRSScript = `
+import sys, pyarrow as pa
+from deltalake import DeltaTable
+uri, out, names = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+t = DeltaTable(uri).to_pyarrow_table(columns=names)
+def plain(ty):
+    if pa.types.is_large_string(ty) or pa.types.is_string_view(ty): return pa.string()
+    if pa.types.is_large_binary(ty) or pa.types.is_binary_view(ty): return pa.binary()
+    if pa.types.is_large_list(ty) or pa.types.is_list_view(ty) or pa.types.is_list(ty): return pa.list_(plain(ty.value_type))
+    return ty
+t = t.cast(pa.schema([pa.field(f.name, plain(f.type)) for f in t.schema]))
+with pa.ipc.new_file(out, t.schema) as w:
+    w.write_table(t)
+`
+
+// deltaRSRows reads the table at uri with delta-rs, printed as
+// recordsText prints it; an error holds delta-rs's message.
+func deltaRSRows(t *testing.T, uri string, names []string) ([]string, error) {
+	t.Helper()
+	python := cloudtest.Require(t, "LAKELOG_PYTHON", "the peers' Python venv (delta-rs)")
+	out := filepath.Join(t.TempDir(), "rows.arrow")
+	cmd := exec.Command(python, "-c", deltaRSScript, uri, out, strings.Join(names, ","))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndex(msg, "\n"); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return nil, fmt.Errorf("delta-rs: %v: %s", err, msg)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return recordsText(func(yield func(arrow.RecordBatch, error) bool) {
+		for i := range r.NumRecords() {
+			rec, err := r.RecordBatch(i)
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	})
+}
+
+// checkDeltaRS reads silver with delta-rs: equal to what lakelog reads
+// (which equals Postgres) when it can read it; after a type widening it
+// cannot (delta-rs has no typeWidening), and must say so.
+func checkDeltaRS(t *testing.T, uri string, cols []column, widened bool) {
+	t.Helper()
+	names := []string{"id"}
+	for _, c := range cols {
+		names = append(names, c.name)
+	}
+	want, err := readSilver(t, uri, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := deltaRSRows(t, uri, names)
+	switch {
+	case widened && err == nil:
+		t.Fatalf("delta-rs read silver after a type widening: it lacks typeWidening, which this test expects it to refuse (%d rows)", len(got))
+	case widened:
+		t.Logf("delta-rs cannot read silver after the type widening (%v); lakelog's read equals Postgres", err)
+	case err != nil:
+		t.Fatalf("delta-rs cannot read silver: %v", err)
+	case !slices.Equal(got, want):
+		t.Fatalf("delta-rs reads silver otherwise than lakelog, whose rows equal Postgres's (%d rows vs %d): %s", len(got), len(want), diffRows(got, want))
+	default:
+		t.Logf("delta-rs reads silver as Postgres has it: %d rows of %d columns", len(got), len(names))
+	}
 }
 
 // pgText prints a silver value as the test's Postgres query prints its
