@@ -131,6 +131,37 @@ func (x *run) openSource(ctx context.Context, src source, where *Expr, columns [
 	return rs, nil
 }
 
+// orEmpty is the source's batches, or one batch without rows when it
+// yields none, so that a consumer that needs the schema (MERGE binds its
+// clauses to it) gets it from an empty table too.
+func (s *rowSource) orEmpty() (iter.Seq2[arrow.RecordBatch, error], error) {
+	sc, err := actions.ToArrowSchema(s.schema, false, "")
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		any := false
+		for rec, err := range s.batches {
+			any = true
+			if !yield(rec, err) {
+				return
+			}
+		}
+		if !any {
+			cols := make([]arrow.Array, sc.NumFields())
+			for i, f := range sc.Fields() {
+				cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+			}
+			rec := array.NewRecordBatch(sc, cols, 0)
+			for _, c := range cols {
+				c.Release()
+			}
+			defer rec.Release()
+			yield(rec, nil)
+		}
+	}, nil
+}
+
 // openFiles reads files as a table: csv.`x.csv`, json.`x.jsonl`,
 // parquet.`x.parquet`, read_files('x.csv'). Without a hint, column types
 // are inferred as `lakelog append --merge-schema` infers them (CSV
