@@ -875,7 +875,7 @@ func (x *run) sorted(ctx context.Context, q *query, out *arrow.Schema, outs []ou
 		defer idx.Release()
 		all := array.NewRecordBatch(batches[0].Schema(), cols, n)
 		defer all.Release()
-		taken, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(idx))
+		taken, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(all), compute.NewDatumWithoutOwning(idx))
 		if err != nil {
 			yield(nil, err)
 			return
