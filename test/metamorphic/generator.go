@@ -22,6 +22,9 @@ type generator struct {
 	// graveyard are names of dropped or renamed-away columns, with their
 	// types: candidates to add again.
 	graveyard []*column
+	// readded are the names of columns added again under a name a
+	// dropped or renamed-away column had.
+	readded map[string]bool
 	// constraintN numbers CHECK constraints.
 	constraintN int
 	// sqlShare is the chance (of 10) that an operation goes through SQL.
@@ -29,7 +32,7 @@ type generator struct {
 }
 
 func newGenerator(seed uint64) *generator {
-	return &generator{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), uid: -1, seen: map[string][]any{}, sqlShare: 5}
+	return &generator{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), uid: -1, seen: map[string][]any{}, readded: map[string]bool{}, sqlShare: 5}
 }
 
 func (g *generator) newUID() int { g.uid++; return g.uid }
@@ -49,6 +52,33 @@ func (g *generator) remember(c *column, v any) {
 // next draws the next operation on the table in state s.
 func (g *generator) next(s *state, history []*state) *op {
 	r := g.r
+	// Follow-ups make the sequences feature combinations fail on likely:
+	// column mapping enabled on a table with data, then a rename or drop,
+	// then the old name added again, then DML reading that name.
+	switch {
+	case s.feat.mapping == "none" && len(s.rows) > 0 && r.IntN(8) == 0:
+		return g.setProps(map[string]string{"delta.columnMapping.mode": "name"}, "", func(cur *state) (*state, outcome, string) {
+			next := cur.clone()
+			next.feat.mapping = "name"
+			next.op = "enable column mapping"
+			return next, commits, ""
+		})
+	case s.op == "enable column mapping" && r.IntN(10) < 8:
+		if o := [...]func(*state) *op{g.renameOp, g.dropOp}[r.IntN(2)](s); o != nil {
+			return o
+		}
+	case (s.op == "rename" || s.op == "drop") && len(g.graveyard) > 0 && r.IntN(10) < 8:
+		if o := g.addColumnOp(s); o != nil {
+			return o
+		}
+	case s.op == "add column" && len(g.readded) > 0 && r.IntN(10) < 8:
+		if r.IntN(2) == 0 {
+			return g.deleteOp(s)
+		}
+		if o := g.updateOp(s); o != nil {
+			return o
+		}
+	}
 	for {
 		var o *op
 		switch k := r.IntN(100); {
@@ -70,9 +100,9 @@ func (g *generator) next(s *state, history []*state) *op {
 			o = g.restoreOp(s, history)
 		case k < 82:
 			o = g.schemaOp(s)
-		case k < 88:
-			o = g.featureOp(s)
 		case k < 90:
+			o = g.featureOp(s)
+		case k < 91:
 			o = g.propertyOp(s)
 		case k < 93:
 			o = g.constraintOp(s)
@@ -208,17 +238,18 @@ func (g *generator) pred(s *state, depth int) pred {
 	// never match.
 	var readded []*column
 	for _, c := range cols {
-		if len(g.seen[c.name+"\x00"+c.typ.String()]) > 0 && c.uid > 0 {
-			for _, d := range g.graveyard {
-				if d.name == c.name {
-					readded = append(readded, c)
-				}
-			}
+		if g.readded[c.name] {
+			readded = append(readded, c)
 		}
 	}
 	c := cols[r.IntN(len(cols))]
-	if len(readded) > 0 && r.IntN(2) == 0 {
+	if len(readded) > 0 && r.IntN(3) > 0 {
 		c = readded[r.IntN(len(readded))]
+		if r.IntN(3) == 0 {
+			// matches every row of a file by its stats when the old
+			// column's data is taken for the new one's
+			return &nullPred{col: c.name, field: -1, not: true}
+		}
 	}
 	name, typ, field := c.name, c.typ, -1
 	if st, ok := c.typ.(*actions.StructType); ok {

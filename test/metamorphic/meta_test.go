@@ -39,6 +39,11 @@ func TestMetamorphic(t *testing.T) {
 			t.Parallel()
 			res := metamorphic.Run(t, s, metamorphic.Options{Ops: k, Dir: t.TempDir(), EveryVersion: true})
 			t.Logf("seed %d: %s; %d versions, %d rows", s, res.Config, res.Version+1, len(res.Rows))
+			if testing.Verbose() {
+				for i, o := range res.Ops {
+					t.Logf("%3d. %s", i, o)
+				}
+			}
 		})
 	}
 }

@@ -654,6 +654,10 @@ func (g *generator) mergeOp(s *state) *op {
 	if len(clauses) == 0 {
 		return nil
 	}
+	if dup && !slices.ContainsFunc(s.rows, func(rw row) bool { return rw.key() == srcRows[0].key() }) {
+		dup = false // two source rows of a new key are both inserted: keys stay unique only with a matched key
+		srcRows = srcRows[:len(srcRows)-1]
+	}
 	if dup {
 		// a target row matched twice is refused when a MATCHED clause
 		// changes it: the first MATCHED clause updates unconditionally.
@@ -994,8 +998,10 @@ func (g *generator) restoreOp(s *state, history []*state) *op {
 		next.op = fmt.Sprintf("restore %d", v)
 		next.restoredFrom = v
 		want := commits
-		if cur.vacuumed {
-			want = either // files of v may be gone: *MissingFilesError
+		if cur.vacuumed || target.feat.mapping != cur.feat.mapping {
+			// files of v may be gone (*MissingFilesError); lakelog
+			// refuses to change the column mapping mode back
+			want = either
 		}
 		return next, want, ""
 	}
@@ -1140,6 +1146,7 @@ func (g *generator) addColumnOp(s *state) *op {
 		for i, d := range g.graveyard {
 			if d.name == name {
 				g.graveyard = slices.Delete(g.graveyard, i, i+1)
+				g.readded[name] = true
 				break
 			}
 		}
@@ -1383,7 +1390,11 @@ func (g *generator) setProps(props map[string]string, desc string, predict func(
 }
 
 func (g *generator) featureOp(s *state) *op {
-	switch g.r.IntN(7) {
+	k := g.r.IntN(7)
+	if s.feat.mapping == "none" && g.r.IntN(2) == 0 {
+		k = 3 // column mapping enabled on a table with data: its old columns keep their names as physical names
+	}
+	switch k {
 	case 0:
 		return g.setProps(map[string]string{"delta.enableDeletionVectors": "true"}, "", func(cur *state) (*state, outcome, string) {
 			next := cur.clone()
