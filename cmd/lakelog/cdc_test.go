@@ -60,7 +60,9 @@ tables:
 	defer cancel()
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"cdc", "run", "--config", config}, strings.NewReader(""), &stdout, &stderr) }()
+	go func() {
+		done <- run(ctx, []string{"cdc", "run", "--config", config}, strings.NewReader(""), &stdout, &stderr)
+	}()
 	defer func() {
 		cancel()
 		select {
