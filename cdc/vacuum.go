@@ -36,7 +36,7 @@ func (v *vacuumer) run(ctx context.Context, every time.Duration) {
 // the next interval tries again.
 func (v *vacuumer) once(ctx context.Context) {
 	if err := v.vacuum(ctx, "silver", v.silver.Silver, v.cfg.Retention); err != nil && ctx.Err() == nil {
-		v.log.Warn("vacuum failed; the next interval tries again", "table", "silver", "err", err)
+		v.log.Warn("vacuum failed; the next interval tries again", "layer", "silver", "err", err)
 	}
 	if !v.cfg.Bronze {
 		return
@@ -46,7 +46,7 @@ func (v *vacuumer) once(ctx context.Context) {
 		err = v.vacuum(ctx, "bronze", v.silver.Bronze, retention)
 	}
 	if err != nil && ctx.Err() == nil {
-		v.log.Warn("vacuum failed; the next interval tries again", "table", "bronze", "err", err)
+		v.log.Warn("vacuum failed; the next interval tries again", "layer", "bronze", "err", err)
 	}
 }
 
@@ -67,11 +67,11 @@ func (v *vacuumer) vacuum(ctx context.Context, name string, store objstore.Store
 	if err != nil {
 		return err
 	}
-	v.log.Info("vacuumed", "table", name, "files_deleted", len(res.Files), "bytes_deleted", res.Bytes,
+	v.log.Info("vacuumed", "layer", name, "files_deleted", len(res.Files), "bytes_deleted", res.Bytes,
 		"cutoff", res.Cutoff.UTC().Format(time.RFC3339), "version", res.EndVersion)
 	for _, c := range []*deltalog.CommitResult{res.StartCommit, res.EndCommit} {
 		if err := c.WaitHooks(); err != nil {
-			v.log.Warn("post-commit work failed (the commit stands)", "table", name, "err", err)
+			v.log.Warn("post-commit work failed (the commit stands)", "layer", name, "err", err)
 		}
 	}
 	return nil

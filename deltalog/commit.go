@@ -87,7 +87,9 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []CommitOption) *Tr
 	if a := tx.cfg.appTxn; a != nil {
 		tx.SetTransaction(a.AppID, a.Version)
 	}
-	if len(tx.cfg.features) > 0 && snap != nil { // Create enables them once it has the metadata
+	// A table being created has no metadata yet: Create enables the
+	// features once it has set it.
+	if len(tx.cfg.features) > 0 && snap != nil {
 		if err := tx.EnableFeatures(tx.cfg.features...); err != nil {
 			tx.cfg.optErr = err
 		}

@@ -482,7 +482,11 @@ func (x *run) merge(ctx context.Context, n *merge) error {
 	if n.evolve || x.s.autoMerge {
 		opts = append(opts, dml.WithSchemaEvolution())
 	}
-	res, err := dml.Merge(ctx, snap, src.batches, n.on.Expr, clauses, opts...)
+	batches, err := src.orEmpty()
+	if err != nil {
+		return x.errAt(n.source.pos(), err)
+	}
+	res, err := dml.Merge(ctx, snap, batches, n.on.Expr, clauses, opts...)
 	if err != nil {
 		return x.errAt(n.on.Pos, err)
 	}
