@@ -331,7 +331,7 @@ func (p *parser) properties(withValues bool) (map[string]string, []string, error
 // statement reads one statement.
 func (p *parser) statement() (node, error) {
 	switch {
-	case p.is("CREATE"):
+	case p.is("CREATE"), p.is("REPLACE"):
 		return p.createTable()
 	case p.is("INSERT"):
 		return p.insert()
@@ -359,11 +359,13 @@ func (p *parser) statement() (node, error) {
 		return p.convert()
 	case p.is("SHOW"):
 		return p.show()
+	case p.is("GENERATE"):
+		return p.generate()
 	}
 	if msg, ok := refusedStatements[strings.ToUpper(p.tok.text)]; ok && p.tok.kind == tokIdent {
 		return nil, p.errorf(p.tok.pos, "%s", msg)
 	}
-	known := []string{"SELECT", "INSERT", "DELETE", "UPDATE", "MERGE", "CREATE", "ALTER", "DESCRIBE", "SHOW", "RESTORE", "VACUUM", "OPTIMIZE", "CONVERT", "SET"}
+	known := []string{"SELECT", "INSERT", "DELETE", "UPDATE", "MERGE", "CREATE", "REPLACE", "ALTER", "DESCRIBE", "SHOW", "RESTORE", "VACUUM", "OPTIMIZE", "CONVERT", "GENERATE", "SET"}
 	hint := ""
 	if p.tok.kind == tokIdent {
 		for _, k := range known {
@@ -373,7 +375,7 @@ func (p *parser) statement() (node, error) {
 			}
 		}
 	}
-	return nil, p.errorf(p.tok.pos, "%s does not start a statement lakelog runs%s; statements start with SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA or SET", p.describe(), hint)
+	return nil, p.errorf(p.tok.pos, "%s does not start a statement lakelog runs%s; statements start with SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, REPLACE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA, GENERATE or SET", p.describe(), hint)
 }
 
 // keywords that end a table reference (and so are no alias).
