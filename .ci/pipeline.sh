@@ -14,7 +14,7 @@
 # above it, LAKELOG_CONNECT_PORT) stay clear of MinIO 9000/9001, GCS 4443
 # and Azurite 10000. Exported for the tests: LAKELOG_PG_HOST,
 # LAKELOG_PG_PORT, LAKELOG_PG_USER, LAKELOG_KAFKA_BROKERS,
-# LAKELOG_CONNECT_URL.
+# LAKELOG_CONNECT_URL, LAKELOG_PIPELINE_JARS (the cached jars).
 
 LAKELOG_CACHE=${LAKELOG_CACHE:-$HOME/.cache/lakelog}
 LAKELOG_PG_PORT=${LAKELOG_PG_PORT:-15432}
@@ -173,6 +173,8 @@ pipeline_start() {
 	export LAKELOG_PG_HOST=127.0.0.1 LAKELOG_PG_PORT LAKELOG_PG_USER=postgres
 	export LAKELOG_KAFKA_BROKERS="127.0.0.1:$LAKELOG_KAFKA_PORT"
 	export LAKELOG_CONNECT_URL="http://127.0.0.1:$LAKELOG_CONNECT_PORT"
+	# The jars, for tests that run a Connect worker of their own.
+	export LAKELOG_PIPELINE_JARS="$cache"
 	_pipeline_log "PostgreSQL :$LAKELOG_PG_PORT, Kafka :$LAKELOG_KAFKA_PORT, Kafka Connect :$LAKELOG_CONNECT_PORT are up; logs in $dir"
 }
 
@@ -192,5 +194,5 @@ pipeline_stop() {
 	if [ -f "$dir/pg/data/postmaster.pid" ]; then
 		runuser -u postgres -- "$(_pipeline_pgbin)/pg_ctl" -D "$dir/pg/data" -m fast -w stop >/dev/null 2>&1 || true
 	fi
-	unset LAKELOG_PG_HOST LAKELOG_PG_USER LAKELOG_KAFKA_BROKERS LAKELOG_CONNECT_URL
+	unset LAKELOG_PG_HOST LAKELOG_PG_USER LAKELOG_KAFKA_BROKERS LAKELOG_CONNECT_URL LAKELOG_PIPELINE_JARS
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +68,10 @@ type Bronze struct {
 	MaxWait    time.Duration
 	MaxRecords int
 	MaxBytes   int64
+	// Properties are table properties bronze is created with, and that
+	// Run sets on an existing table that lacks them (auto compaction:
+	// Config.TableProperties).
+	Properties map[string]string
 	Log        *slog.Logger
 }
 
@@ -104,7 +109,11 @@ func (b *Bronze) offsetApp(topic string, p int32) string {
 // Run consumes until ctx ends (nil) or an error stops it.
 func (b *Bronze) Run(ctx context.Context) error {
 	b.defaults()
-	if _, err := openOrCreate(ctx, b.Store, bronzeColumns, nil); err != nil {
+	snap, err := openOrCreate(ctx, b.Store, bronzeColumns, b.Properties)
+	if err != nil {
+		return err
+	}
+	if err := ensureProperties(ctx, snap, b.Properties, b.Log); err != nil {
 		return err
 	}
 	topics := []string{b.Topic}
@@ -220,11 +229,11 @@ type bronzeRow struct {
 func (b *Bronze) Land(ctx context.Context, recs []*kgo.Record) error {
 	b.defaults()
 	for attempt := 1; ; attempt++ {
-		snap, err := openOrCreate(ctx, b.Store, bronzeColumns, nil)
+		snap, err := openOrCreate(ctx, b.Store, bronzeColumns, b.Properties)
 		if err != nil {
 			return err
 		}
-		rows, offsets, positions, dups, err := b.select_(snap, recs)
+		rows, offsets, positions, noCommit, dups, err := b.select_(snap, recs)
 		if err != nil {
 			return err
 		}
@@ -241,7 +250,7 @@ func (b *Bronze) Land(ctx context.Context, recs []*kgo.Record) error {
 			}
 			return err
 		}
-		res, err := b.commit(ctx, snap, plan, rows, offsets, positions)
+		res, err := b.commit(ctx, snap, plan, rows, offsets, positions, noCommit)
 		switch {
 		case errors.Is(err, conflict.ErrConflict) && attempt < 20:
 			b.Log.Info("commit lost a race; redoing the batch", "err", err)
@@ -258,12 +267,23 @@ func (b *Bronze) Land(ctx context.Context, recs []*kgo.Record) error {
 }
 
 // select_ decodes the records the table does not hold yet.
-func (b *Bronze) select_(snap *deltalog.Snapshot, recs []*kgo.Record) (rows []bronzeRow, offsets map[string]int64, positions map[string]Position, dups int, err error) {
+//
+// A change is dropped as sent before when its position is at or below
+// the highest landed (Position.SentBefore). Changes without a commit LSN
+// (Debezium knows none in its first transactions after a connector
+// starts without stored offsets) are not ordered by position: they are
+// dropped when their transaction's changes were landed up to their LSN
+// (noCommit: per partition, each such transaction's highest LSN landed).
+func (b *Bronze) select_(snap *deltalog.Snapshot, recs []*kgo.Record) (rows []bronzeRow, offsets map[string]int64, positions map[string]Position, noCommit map[string]map[int64]int64, dups int, err error) {
 	offsets, positions = map[string]int64{}, map[string]Position{}
 	table, err := tablePositions(snap)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, nil, 0, err
 	}
+	if noCommit, err = tableNoCommit(snap); err != nil {
+		return nil, nil, nil, nil, 0, err
+	}
+	changed := map[string]bool{}
 	for _, r := range recs {
 		app := b.offsetApp(r.Topic, r.Partition)
 		if v, ok := snap.TxnVersion(app); ok && r.Offset <= v {
@@ -283,11 +303,11 @@ func (b *Bronze) select_(snap *deltalog.Snapshot, recs []*kgo.Record) (rows []br
 				continue
 			}
 			if err != nil {
-				return nil, nil, nil, 0, &RecordError{r.Topic, r.Partition, r.Offset, err}
+				return nil, nil, nil, nil, 0, &RecordError{r.Topic, r.Partition, r.Offset, err}
 			}
 			txID, lsn, err := ParseTransactionID(te.ID)
 			if err != nil {
-				return nil, nil, nil, 0, &RecordError{r.Topic, r.Partition, r.Offset, err}
+				return nil, nil, nil, nil, 0, &RecordError{r.Topic, r.Partition, r.Offset, err}
 			}
 			if p := (Position{LSN: lsn}); hwm.Less(p) {
 				positions[app] = p
@@ -305,24 +325,68 @@ func (b *Bronze) select_(snap *deltalog.Snapshot, recs []*kgo.Record) (rows []br
 			continue
 		}
 		if err != nil {
-			return nil, nil, nil, 0, &RecordError{r.Topic, r.Partition, r.Offset, err}
+			return nil, nil, nil, nil, 0, &RecordError{r.Topic, r.Partition, r.Offset, err}
 		}
 		if p, ok := e.Position(); ok {
-			if !hwm.Less(p) {
+			landed, known := noCommit[app][p.TxID]
+			switch {
+			case p.TxID != 0 && known && p.LSN <= landed:
+				dups++
+				continue
+			case p.CommitLSN == 0 || hwm.CommitLSN == 0 && known:
+				// Without a commit LSN (or re-sent with one now, its
+				// transaction's first sending having had none): by
+				// transaction, above.
+			case p.SentBefore(hwm):
 				dups++
 				continue
 			}
-			positions[app] = p
+			if hwm.Less(p) {
+				positions[app] = p
+			}
+			if p.CommitLSN == 0 && p.TxID != 0 {
+				if noCommit[app] == nil {
+					noCommit[app] = map[int64]int64{}
+				}
+				noCommit[app][p.TxID] = max(landed, p.LSN)
+				changed[app] = true
+			}
 		}
 		rows = append(rows, bronzeRow{rec: r, event: e})
 	}
-	return rows, offsets, positions, dups, nil
+	for app := range noCommit {
+		if !changed[app] {
+			delete(noCommit, app) // only what this commit changes is written
+		}
+	}
+	return rows, offsets, positions, noCommit, dups, nil
+}
+
+// NoCommitDomain is the bronze table's domain metadata holding, per topic
+// partition, the highest LSN landed of each source transaction whose
+// changes came without a commit LSN: {"APP/TOPIC/PARTITION": {"TXID":
+// LSN, ...}, ...}, at most maxNoCommit transactions each (the newest).
+const NoCommitDomain = "lakelog.cdc.positions.nocommit"
+
+const maxNoCommit = 10_000
+
+// tableNoCommit is what NoCommitDomain holds.
+func tableNoCommit(snap *deltalog.Snapshot) (map[string]map[int64]int64, error) {
+	out := map[string]map[int64]int64{}
+	d, ok := snap.Domain(NoCommitDomain)
+	if !ok || d.Removed {
+		return out, nil
+	}
+	if err := json.Unmarshal([]byte(d.Configuration), &out); err != nil {
+		return nil, fmt.Errorf("cdc: bronze's domain %s: %w", NoCommitDomain, err)
+	}
+	return out, nil
 }
 
 // PositionsDomain is the bronze table's domain metadata holding, per
 // topic partition (its offset app id), the highest source position
-// landed: {"APP/TOPIC/PARTITION": [commitLSN, LSN], ...}. (A txn's
-// version must grow with each commit; a position's two parts do not.)
+// landed: {"APP/TOPIC/PARTITION": [commitLSN, LSN, txID], ...}. (A
+// txn's version must grow with each commit; a position's parts do not.)
 const PositionsDomain = "lakelog.cdc.positions"
 
 // tablePositions are the positions the table holds.
@@ -332,12 +396,12 @@ func tablePositions(snap *deltalog.Snapshot) (map[string]Position, error) {
 	if !ok || d.Removed {
 		return out, nil
 	}
-	var raw map[string][2]int64
+	var raw map[string][3]int64 // tables written before txID have two
 	if err := json.Unmarshal([]byte(d.Configuration), &raw); err != nil {
 		return nil, fmt.Errorf("cdc: bronze's domain %s: %w", PositionsDomain, err)
 	}
 	for k, v := range raw {
-		out[k] = Position{CommitLSN: v[0], LSN: v[1]}
+		out[k] = Position{CommitLSN: v[0], LSN: v[1], TxID: v[2]}
 	}
 	return out, nil
 }
@@ -467,7 +531,7 @@ func enableTypeWidening(ctx context.Context, snap *deltalog.Snapshot, log *slog.
 }
 
 // commit writes the rows and commits them with the offsets and positions.
-func (b *Bronze) commit(ctx context.Context, snap *deltalog.Snapshot, p *schemaPlan, rows []bronzeRow, offsets map[string]int64, positions map[string]Position) (*deltalog.CommitResult, error) {
+func (b *Bronze) commit(ctx context.Context, snap *deltalog.Snapshot, p *schemaPlan, rows []bronzeRow, offsets map[string]int64, positions map[string]Position, noCommit map[string]map[int64]int64) (*deltalog.CommitResult, error) {
 	rec, err := b.record(p, rows)
 	if err != nil {
 		return nil, err
@@ -486,18 +550,40 @@ func (b *Bronze) commit(ctx context.Context, snap *deltalog.Snapshot, p *schemaP
 		if err != nil {
 			return nil, err
 		}
-		raw := map[string][2]int64{}
+		raw := map[string][3]int64{}
 		for k, p := range all {
-			raw[k] = [2]int64{p.CommitLSN, p.LSN}
+			raw[k] = [3]int64{p.CommitLSN, p.LSN, p.TxID}
 		}
 		for k, p := range positions {
-			raw[k] = [2]int64{p.CommitLSN, p.LSN}
+			raw[k] = [3]int64{p.CommitLSN, p.LSN, p.TxID}
 		}
 		conf, err := json.Marshal(raw)
 		if err != nil {
 			return nil, err
 		}
 		if err := tx.SetDomainMetadata(PositionsDomain, string(conf)); err != nil {
+			return nil, err
+		}
+	}
+	if len(noCommit) > 0 {
+		all, err := tableNoCommit(snap)
+		if err != nil {
+			return nil, err
+		}
+		for k, m := range noCommit {
+			if len(m) > maxNoCommit { // the newest transactions
+				ids := slices.Sorted(maps.Keys(m))
+				for _, id := range ids[:len(ids)-maxNoCommit] {
+					delete(m, id)
+				}
+			}
+			all[k] = m
+		}
+		conf, err := json.Marshal(all)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.SetDomainMetadata(NoCommitDomain, string(conf)); err != nil {
 			return nil, err
 		}
 	}
@@ -662,6 +748,29 @@ func openOrCreate(ctx context.Context, store objstore.Store, columns []*actions.
 		return nil, err
 	}
 	return res.Snapshot()
+}
+
+// ensureProperties sets the properties the table lacks (or has with
+// another value) in one commit.
+func ensureProperties(ctx context.Context, snap *deltalog.Snapshot, props map[string]string, log *slog.Logger) error {
+	set := map[string]string{}
+	for k, v := range props {
+		if snap.Metadata().Configuration[k] != v {
+			set[k] = v
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	res, err := maintenance.SetProperties(ctx, snap, set)
+	if err != nil {
+		return fmt.Errorf("cdc: %w", err)
+	}
+	log.Info("table properties set", "version", res.Version, "properties", fmt.Sprint(set))
+	if err := res.WaitHooks(); err != nil {
+		log.Warn("post-commit work failed (the commit stands)", "err", err)
+	}
+	return nil
 }
 
 // quoteName is a column name as a column path: backquoted.

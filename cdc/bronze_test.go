@@ -172,3 +172,65 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// TestBronzeResentWithoutCommitLSN: Debezium's first transactions after
+// a connector starts without stored offsets have no commit LSN; sent
+// again after a Connect crash they have the stored one. Bronze drops
+// what it landed of them (by transaction and LSN), lands the rest, and
+// lands a new transaction without a commit LSN whose changes have lower
+// LSNs than those landed (transactions interleave).
+func TestBronzeResentWithoutCommitLSN(t *testing.T) {
+	ctx := context.Background()
+	b := newBronze(t)
+	var table []*kgo.Record
+	for _, r := range fixtureRecords(t) {
+		if r.Topic == b.Topic {
+			table = append(table, r)
+		}
+	}
+	resend := func(r *kgo.Record, offset int64, replace ...string) *kgo.Record {
+		v := string(r.Value)
+		for i := 0; i < len(replace); i += 2 {
+			if !strings.Contains(v, replace[i]) {
+				t.Fatalf("offset %d has no %s", r.Offset, replace[i])
+			}
+			v = strings.ReplaceAll(v, replace[i], replace[i+1])
+		}
+		return &kgo.Record{Topic: r.Topic, Offset: offset, Key: r.Key, Value: []byte(v)}
+	}
+	// The snapshot read and two of transaction 766's three changes.
+	if err := b.Land(ctx, table[:3]); err != nil {
+		t.Fatal(err)
+	}
+	// Connect crashed: 766 comes again, with a commit LSN; then a new
+	// transaction without one, at an LSN below those landed.
+	again := []*kgo.Record{
+		resend(table[1], 100, `[null,`, `[\"22917000\",`),
+		resend(table[2], 101, `[null,`, `[\"22917000\",`),
+		resend(table[3], 102, `[null,`, `[\"22917000\",`),
+		resend(table[1], 103, `"txId":766`, `"txId":999`, `"lsn":22917784`, `"lsn":22917700`, `22917784\"]`, `22917700\"]`),
+		resend(table[4], 104),
+	}
+	if err := b.Land(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	got := bronzeRows(t, b.Store, ColOp, ColLSN, ColOffset)
+	want := []string{
+		`"c" 22917700 103`, // the new transaction
+		`"c" 22917784 1`,
+		`"c" 22918064 2`,
+		`"c" 22967576 102`, // 766's change that had not landed
+		`"r" 22917528 0`,
+		`"u" 22968016 104`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("bronze:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Sent a third time, nothing lands.
+	if err := b.Land(ctx, []*kgo.Record{resend(table[1], 105, `[null,`, `[\"22917000\",`), resend(table[3], 106, `[null,`, `[\"22917000\",`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got2 := bronzeRows(t, b.Store, ColOp, ColLSN, ColOffset); !slices.Equal(got2, want) {
+		t.Fatalf("the third sending landed: %v", got2)
+	}
+}

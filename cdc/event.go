@@ -87,9 +87,29 @@ func (s Source) Streamed() bool { return s.Snapshot == "" || s.Snapshot == "fals
 // last committed LSN before it, then its own LSN. Positions of one
 // connector's changes only grow (transactions stream in commit order,
 // a transaction's changes in LSN order), so a change re-sent after a
-// Connect crash has a position at or below one already seen.
+// Connect crash has a position at or below one already seen (SentBefore
+// says which). The LSN alone identifies a change.
 type Position struct {
 	CommitLSN, LSN int64
+	// TxID is the change's source transaction (0 when unknown); it is
+	// not part of the order.
+	TxID int64
+}
+
+// SentBefore reports whether the change at p was sent before hwm, the
+// highest position landed: p is at or below it in (CommitLSN, LSN)
+// order, or, in hwm's own source transaction, its LSN is at or below
+// hwm's. The second rule is for the events Debezium sends again after a
+// restart: it re-sends whole transactions, each change with its LSN, but
+// a transaction's CommitLSN (the last commit Debezium knew of) can differ
+// from the first sending's; the first transaction after a connector
+// starts without stored offsets has none the first time, the stored
+// offset's the second.
+func (p Position) SentBefore(hwm Position) bool {
+	if p.TxID != 0 && p.TxID == hwm.TxID && p.LSN <= hwm.LSN {
+		return true
+	}
+	return !hwm.Less(p)
 }
 
 // Less orders positions.
@@ -109,7 +129,7 @@ func (e *Event) Position() (p Position, ok bool) {
 	if !s.Streamed() || !s.HasLSN {
 		return Position{}, false
 	}
-	return Position{CommitLSN: s.CommitLSN, LSN: s.LSN}, true
+	return Position{CommitLSN: s.CommitLSN, LSN: s.LSN, TxID: s.TxID}, true
 }
 
 // TransactionBlock is an event's transaction block.

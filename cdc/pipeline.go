@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -23,17 +25,72 @@ import (
 //	connect: http://127.0.0.1:8083   # optional: checks the connector
 //	connector: pg                    # its name, and topic.prefix
 //	variable_numeric: string         # or decimal(38,S)
+//	auto_compact: true               # delta.autoOptimize.autoCompact on bronze and silver (default true)
+//	properties:                      # more table properties of bronze and silver
+//	  delta.deletedFileRetentionDuration: interval 7 days
+//	vacuum:
+//	  interval: 1h                   # how often (default 1h; 0s: never)
+//	  retention: 168h                # default: each table's delta.deletedFileRetentionDuration
+//	  bronze: false                  # vacuum bronze too (default false: see below)
 //	tables:
 //	  - topic: pg.public.customers
 //	    bronze: s3://lake/bronze/customers
 //	    silver: s3://lake/silver/customers
 //	    key: [id]                    # optional: the events' primary key
+//
+// Auto compaction rewrites the small files the stages' commits write
+// (bronze's appends, silver's MERGEs) into larger ones once a table holds
+// 50 of them; VACUUM then deletes the files no version inside the
+// retention window reads. Silver reads bronze through its change feed,
+// which needs the files each bronze version added: VACUUM of bronze
+// never deletes what silver has yet to read (its retention is stretched
+// to silver's position), but it does delete the history that rebuilding
+// silver from bronze's version 0 needs, so it is off unless asked for.
 type Config struct {
-	Brokers         []string      `yaml:"brokers"`
-	Connect         string        `yaml:"connect"`
-	Connector       string        `yaml:"connector"`
-	VariableNumeric string        `yaml:"variable_numeric"`
-	Tables          []TableConfig `yaml:"tables"`
+	Brokers         []string          `yaml:"brokers"`
+	Connect         string            `yaml:"connect"`
+	Connector       string            `yaml:"connector"`
+	VariableNumeric string            `yaml:"variable_numeric"`
+	AutoCompact     *bool             `yaml:"auto_compact"`
+	Properties      map[string]string `yaml:"properties"`
+	Vacuum          VacuumConfig      `yaml:"vacuum"`
+	Tables          []TableConfig     `yaml:"tables"`
+}
+
+// VacuumConfig is when and how the pipeline vacuums its tables.
+type VacuumConfig struct {
+	// Interval between two VACUUMs of each table (nil: DefaultVacuumInterval;
+	// 0: never).
+	Interval *time.Duration `yaml:"interval"`
+	// Retention is the retention window (0: each table's
+	// delta.deletedFileRetentionDuration, 7 days by default). A window
+	// under the table's is refused: lower the table's property instead.
+	Retention time.Duration `yaml:"retention"`
+	// Bronze vacuums bronze too.
+	Bronze bool `yaml:"bronze"`
+}
+
+// DefaultVacuumInterval is how often the pipeline vacuums each table
+// when the configuration does not say.
+const DefaultVacuumInterval = time.Hour
+
+// interval is the time between VACUUMs, 0 for never.
+func (v VacuumConfig) interval() time.Duration {
+	if v.Interval == nil {
+		return DefaultVacuumInterval
+	}
+	return max(*v.Interval, 0)
+}
+
+// TableProperties are the properties the stages give bronze and silver:
+// auto compaction (on unless AutoCompact says false) and Properties.
+func (c *Config) TableProperties() map[string]string {
+	props := map[string]string{actions.PropAutoCompact: "true"}
+	if c.AutoCompact != nil && !*c.AutoCompact {
+		props[actions.PropAutoCompact] = "false"
+	}
+	maps.Copy(props, c.Properties)
+	return props
 }
 
 // TableConfig is one source table's stages.
@@ -71,6 +128,12 @@ func LoadConfig(path string) (*Config, error) {
 		if _, err := ParseNumericMode(c.VariableNumeric); err != nil {
 			return nil, fmt.Errorf("cdc: %s: variable_numeric: %w", path, err)
 		}
+	}
+	if err := actions.ParseTableProperties(c.TableProperties()).Err(); err != nil {
+		return nil, fmt.Errorf("cdc: %s: properties: %w", path, err)
+	}
+	if c.Vacuum.Retention < 0 {
+		return nil, fmt.Errorf("cdc: %s: vacuum: retention %s is negative", path, c.Vacuum.Retention)
 	}
 	return &c, nil
 }
@@ -126,7 +189,9 @@ func CheckConnector(ctx context.Context, url, name string) error {
 // silver stage, each restarted with backoff (1 s doubling to 1 min) when
 // it fails, except for errors no restart can mend (an unsupported type,
 // a bad value, an incompatible schema change), which stop that stage and
-// are logged; the others go on. It first checks the brokers, the topics
+// are logged; the others go on. Both tables get the configuration's
+// table properties (auto compaction); every vacuum interval silver (and
+// bronze, if asked) is vacuumed. It first checks the brokers, the topics
 // and (with Connect configured) the connector, and returns their error.
 // A cancelled ctx stops every stage between commits and returns nil.
 func Run(ctx context.Context, c *Config, log *slog.Logger) error {
@@ -168,11 +233,16 @@ func Run(ctx context.Context, c *Config, log *slog.Logger) error {
 		tlog := log.With("table", t.Topic)
 		group := "lakelog-cdc-" + t.Topic
 		b := &Bronze{Store: bronze, Brokers: c.Brokers, Topic: t.Topic, TransactionTopic: c.transactionTopic(t), Group: group,
-			App: "bronze", Decoder: NewDecoder(opts...), Log: tlog.With("stage", "bronze")}
-		s := &Silver{Bronze: bronze, Silver: silver, Keys: t.Key, App: "silver", Log: tlog.With("stage", "silver")}
+			App: "bronze", Decoder: NewDecoder(opts...), Properties: c.TableProperties(), Log: tlog.With("stage", "bronze")}
+		s := &Silver{Bronze: bronze, Silver: silver, Keys: t.Key, App: "silver", Properties: c.TableProperties(), Log: tlog.With("stage", "silver")}
 		wg.Add(2)
 		go func() { defer wg.Done(); supervise(ctx, b.Log, b.Run) }()
 		go func() { defer wg.Done(); supervise(ctx, s.Log, s.Run) }()
+		if every := c.Vacuum.interval(); every > 0 {
+			v := &vacuumer{cfg: c.Vacuum, silver: s, log: tlog.With("stage", "vacuum")}
+			wg.Add(1)
+			go func() { defer wg.Done(); v.run(ctx, every) }()
+		}
 	}
 	wg.Wait()
 	return nil

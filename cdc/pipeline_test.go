@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lakelog/lakelog/actions"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -25,7 +27,21 @@ func TestLoadConfig(t *testing.T) {
 	if err != nil || c.Tables[0].Key[0] != "id" || c.transactionTopic(c.Tables[0]) != "pg.transaction" {
 		t.Fatalf("%+v %v", c, err)
 	}
+	if p := c.TableProperties(); p[actions.PropAutoCompact] != "true" || c.Vacuum.interval() != DefaultVacuumInterval || c.Vacuum.Bronze {
+		t.Fatalf("defaults: %v, vacuum %+v", p, c.Vacuum)
+	}
+	c, err = LoadConfig(write("brokers: [k:9092]\nauto_compact: false\nproperties: {delta.deletedFileRetentionDuration: interval 1 hour}\nvacuum: {interval: 0s, retention: 2h, bronze: true}\ntables:\n  - {topic: pg.public.t, bronze: /b, silver: /s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.TableProperties(); p[actions.PropAutoCompact] != "false" || p[actions.PropDeletedFileRetentionDuration] != "interval 1 hour" ||
+		c.Vacuum.interval() != 0 || c.Vacuum.Retention != 2*time.Hour || !c.Vacuum.Bronze {
+		t.Fatalf("%v, vacuum %+v", p, c.Vacuum)
+	}
 	for text, want := range map[string]string{
+		"brokers: [k]\nproperties: {delta.deletedFileRetentionDuration: soon}\ntables:\n  - {topic: t, bronze: b, silver: s}\n": "delta.deletedFileRetentionDuration",
+		"brokers: [k]\nvacuum: {interval: often}\ntables:\n  - {topic: t, bronze: b, silver: s}\n":                              "often",
+		"brokers: [k]\nvacuum: {retention: -1h}\ntables:\n  - {topic: t, bronze: b, silver: s}\n":                               "negative",
 		"tables: []\n":                            "no brokers",
 		"brokers: [k]\n":                          "no tables",
 		"brokers: [k]\nbad: 1\n":                  "field bad not found",

@@ -71,7 +71,11 @@ type Silver struct {
 	ResumeFromVersion int64
 	// MaxFilesPerBatch bounds one MERGE's bronze files (default 400).
 	MaxFilesPerBatch int
-	Log              *slog.Logger
+	// Properties are table properties silver is created with, and that
+	// Run sets on an existing table that lacks them (auto compaction:
+	// Config.TableProperties).
+	Properties map[string]string
+	Log        *slog.Logger
 
 	pos     silverPosition
 	pending []*change
@@ -154,6 +158,13 @@ func (s *Silver) Run(ctx context.Context) error {
 	if err := s.load(ctx); err != nil {
 		return err
 	}
+	if snap, err := deltalog.Open(ctx, s.Silver, ""); err == nil {
+		if err := ensureProperties(ctx, snap, s.Properties, s.Log); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, deltalog.ErrNotTable) {
+		return err
+	}
 	s.Log.Info("following bronze", "from_version", s.pos.Version, "skip", s.pos.Skip)
 	onlyInserts := &expr.Compare{Op: expr.Eq, Left: expr.Col(actions.ChangeTypeColumn), Right: expr.Lit(actions.ChangeInsert)}
 	for b, err := range cdf.Follow(ctx, s.Bronze, "", cdf.StartingVersion(s.pos.Version), cdf.WithPollInterval(s.Poll),
@@ -196,18 +207,11 @@ func (s *Silver) CatchUp(ctx context.Context) error {
 // load reads silver's position, and the END rows of the bronze versions
 // just before it (an END can land before its transaction's events).
 func (s *Silver) load(ctx context.Context) error {
-	s.pending, s.pos = nil, silverPosition{}
+	s.pending = nil
 	clear(s.ends)
-	snap, err := deltalog.Open(ctx, s.Silver, "")
-	if err != nil && !errors.Is(err, deltalog.ErrNotTable) {
+	var err error
+	if s.pos, err = s.position(ctx); err != nil {
 		return err
-	}
-	if err == nil {
-		if d, ok := snap.Domain(s.domain()); ok && !d.Removed {
-			if err := json.Unmarshal([]byte(d.Configuration), &s.pos); err != nil {
-				return fmt.Errorf("cdc: silver's domain %s: %w", s.domain(), err)
-			}
-		}
 	}
 	if s.pos.Version == 0 {
 		return nil
@@ -234,6 +238,25 @@ func (s *Silver) load(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// position reads how far into bronze silver is, from silver's domain
+// metadata (zero when silver does not exist yet).
+func (s *Silver) position(ctx context.Context) (silverPosition, error) {
+	var pos silverPosition
+	snap, err := deltalog.Open(ctx, s.Silver, "")
+	if errors.Is(err, deltalog.ErrNotTable) {
+		return pos, nil
+	}
+	if err != nil {
+		return pos, err
+	}
+	if d, ok := snap.Domain(s.domain()); ok && !d.Removed {
+		if err := json.Unmarshal([]byte(d.Configuration), &pos); err != nil {
+			return pos, fmt.Errorf("cdc: silver's domain %s: %w", s.domain(), err)
+		}
+	}
+	return pos, nil
 }
 
 // apply reads bronze rows and applies what is complete.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -34,7 +35,12 @@ func (s *Silver) ensureSchema(ctx context.Context, shape *RowShape, keys []strin
 		for _, c := range shape.Columns {
 			cols = append(cols, &actions.StructField{Name: c.Name, Type: c.DataType(), Nullable: c.Nullable})
 		}
-		snap, err = openOrCreate(ctx, s.Silver, cols, map[string]string{PropPrimaryKey: strings.Join(keys, ",")})
+		props := maps.Clone(s.Properties)
+		if props == nil {
+			props = map[string]string{}
+		}
+		props[PropPrimaryKey] = strings.Join(keys, ",")
+		snap, err = openOrCreate(ctx, s.Silver, cols, props)
 		if err == nil {
 			s.Log.Info("created silver", "version", snap.Version(), "columns", len(cols), "key", strings.Join(keys, ","))
 		}

@@ -2,7 +2,6 @@ package cdc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -102,14 +101,11 @@ func silverStatus(ctx context.Context, t TableConfig, bronzeSnap *deltalog.Snaps
 	}
 	if err == nil {
 		st.SilverVersion = snap.Version()
-		s := &Silver{App: "silver"}
-		if d, ok := snap.Domain(s.domain()); ok && !d.Removed {
-			var pos silverPosition
-			if err := json.Unmarshal([]byte(d.Configuration), &pos); err != nil {
-				return fmt.Errorf("cdc: silver's domain %s: %w", s.domain(), err)
-			}
-			st.SilverBronzeVersion = pos.Version
+		pos, err := (&Silver{Silver: silver, App: "silver"}).position(ctx)
+		if err != nil {
+			return err
 		}
+		st.SilverBronzeVersion = pos.Version
 	}
 	if bronzeSnap == nil || st.SilverBronzeVersion >= bronzeSnap.Version() {
 		return nil

@@ -15,5 +15,5 @@ func loadDV(ctx context.Context, snap *deltalog.Snapshot, dv *actions.DeletionVe
 	if dv == nil {
 		return roaring64.New(), nil
 	}
-	return deletionvector.Load(ctx, snap.Store(), snap.Root(), dv)
+	return deletionvector.Load(ctx, snap.FileStore(), snap.Root(), dv)
 }

@@ -68,6 +68,9 @@ func Key(store objstore.Store, tableRoot string, dv *actions.DeletionVector) (st
 		if rest, ok := strings.CutPrefix(p, base); ok && rest != "" {
 			return rest, nil
 		}
+		if objstore.ResolvesAbsolute(store) && objstore.IsAbsoluteKey(p) {
+			return p, nil // a file of another table (a SHALLOW CLONE's source)
+		}
 		return "", fmt.Errorf("deletionvector: deletion vector file %s is not under the table's store %s", dv.PathOrInlineDv, loc)
 	default:
 		return "", fmt.Errorf("%w: storage type %q has no file", ErrCorrupt, dv.StorageType)

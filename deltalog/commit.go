@@ -87,7 +87,9 @@ func newTxn(t table, snap *Snapshot, readVersion int64, opts []CommitOption) *Tr
 	if a := tx.cfg.appTxn; a != nil {
 		tx.SetTransaction(a.AppID, a.Version)
 	}
-	if len(tx.cfg.features) > 0 {
+	// A table being created has no metadata yet: Create enables the
+	// features once it has set it.
+	if len(tx.cfg.features) > 0 && snap != nil {
 		if err := tx.EnableFeatures(tx.cfg.features...); err != nil {
 			tx.cfg.optErr = err
 		}
@@ -186,7 +188,7 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Com
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	tx.metadata, tx.protocol = &m, cfg.MinimalProtocol()
-	if err := tx.EnableFeatures(explicit...); err != nil {
+	if err := tx.EnableFeatures(append(explicit, tx.cfg.features...)...); err != nil {
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	tx.info.Operation = "CREATE TABLE"

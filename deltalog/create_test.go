@@ -325,3 +325,33 @@ func TestSupportsColumnMapping(t *testing.T) {
 		t.Errorf("unknown mode, scan: %v", err)
 	}
 }
+
+// TestCreateWithTableFeatures: WithTableFeatures on the transaction that
+// creates a table enables the feature in version 0's protocol, as
+// delta.feature.NAME=supported among the properties does (it failed with
+// "no metadata": the option was applied before Create set the metadata).
+func TestCreateWithTableFeatures(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	text, err := actions.SchemaString(&actions.StructType{Fields: []*actions.StructField{{Name: "id", Type: actions.TypeLong, Nullable: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := deltalog.Create(store, "t", &actions.Metadata{SchemaString: text}, deltalog.WithTableFeatures(actions.FeatureTimestampNTZ))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := deltalog.Open(ctx, store, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := snap.Protocol(); !p.HasReaderFeature(actions.FeatureTimestampNTZ) || !p.HasWriterFeature(actions.FeatureTimestampNTZ) {
+		t.Fatalf("protocol %+v lacks timestampNtz", p)
+	}
+	if _, err := deltalog.Create(objstore.NewMem(), "t", &actions.Metadata{SchemaString: text}, deltalog.WithTableFeatures("noSuchFeature")); !errors.Is(err, deltalog.ErrUnsupportedFeature) {
+		t.Fatalf("create with an unknown feature: %v, want ErrUnsupportedFeature", err)
+	}
+}

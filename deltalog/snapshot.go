@@ -493,6 +493,13 @@ func (s *Snapshot) Config() *actions.TableConfig { return s.config }
 // Store is the store the table lives in.
 func (s *Snapshot) Store() objstore.Store { return s.store }
 
+// FileStore is the store to read the table's data and deletion vector
+// files from, by the keys TablePath gives: the table's store, and for a
+// file action whose path is absolute (a SHALLOW CLONE's log names the
+// source table's files) the store of that location
+// (objstore.Resolving). Nothing is written through it.
+func (s *Snapshot) FileStore() objstore.Store { return objstore.Resolving(s.store) }
+
 // Root is the table's key prefix in the store ("" or ending in '/').
 func (s *Snapshot) Root() string { return s.root }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -80,6 +81,7 @@ func (x *run) describe(ctx context.Context, n *describe) error {
 			}
 			t.add(f.Name, f.Type.String(), comment)
 		}
+		x.describeTable(t, snap, n)
 		x.r.set(t)
 		return nil
 	}
@@ -435,7 +437,7 @@ func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
 	var done string
 	pos := n.pos
 	switch n.op {
-	case "ADD COLUMNS":
+	case "ADD COLUMNS", "REPLACE COLUMNS":
 		var cols []schema.Column
 		for i, def := range n.defs {
 			c, err := schema.ParseColumn(def)
@@ -444,10 +446,15 @@ func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
 			}
 			cols = append(cols, c)
 		}
-		res, err = schema.AddColumns(ctx, snap, cols)
-		done = fmt.Sprintf("added %d columns", len(cols))
+		if n.op == "ADD COLUMNS" {
+			res, err = schema.AddColumns(ctx, snap, cols)
+			done = fmt.Sprintf("added %d columns", len(cols))
+		} else {
+			res, err = schema.ReplaceColumns(ctx, snap, cols)
+			done = fmt.Sprintf("the table has %d columns", len(cols))
+		}
 		var ce *schema.ChangeError
-		if errors.As(err, &ce) {
+		if errors.As(err, &ce) { // point at the column's definition
 			for i, c := range cols {
 				if strings.EqualFold(c.Path, ce.Column) {
 					pos = n.defsPos[i]
@@ -491,6 +498,12 @@ func (x *run) alterColumns(ctx context.Context, n *alterColumns) error {
 		case "COMMENT":
 			res, err = schema.SetComment(ctx, snap, n.column, n.comment)
 			done = "set the comment of " + n.column
+		case "FIRST":
+			res, err = schema.MoveColumn(ctx, snap, n.column, "", true)
+			done = "moved " + n.column + " first"
+		case "AFTER":
+			res, err = schema.MoveColumn(ctx, snap, n.column, n.newName, false)
+			done = "moved " + n.column + " after " + n.newName
 		}
 	case "ADD CONSTRAINT":
 		res, err = schema.AddConstraint(ctx, snap, n.constraint, n.check)
@@ -550,6 +563,54 @@ func columnExists(s *actions.StructType, path string) bool {
 		}
 	}
 	return true
+}
+
+// describeTable adds what Spark's DESCRIBE TABLE shows after the
+// columns: the partition columns under "# Partition Information", and
+// with EXTENDED the table's details under "# Detailed Table
+// Information" (name, location, provider, properties with the protocol
+// versions, as Spark lists them).
+func (x *run) describeTable(t *rowTable, snap *deltalog.Snapshot, n *describe) {
+	if parts := snap.PartitionColumns(); len(parts) > 0 {
+		t.add("# Partition Information", "", "")
+		t.add("# col_name", "data_type", "comment")
+		for _, p := range parts {
+			f := snap.Schema().FieldFold(p)
+			if f == nil {
+				continue
+			}
+			var comment any
+			if c, ok := f.Metadata["comment"].(string); ok {
+				comment = c
+			}
+			t.add(f.Name, f.Type.String(), comment)
+		}
+	}
+	if !n.extended {
+		return
+	}
+	md, p := snap.Metadata(), snap.Protocol()
+	loc, _ := x.location(n.table)
+	name := n.table.display()
+	props := maps.Clone(md.Configuration)
+	if props == nil {
+		props = map[string]string{}
+	}
+	props["delta.minReaderVersion"] = strconv.Itoa(p.MinReaderVersion)
+	props["delta.minWriterVersion"] = strconv.Itoa(p.MinWriterVersion)
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		kv = append(kv, k+"="+props[k])
+	}
+	t.add("", "", "")
+	t.add("# Detailed Table Information", "", "")
+	t.add("Name", name, "")
+	if md.Description != nil {
+		t.add("Comment", *md.Description, "")
+	}
+	t.add("Location", loc, "")
+	t.add("Provider", "delta", "")
+	t.add("Table Properties", "["+strings.Join(kv, ",")+"]", "")
 }
 
 // setting is SET's result, Spark's: a row of the key and its value.

@@ -33,6 +33,12 @@ type tableRef struct {
 	name   string // a catalog name
 	format string // "": a Delta table; csv, json, parquet: files
 	files  []string
+	// read_files' options: header, inferSchema (booleans), delimiter
+	// (or sep), schema (DDL text)
+	header, inferSchema *bool
+	delimiter           rune
+	schema              string
+	schemaPos           int
 	// time travel: VERSION AS OF n, TIMESTAMP AS OF 'text'
 	version   *int64
 	timestamp string
@@ -81,6 +87,10 @@ type createTable struct {
 	location    string
 	comment     string
 	query       *query // CREATE TABLE ... AS SELECT
+	// replace: CREATE OR REPLACE TABLE (orCreate) or REPLACE TABLE
+	replace, orCreate bool
+	// cloneOf: CREATE TABLE t SHALLOW CLONE source [VERSION AS OF n]
+	cloneOf *tableRef
 }
 
 type insert struct {
@@ -171,10 +181,12 @@ type query struct {
 }
 
 type describe struct {
-	table  tableRef
-	what   string // "HISTORY", "DETAIL", "TABLE"
-	limit  *int64
-	limPos int
+	table tableRef
+	what  string // "HISTORY", "DETAIL", "TABLE"
+	// extended: DESCRIBE TABLE EXTENDED adds the table's details.
+	extended bool
+	limit    *int64
+	limPos   int
 }
 
 type restore struct {
@@ -233,7 +245,21 @@ type alterColumns struct {
 
 func (a *alterColumns) kind() string { return "ALTER TABLE" }
 
-func (*createTable) kind() string     { return "CREATE TABLE" }
+func (c *createTable) kind() string {
+	op := "CREATE TABLE"
+	switch {
+	case c.cloneOf != nil:
+		return "CLONE"
+	case c.replace && c.orCreate:
+		op = "CREATE OR REPLACE TABLE"
+	case c.replace:
+		op = "REPLACE TABLE"
+	}
+	if c.query != nil {
+		op += " AS SELECT"
+	}
+	return op
+}
 func (i *insert) kind() string        { return "WRITE" }
 func (*deleteStmt) kind() string      { return "DELETE" }
 func (*update) kind() string          { return "UPDATE" }

@@ -27,8 +27,13 @@
 // it), wrapping the library's error; every statement of a text is parsed
 // before any runs.
 //
+// CREATE OR REPLACE TABLE and REPLACE TABLE replace an existing table's
+// schema, partitioning, properties and rows in one commit (its id
+// stays). Of a table named by its path, Spark's CREATE OR REPLACE
+// refuses a schema other than the table's and, given the same one, keeps
+// the rows and commits nothing (while REPLACE TABLE replaces); lakelog's
+// replaces it as REPLACE does, as it does a table of the catalog.
+//
 // Not supported: joins, subqueries other than a MERGE source, DISTINCT,
-// HAVING, functions other than the aggregates and CAST, CREATE OR
-// REPLACE, ALTER COLUMN SET NOT NULL (Delta refuses it) and moving a
-// column (ALTER COLUMN FIRST/AFTER).
+// HAVING, ALTER COLUMN SET NOT NULL (Delta refuses it).
 package deltasql

@@ -11,13 +11,13 @@ import (
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/convert"
+	"github.com/lakelog/lakelog/deltalog"
 )
 
 // refusedStatements are statements Spark users type that lakelog does
 // not run, each with what to do instead.
 var refusedStatements = map[string]string{
 	"REORG":    "REORG TABLE ... APPLY (PURGE) is not supported: lakelog cannot yet rewrite files to drop their deletion vectors; DELETE, UPDATE and MERGE write without deletion vectors when run with --no-deletion-vectors",
-	"GENERATE": "GENERATE symlink_format_manifest is not supported yet",
 	"DROP":     "DROP TABLE is not supported: lakelog does not delete tables; remove the table's folder (and its catalog entry) yourself",
 	"TRUNCATE": "TRUNCATE TABLE is not supported: DELETE FROM t removes every row, in one commit",
 	"USE":      "USE is not supported: name tables by their path (delta.`/path`) or by their name in the catalog file (--catalog)",
@@ -30,6 +30,48 @@ var refusedStatements = map[string]string{
 	"WITH":     "WITH (common table expressions) is not supported: write the query inline, or MERGE ... USING (SELECT ...) AS s",
 	"FSCK":     "FSCK REPAIR TABLE is not supported",
 	"CLONE":    "write CREATE TABLE target SHALLOW CLONE source",
+	"SHALLOW":  "write CREATE TABLE target SHALLOW CLONE source",
+}
+
+// generate is GENERATE symlink_format_manifest FOR TABLE t.
+type generate struct {
+	table tableRef
+}
+
+func (*generate) kind() string { return "GENERATE" }
+
+func (p *parser) generate() (node, error) {
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	mode, pos, err := p.name("the mode, symlink_format_manifest")
+	if err != nil {
+		return nil, err
+	}
+	if !strings.EqualFold(mode, "symlink_format_manifest") {
+		return nil, p.errorf(pos, "GENERATE %s: the mode Delta has is symlink_format_manifest", mode)
+	}
+	if err := p.expect("FOR", "TABLE"); err != nil {
+		return nil, err
+	}
+	g := &generate{}
+	g.table, err = p.deltaTable(false)
+	return g, err
+}
+
+// generate writes the table's symlink manifest
+// (deltalog.Snapshot.WriteSymlinkManifest), as Spark's GENERATE does;
+// it commits nothing and returns no rows.
+func (x *run) generate(ctx context.Context, n *generate) error {
+	snap, err := x.snapshot(ctx, n.table)
+	if err != nil {
+		return err
+	}
+	if err := snap.WriteSymlinkManifest(ctx); err != nil {
+		return x.errAt(n.table.pos, err)
+	}
+	x.r.Summary = fmt.Sprintf("GENERATE: wrote the symlink manifest of %s version %d under %s", n.table.display(), snap.Version(), strings.TrimSuffix(deltalog.ManifestDir, "/"))
+	return nil
 }
 
 // convertStmt is CONVERT TO DELTA parquet.`path` [PARTITIONED BY (...)]

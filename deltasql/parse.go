@@ -331,7 +331,7 @@ func (p *parser) properties(withValues bool) (map[string]string, []string, error
 // statement reads one statement.
 func (p *parser) statement() (node, error) {
 	switch {
-	case p.is("CREATE"):
+	case p.is("CREATE"), p.is("REPLACE"):
 		return p.createTable()
 	case p.is("INSERT"):
 		return p.insert()
@@ -359,11 +359,13 @@ func (p *parser) statement() (node, error) {
 		return p.convert()
 	case p.is("SHOW"):
 		return p.show()
+	case p.is("GENERATE"):
+		return p.generate()
 	}
 	if msg, ok := refusedStatements[strings.ToUpper(p.tok.text)]; ok && p.tok.kind == tokIdent {
 		return nil, p.errorf(p.tok.pos, "%s", msg)
 	}
-	known := []string{"SELECT", "INSERT", "DELETE", "UPDATE", "MERGE", "CREATE", "ALTER", "DESCRIBE", "SHOW", "RESTORE", "VACUUM", "OPTIMIZE", "CONVERT", "SET"}
+	known := []string{"SELECT", "INSERT", "DELETE", "UPDATE", "MERGE", "CREATE", "REPLACE", "ALTER", "DESCRIBE", "SHOW", "RESTORE", "VACUUM", "OPTIMIZE", "CONVERT", "GENERATE", "SET"}
 	hint := ""
 	if p.tok.kind == tokIdent {
 		for _, k := range known {
@@ -373,7 +375,7 @@ func (p *parser) statement() (node, error) {
 			}
 		}
 	}
-	return nil, p.errorf(p.tok.pos, "%s does not start a statement lakelog runs%s; statements start with SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA or SET", p.describe(), hint)
+	return nil, p.errorf(p.tok.pos, "%s does not start a statement lakelog runs%s; statements start with SELECT, INSERT, DELETE, UPDATE, MERGE, CREATE TABLE, REPLACE TABLE, ALTER TABLE, DESCRIBE, SHOW, RESTORE, VACUUM, OPTIMIZE, CONVERT TO DELTA, GENERATE or SET", p.describe(), hint)
 }
 
 // keywords that end a table reference (and so are no alias).
@@ -473,16 +475,8 @@ func (p *parser) readFiles(t *tableRef) error {
 			if err := p.expectPunct("=>"); err != nil {
 				return err
 			}
-			v, _, err := p.stringLit("the option's value")
-			if err != nil {
+			if err := p.readFilesOption(t, key, pos); err != nil {
 				return err
-			}
-			if !strings.EqualFold(key, "format") {
-				return p.errorf(pos, "read_files option %s is not supported (format is)", key)
-			}
-			t.format = strings.ToLower(v)
-			if !fileFormats[t.format] {
-				return p.errorf(pos, "read_files format %q: want csv, json or parquet", v)
 			}
 		}
 		more, err := p.acceptPunct(",")
@@ -500,6 +494,55 @@ func (p *parser) readFiles(t *tableRef) error {
 		t.format = "auto"
 	}
 	return p.expectPunct(")")
+}
+
+// readFilesOption reads the value of read_files' option key (after =>):
+// format, header, inferSchema, delimiter (sep), schema.
+func (p *parser) readFilesOption(t *tableRef, key string, pos int) error {
+	var text string
+	if p.tok.kind == tokIdent && (strings.EqualFold(p.tok.text, "true") || strings.EqualFold(p.tok.text, "false")) {
+		text = p.tok.text
+		if err := p.advance(); err != nil {
+			return err
+		}
+	} else {
+		v, _, err := p.stringLit("the option's value (a string, or true or false)")
+		if err != nil {
+			return err
+		}
+		text = v
+	}
+	boolean := func() (*bool, error) {
+		v := strings.ToLower(text)
+		if v != "true" && v != "false" {
+			return nil, p.errorf(pos, "read_files option %s: want true or false, not %q", key, text)
+		}
+		b := v == "true"
+		return &b, nil
+	}
+	var err error
+	switch strings.ToLower(key) {
+	case "format":
+		t.format = strings.ToLower(text)
+		if !fileFormats[t.format] {
+			return p.errorf(pos, "read_files format %q: want csv, json or parquet", text)
+		}
+	case "header":
+		t.header, err = boolean()
+	case "inferschema":
+		t.inferSchema, err = boolean()
+	case "delimiter", "sep":
+		r := []rune(text)
+		if len(r) != 1 || r[0] == '"' || r[0] == '\r' || r[0] == '\n' {
+			return p.errorf(pos, "read_files option %s: want one character other than a quote or a line break, not %q", key, text)
+		}
+		t.delimiter = r[0]
+	case "schema":
+		t.schema, t.schemaPos = text, pos
+	default:
+		return p.errorf(pos, "read_files option %s is not supported (format, header, inferSchema, delimiter, sep and schema are)", key)
+	}
+	return err
 }
 
 // timeTravel reads [VERSION AS OF n | TIMESTAMP AS OF 'text'] (also FOR

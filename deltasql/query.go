@@ -131,12 +131,53 @@ func (x *run) openSource(ctx context.Context, src source, where *Expr, columns [
 	return rs, nil
 }
 
+// orEmpty is the source's batches, or one batch without rows when it
+// yields none, so that a consumer that needs the schema (MERGE binds its
+// clauses to it) gets it from an empty table too.
+func (s *rowSource) orEmpty() (iter.Seq2[arrow.RecordBatch, error], error) {
+	sc, err := actions.ToArrowSchema(s.schema, false, "")
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		any := false
+		for rec, err := range s.batches {
+			any = true
+			if !yield(rec, err) {
+				return
+			}
+		}
+		if !any {
+			cols := make([]arrow.Array, sc.NumFields())
+			for i, f := range sc.Fields() {
+				cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, f.Type, 0)
+			}
+			rec := array.NewRecordBatch(sc, cols, 0)
+			for _, c := range cols {
+				c.Release()
+			}
+			defer rec.Release()
+			yield(rec, nil)
+		}
+	}, nil
+}
+
 // openFiles reads files as a table: csv.`x.csv`, json.`x.jsonl`,
-// parquet.`x.parquet`, read_files('x.csv'). Without a hint, column types
-// are inferred as `lakelog append --merge-schema` infers them (CSV
-// columns are strings).
+// parquet.`x.parquet`, read_files('x.csv', header => true, ...). Without
+// a hint or read_files' schema option, column types are inferred as
+// `lakelog append --merge-schema` infers them (CSV as Spark's
+// inferSchema does, unless inferSchema => false).
 func (x *run) openFiles(ctx context.Context, t tableRef, hint *actions.StructType) (*rowSource, error) {
 	var opts []input.Option
+	if t.header != nil {
+		opts = append(opts, input.WithHeader(*t.header))
+	}
+	if t.inferSchema != nil {
+		opts = append(opts, input.WithInferSchema(*t.inferSchema))
+	}
+	if t.delimiter != 0 {
+		opts = append(opts, input.WithComma(t.delimiter))
+	}
 	switch t.format {
 	case "csv":
 		opts = append(opts, input.WithFormat(input.CSV))
@@ -153,9 +194,20 @@ func (x *run) openFiles(ctx context.Context, t tableRef, hint *actions.StructTyp
 	}
 	var schema *actions.StructType
 	var err error
-	if hint != nil {
+	if t.schema != "" {
+		if schema, err = actions.ParseDDL(t.schema); err != nil {
+			return nil, x.errorf(t.schemaPos, "read_files schema: %v", err)
+		}
+		for _, f := range schema.Fields {
+			f.Nullable = true // a file's value may be missing
+		}
+		hint = nil
+	}
+	switch {
+	case schema != nil:
+	case hint != nil:
 		schema, err = input.SourceSchema(ctx, hint, t.files[0], opts...)
-	} else {
+	default:
 		schema, err = input.MergeSchema(ctx, &actions.StructType{}, t.files, opts...)
 	}
 	if err != nil {
@@ -844,7 +896,7 @@ func (x *run) sorted(ctx context.Context, q *query, out *arrow.Schema, outs []ou
 		defer idx.Release()
 		all := array.NewRecordBatch(batches[0].Schema(), cols, n)
 		defer all.Release()
-		taken, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(idx))
+		taken, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(all), compute.NewDatumWithoutOwning(idx))
 		if err != nil {
 			yield(nil, err)
 			return

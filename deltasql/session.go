@@ -112,6 +112,8 @@ func (s *Session) Run(ctx context.Context, st *Statement) (*Result, error) {
 		err = x.convert(ctx, n)
 	case *show:
 		err = x.show(ctx, n)
+	case *generate:
+		err = x.generate(ctx, n)
 	default:
 		err = fmt.Errorf("deltasql: no runner for %T", n)
 	}
@@ -119,7 +121,7 @@ func (s *Session) Run(ctx context.Context, st *Statement) (*Result, error) {
 		return nil, err
 	}
 	switch n := st.node.(type) {
-	case *createTable, *insert, *deleteStmt, *update, *merge, *restore, *optimize, *alterProperties, *alterColumns, *convertStmt:
+	case *createTable, *insert, *deleteStmt, *update, *merge, *restore, *optimize, *alterProperties, *alterColumns, *convertStmt, *generate:
 		r.Command = true
 	case *vacuum:
 		r.Command = !n.dryRun

@@ -7,30 +7,60 @@ import (
 // CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t [(columns)] [USING DELTA]
 // [PARTITIONED BY (a, b)] [LOCATION 'path'] [TBLPROPERTIES (...)]
 // [COMMENT 'text'] [AS SELECT ...]
+//
+// REPLACE TABLE t ... (the table must exist), and
+// CREATE [OR REPLACE] TABLE [IF NOT EXISTS] t SHALLOW CLONE source
+// [VERSION AS OF n | TIMESTAMP AS OF 'text'] [TBLPROPERTIES (...)]
+// [LOCATION 'path'].
 func (p *parser) createTable() (node, error) {
-	start := p.tok.pos
+	c := &createTable{properties: map[string]string{}}
+	if p.is("REPLACE") {
+		c.replace = true
+	}
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
-	if ok, err := p.accept("OR", "REPLACE"); err != nil || ok {
-		if err == nil {
-			err = p.errorf(start, "CREATE OR REPLACE TABLE is not supported yet (it replaces a table's schema and rows in one commit)")
+	if !c.replace {
+		ok, err := p.accept("OR", "REPLACE")
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		c.replace, c.orCreate = ok, ok
 	}
 	if err := p.expect("TABLE"); err != nil {
 		return nil, err
 	}
-	c := &createTable{properties: map[string]string{}}
 	var err error
+	ifPos := p.tok.pos
 	if c.ifNotExists, err = p.accept("IF", "NOT", "EXISTS"); err != nil {
 		return nil, err
+	}
+	if c.ifNotExists && c.replace {
+		return nil, p.errorf(ifPos, "IF NOT EXISTS and OR REPLACE cannot go together: the one keeps an existing table, the other replaces it")
 	}
 	if c.table, err = p.tableRef(false, false); err != nil {
 		return nil, err
 	}
 	if c.table.format != "" {
 		return nil, p.errorf(c.table.pos, "CREATE TABLE makes a Delta table: name it delta.`path` or by name")
+	}
+	switch {
+	case p.is("SHALLOW"):
+		if err := p.expect("SHALLOW", "CLONE"); err != nil {
+			return nil, err
+		}
+		src, err := p.tableRef(true, false)
+		if err != nil {
+			return nil, err
+		}
+		if src.format != "" {
+			return nil, p.errorf(src.pos, "SHALLOW CLONE clones a Delta table: name it delta.`path` or by name (CONVERT TO DELTA makes a folder of Parquet files one)")
+		}
+		c.cloneOf = &src
+	case p.is("DEEP"):
+		return nil, p.errorf(p.tok.pos, "DEEP CLONE is not supported (Delta Lake has SHALLOW CLONE, whose files stay the source's); INSERT INTO a new table SELECT * FROM the source copies the rows")
+	case p.is("CLONE"):
+		return nil, p.errorf(p.tok.pos, "write SHALLOW CLONE: CREATE TABLE target SHALLOW CLONE source")
 	}
 	if p.isPunct("(") {
 		// The column list is DDL text (actions.ParseDDL): take it whole,
@@ -106,7 +136,7 @@ func (p *parser) createTable() (node, error) {
 			if c.comment, _, err = p.stringLit("the comment, in quotes"); err != nil {
 				return nil, err
 			}
-		case p.is("AS"):
+		case p.is("AS") && c.cloneOf == nil:
 			if err := p.advance(); err != nil {
 				return nil, err
 			}
@@ -117,6 +147,12 @@ func (p *parser) createTable() (node, error) {
 			c.query = q
 			return c, nil
 		default:
+			if c.cloneOf != nil {
+				if c.columns != "" || c.partitionBy != nil || c.comment != "" {
+					return nil, p.errorf(c.table.pos, "a SHALLOW CLONE takes the source's columns, partitioning and comment; it takes only TBLPROPERTIES and LOCATION")
+				}
+				return c, nil
+			}
 			if c.columns == "" && c.query == nil {
 				return nil, p.errorf(c.table.pos, "CREATE TABLE needs a column list (id BIGINT, ...) or AS SELECT")
 			}
@@ -728,7 +764,8 @@ func (p *parser) describeStmt() (node, error) {
 		if _, err := p.accept("TABLE"); err != nil {
 			return nil, err
 		}
-		if _, err := p.accept("EXTENDED"); err != nil {
+		var err error
+		if d.extended, err = p.accept("EXTENDED"); err != nil {
 			return nil, err
 		}
 	}
@@ -879,10 +916,10 @@ func (p *parser) alter() (node, error) {
 		}
 		_, a.unset, err = p.properties(false)
 		return a, err
-	case p.is("ADD", "DROP", "RENAME", "ALTER", "CHANGE"):
+	case p.is("ADD", "DROP", "RENAME", "ALTER", "CHANGE", "REPLACE"):
 		return p.alterColumn(a.table)
 	}
-	return nil, p.errorf(pos, "ALTER TABLE %s is not supported: lakelog runs SET/UNSET TBLPROPERTIES, ADD COLUMNS, RENAME COLUMN, DROP COLUMNS, ALTER COLUMN (TYPE, DROP NOT NULL, COMMENT), ADD CONSTRAINT and DROP CONSTRAINT", strings.TrimSpace(p.src[pos:min(len(p.src), pos+40)]))
+	return nil, p.errorf(pos, "ALTER TABLE %s is not supported: lakelog runs SET/UNSET TBLPROPERTIES, ADD COLUMNS, REPLACE COLUMNS, RENAME COLUMN, DROP COLUMNS, ALTER COLUMN (TYPE, DROP NOT NULL, COMMENT, FIRST, AFTER), ADD CONSTRAINT and DROP CONSTRAINT", strings.TrimSpace(p.src[pos:min(len(p.src), pos+40)]))
 }
 
 // alterColumn reads ALTER TABLE's column and constraint forms, as Spark
@@ -891,13 +928,23 @@ func (p *parser) alter() (node, error) {
 //	ADD COLUMN[S] [(] c type [NOT NULL] [COMMENT 'x'] [FIRST | AFTER b], ... [)]
 //	RENAME COLUMN c TO d
 //	DROP COLUMN[S] [IF EXISTS] [(] c, ... [)]
-//	ALTER | CHANGE [COLUMN] c TYPE type | DROP NOT NULL | COMMENT 'x'
+//	ALTER | CHANGE [COLUMN] c TYPE type | DROP NOT NULL | COMMENT 'x' | FIRST | AFTER b
+//	REPLACE COLUMNS (c type [NOT NULL] [COMMENT 'x'], ...)
 //	ADD CONSTRAINT name CHECK (expr)
 //	DROP CONSTRAINT [IF EXISTS] name
 func (p *parser) alterColumn(t tableRef) (node, error) {
 	a := &alterColumns{table: t, pos: p.tok.pos}
 	var err error
 	switch {
+	case p.is("REPLACE"):
+		a.op = "REPLACE COLUMNS"
+		if err := p.expect("REPLACE", "COLUMNS"); err != nil {
+			return nil, err
+		}
+		if !p.isPunct("(") {
+			return nil, p.unexpected("'(' and the table's new columns (name type [NOT NULL] [COMMENT 'x'], ...)")
+		}
+		return a, p.columnDefs(a)
 	case p.is("ADD"):
 		if err := p.advance(); err != nil {
 			return nil, err
@@ -934,22 +981,7 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		err := p.commaList(func() error {
-			start := p.tok.pos
-			if p.tok.kind == tokEOF || p.isPunct(")") {
-				return p.unexpected("a column definition (name type ...)")
-			}
-			text, end, err := p.rawUntil(start, true, true)
-			if err != nil {
-				return err
-			}
-			a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
-			return p.skipTo(end)
-		})
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
+		return a, p.columnDefs(a)
 	case p.is("RENAME"):
 		a.op = "RENAME COLUMN"
 		if err := p.advance(); err != nil {
@@ -1048,10 +1080,35 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		}
 		a.comment, _, err = p.stringLit("the comment, in quotes")
 		return a, err
-	case p.is("FIRST", "AFTER"):
-		return nil, p.errorf(at, "ALTER COLUMN %s %s is not supported yet: lakelog does not move an existing column", a.column, strings.ToUpper(p.tok.text))
+	case p.is("FIRST"):
+		a.action = "FIRST"
+		return a, p.advance()
+	case p.is("AFTER"):
+		a.action = "AFTER"
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		a.newName, _, err = p.name("the column to put it after")
+		return a, err
 	}
-	return nil, p.unexpected("TYPE, DROP NOT NULL or COMMENT")
+	return nil, p.unexpected("TYPE, DROP NOT NULL, COMMENT, FIRST or AFTER")
+}
+
+// columnDefs reads ADD and REPLACE COLUMNS' column definitions, each
+// as its text (schema.ParseColumn reads it) and where it starts.
+func (p *parser) columnDefs(a *alterColumns) error {
+	return p.commaList(func() error {
+		start := p.tok.pos
+		if p.tok.kind == tokEOF || p.isPunct(")") {
+			return p.unexpected("a column definition (name type ...)")
+		}
+		text, end, err := p.rawUntil(start, true, true)
+		if err != nil {
+			return err
+		}
+		a.defs, a.defsPos = append(a.defs, strings.TrimSpace(text)), append(a.defsPos, start)
+		return p.skipTo(end)
+	})
 }
 
 // columnPath reads a column path (a.b, `x y`.c) and returns it as SQL

@@ -24,6 +24,9 @@ import (
 // createTable is CREATE TABLE: deltalog.Create, as `lakelog create`, or
 // writer.CreateTable for CREATE TABLE ... AS SELECT.
 func (x *run) createTable(ctx context.Context, n *createTable) error {
+	if n.cloneOf != nil {
+		return x.clone(ctx, n)
+	}
 	t := n.table
 	loc := t.path
 	if t.name != "" {
@@ -31,14 +34,18 @@ func (x *run) createTable(ctx context.Context, n *createTable) error {
 		if c == nil {
 			return x.errorf(t.pos, "CREATE TABLE %s: there is no catalog to register the name in; name the table by its path: delta.`/path/to/%s`", t.name, t.name)
 		}
-		if old, ok := c.Location(t.name); ok {
+		if old, ok := c.Location(t.name); ok && n.replace {
+			loc = old
+		} else if ok {
 			if n.ifNotExists {
 				x.r.Summary = fmt.Sprintf("table %s exists (%s); nothing was done", t.name, old)
 				return nil
 			}
 			return x.errorf(t.pos, "table %s already exists in the catalog (at %s)", t.name, old)
 		}
-		loc = n.location
+		if loc == "" {
+			loc = n.location
+		}
 		if loc == "" {
 			loc = c.defaultLocation(t.name)
 		}
@@ -74,6 +81,12 @@ func (x *run) createTable(ctx context.Context, n *createTable) error {
 		return x.errAt(t.pos, err)
 	}
 	md.SchemaString = ss
+	if n.replace {
+		done, err := x.replaceTable(ctx, n, loc, md, batches)
+		if done || err != nil {
+			return err
+		}
+	}
 	st, err := objstore.Open(ctx, loc)
 	if err != nil {
 		return x.errAt(t.pos, err)
@@ -469,7 +482,11 @@ func (x *run) merge(ctx context.Context, n *merge) error {
 	if n.evolve || x.s.autoMerge {
 		opts = append(opts, dml.WithSchemaEvolution())
 	}
-	res, err := dml.Merge(ctx, snap, src.batches, n.on.Expr, clauses, opts...)
+	batches, err := src.orEmpty()
+	if err != nil {
+		return x.errAt(n.source.pos(), err)
+	}
+	res, err := dml.Merge(ctx, snap, batches, n.on.Expr, clauses, opts...)
 	if err != nil {
 		return x.errAt(n.on.Pos, err)
 	}

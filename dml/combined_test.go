@@ -13,6 +13,7 @@ import (
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/schema"
 	"github.com/lakelog/lakelog/test/tabletest"
 	"github.com/lakelog/lakelog/writer"
@@ -139,5 +140,40 @@ func refusedNTZ(t *testing.T, what string, err error) {
 	var fe *actions.FeatureNotEnabledError
 	if !errors.As(err, &fe) || fe.Feature != actions.FeatureTimestampNTZ || !strings.Contains(err.Error(), "delta.feature.timestampNtz=supported") {
 		t.Fatalf("%s of a timestamp_ntz column: %v, want a refusal naming delta.feature.timestampNtz=supported", what, err)
+	}
+}
+
+// TestMergeKeepsRowIDsAcrossClauses: a MERGE whose rows in one file are
+// updated by different clauses (here WHEN MATCHED and WHEN NOT MATCHED
+// BY SOURCE, in the other order than the file's) keeps each row's ID.
+// The updated rows came out grouped by clause and the IDs were attached
+// by position, so two rows swapped IDs.
+func TestMergeKeepsRowIDsAcrossClauses(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	tabletest.Create(t, store, "k long, v string", map[string]string{"delta.enableRowTracking": "true"})
+	snap := tabletest.AppendTo(t, store, `[{"k":1,"v":"a"},{"k":2,"v":"b"},{"k":3,"v":"c"}]`)
+	before := tabletest.ScanLines(t, snap, reader.WithRowTracking())
+	src := tabletest.Batch(t, memory.DefaultAllocator, snap, `[{"k":3,"v":"C"}]`)
+	if _, err := dml.Merge(ctx, snap, tabletest.Batches(t, src), mustParse(t, "t.k = s.k"), []dml.Clause{
+		dml.WhenMatchedUpdate(nil, mustSet(t, "v = s.v")...),
+		dml.WhenNotMatchedBySourceUpdate(mustParse(t, "t.k = 1"), mustSet(t, "v = 'A'")...),
+	}, dml.WithAliases("t", "s")); err != nil {
+		t.Fatal(err)
+	}
+	after := tabletest.ScanLines(t, tabletest.Open(t, store), reader.WithRowTracking())
+	id := func(lines []string, k string) string {
+		for _, l := range lines {
+			if strings.HasPrefix(l, `{"k":`+k+`,`) {
+				return l[strings.Index(l, `"_row_id":`):strings.Index(l, `,"_row_commit_version"`)]
+			}
+		}
+		t.Fatalf("no row k=%s in %v", k, lines)
+		return ""
+	}
+	for _, k := range []string{"1", "2", "3"} {
+		if id(before, k) != id(after, k) {
+			t.Errorf("row k=%s: %s before the MERGE, %s after", k, id(before, k), id(after, k))
+		}
 	}
 }

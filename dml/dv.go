@@ -27,7 +27,7 @@ func (j *job) writeDeletionVectors(touched []*target, out *outcome) error {
 		}
 		rows := roaring64.Or(t.deleted, t.updated)
 		if old := add.DeletionVector; old != nil {
-			prev, err := deletionvector.Load(j.ctx, j.snap.Store(), j.snap.Root(), old)
+			prev, err := deletionvector.Load(j.ctx, j.snap.FileStore(), j.snap.Root(), old)
 			if err != nil {
 				return fmt.Errorf("dml: %s: %s: %w", j.op, add.Path, err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/expr"
@@ -30,6 +31,7 @@ func (m *merge) updateRows(t *target, rows arrow.RecordBatch) (arrow.RecordBatch
 		byClause[r.clause] = append(byClause[r.clause], i)
 	}
 	var parts []arrow.RecordBatch
+	var order []int // the rows of parts, by their index in rows
 	defer func() {
 		for _, p := range parts {
 			p.Release()
@@ -59,8 +61,30 @@ func (m *merge) updateRows(t *target, rows arrow.RecordBatch) (arrow.RecordBatch
 			return nil, err
 		}
 		parts = append(parts, out)
+		order = append(order, pos...)
 	}
-	return arrowbatch.Concat(parts, m.mem)
+	all, err := arrowbatch.Concat(parts, m.mem)
+	if err != nil || slices.IsSorted(order) {
+		return all, err
+	}
+	// The rows come out in the order of rows (the row IDs of row tracking
+	// and the change rows are matched to them by position), not grouped
+	// by clause.
+	defer all.Release()
+	b := array.NewInt32Builder(m.mem)
+	defer b.Release()
+	perm := make([]int32, len(order))
+	for k, r := range order {
+		perm[r] = int32(k)
+	}
+	b.AppendValues(perm, nil)
+	ind := b.NewArray()
+	defer ind.Release()
+	out, err := compute.Take(compute.WithAllocator(m.ctx, m.mem), *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(all), compute.NewDatumWithoutOwning(ind))
+	if err != nil {
+		return nil, fmt.Errorf("dml: MERGE: %w", err)
+	}
+	return out.(*compute.RecordDatum).Value, nil
 }
 
 // evalValues evaluates a clause's values over a joined batch; a column

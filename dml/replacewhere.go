@@ -82,10 +82,19 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}
 	var removed, rewrite []*actions.Add
+	var live int64 // the rows of the removed files (deletion vectors applied)
 	for f, err := range plan.Files(ctx) {
 		if err != nil {
 			return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 		}
+		n, err := plan.NumRecords(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("dml: replaceWhere: %w", err)
+		}
+		if dv := f.Add.DeletionVector; dv != nil {
+			n -= dv.Cardinality
+		}
+		live += n
 		removed = append(removed, f.Add)
 		if !plan.AllMatch(f) {
 			rewrite = append(rewrite, f.Add)
@@ -131,7 +140,12 @@ func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.E
 		"predicate":   jsonText([]string{bound.String()}),
 	}
 	changes := wr.Changes("WRITE", params, removed)
+	// Spark's metrics of the delete half: the rows replaced, the rows
+	// kept from the rewritten files, and no change data files (the feed
+	// of this commit is read from its adds and removes).
 	changes.Metrics["numCopiedRows"] = strconv.FormatInt(copied, 10)
+	changes.Metrics["numDeletedRows"] = strconv.FormatInt(live-copied, 10)
+	changes.Metrics["numAddedChangeFiles"] = "0"
 	if err := tx.Stage(changes); err != nil {
 		return nil, fmt.Errorf("dml: replaceWhere: %w", err)
 	}

@@ -115,7 +115,8 @@ const filesPerRange = 2000
 // vector files, change data files (_change_data/) and files no version
 // ever referenced (a crashed writer's). Nothing under _delta_log/ is ever
 // touched, nor, as in Spark, a hidden file or folder (a name starting
-// with '.' or '_', except _change_data and partition folders).
+// with '.' or '_', except _change_data and partition folders), nor the
+// Iceberg metadata (metadata/) of a UniForm table.
 //
 // Unless DryRun, a VACUUM START commit records what is about to be
 // deleted and a VACUUM END commit the outcome (status COMPLETED or
@@ -170,7 +171,7 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 			return nil, fmt.Errorf("maintenance: vacuum: list %s: %w", objstore.Location(snap.Store()), err)
 		}
 		rel := strings.TrimPrefix(o.Key, root)
-		if strings.HasPrefix(rel, deltalog.LogDir) || hidden(rel, snap.PartitionColumns()) {
+		if strings.HasPrefix(rel, deltalog.LogDir) || hidden(rel, snap.PartitionColumns()) || icebergMetadata(rel, snap) {
 			continue
 		}
 		if valid[o.Key] || !o.ModTime.Before(cutoff) {
@@ -340,6 +341,17 @@ func tableKey(snap *deltalog.Snapshot, p string) (string, bool) {
 		return snap.Root() + rest, true
 	}
 	return "", false
+}
+
+// icebergMetadataDir is where UniForm writes a table's Iceberg metadata
+// (uniform.MetadataDir).
+const icebergMetadataDir = "metadata/"
+
+// icebergMetadata reports whether a key relative to the table is UniForm's
+// Iceberg metadata, which no Delta version references and VACUUM must
+// keep, as Spark treats the folder as hidden on a UniForm table.
+func icebergMetadata(rel string, snap *deltalog.Snapshot) bool {
+	return strings.HasPrefix(rel, icebergMetadataDir) && snap.Config().UniversalFormat("iceberg")
 }
 
 // hidden reports whether a key relative to the table has a hidden part,

@@ -305,3 +305,37 @@ func TestVacuumKeepsAbsolutePaths(t *testing.T) {
 		t.Fatalf("deleted %v, want only the orphan", got)
 	}
 }
+
+// TestVacuumKeepsIcebergMetadata: on a UniForm table VACUUM keeps the
+// Iceberg metadata under metadata/, which no Delta version references
+// (Spark treats the folder as hidden there); on another table a
+// metadata/ folder is data like any other. It deleted it, so Iceberg
+// readers lost the table.
+func TestVacuumKeepsIcebergMetadata(t *testing.T) {
+	ctx := context.Background()
+	for _, uniform := range []bool{true, false} {
+		store := objstore.NewMem()
+		props := map[string]string{"delta.columnMapping.mode": "name"}
+		if uniform {
+			props["delta.enableIcebergCompatV2"] = "true"
+			props["delta.universalFormat.enabledFormats"] = "iceberg"
+		}
+		tabletest.Create(t, store, "id long", props)
+		snap := tabletest.AppendTo(t, store, `[{"id":1}]`)
+		key := tabletest.Root + "/metadata/v1.metadata.json"
+		if err := store.Put(ctx, key, strings.NewReader("{}"), objstore.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		later := time.Now().Add(8 * 24 * time.Hour)
+		if _, err := maintenance.Vacuum(ctx, snap, maintenance.VacuumClock(func() time.Time { return later })); err != nil {
+			t.Fatal(err)
+		}
+		_, err := store.Head(ctx, key)
+		switch {
+		case uniform && err != nil:
+			t.Fatalf("VACUUM of a UniForm table deleted its Iceberg metadata: %v", err)
+		case !uniform && !errors.Is(err, objstore.ErrNotFound):
+			t.Fatalf("VACUUM of a table without UniForm kept an unreferenced metadata/ file: %v", err)
+		}
+	}
+}

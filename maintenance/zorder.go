@@ -112,7 +112,7 @@ func zorderRows(in iter.Seq2[arrow.RecordBatch, error], cols []string, mem memor
 			b.AppendValues(idx[start:min(start+zorderBatchRows, len(idx))], nil)
 			ind := b.NewArray()
 			b.Release()
-			out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatum(all), compute.NewDatum(ind))
+			out, err := compute.Take(ctx, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(all), compute.NewDatumWithoutOwning(ind))
 			ind.Release()
 			if err != nil {
 				yield(nil, fmt.Errorf("maintenance: z-order: %w", err))

@@ -89,7 +89,7 @@ func (s *Scan) NumRecords(ctx context.Context, f *ScanFile) (int64, error) {
 
 // footerRows reads a data file's row count from its Parquet footer.
 func (s *Scan) footerRows(ctx context.Context, f *ScanFile) (int64, error) {
-	obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+	obj, err := objstore.OpenObject(ctx, s.snap.FileStore(), f.Key, f.Add.Size)
 	if err != nil {
 		return 0, fmt.Errorf("reader: open %s: %w", f.Key, err)
 	}

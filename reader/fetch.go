@@ -84,7 +84,7 @@ var minFetchBudget int64 = 16 << 20
 
 // newFetcher starts the I/O stage of one pass of the scan.
 func (s *Scan) newFetcher(ctx context.Context) *rangefetch.Fetcher {
-	return rangefetch.New(ctx, s.snap.Store(), rangefetch.Options{
+	return rangefetch.New(ctx, s.snap.FileStore(), rangefetch.Options{
 		Budget:      max(1, min(s.cfg.fetchBudget, minFetchBudget)),
 		Requests:    max(1, s.cfg.fetchConcurrency),
 		Window:      max(1, s.cfg.parallelism) + fetchFilesAhead,

@@ -167,7 +167,7 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 		}
 		o.obj = h
 	} else {
-		obj, err := objstore.OpenObject(ctx, s.snap.Store(), f.Key, f.Add.Size)
+		obj, err := objstore.OpenObject(ctx, s.snap.FileStore(), f.Key, f.Add.Size)
 		if err != nil {
 			return nil, s.fileError(f.Key, err)
 		}
@@ -632,7 +632,7 @@ func (s *Scan) rowSelection(ctx context.Context, f *ScanFile) (*rowSelector, err
 	if dv == nil {
 		return nil, nil
 	}
-	bm, err := deletionvector.Load(ctx, s.snap.Store(), s.snap.Root(), dv)
+	bm, err := deletionvector.Load(ctx, s.snap.FileStore(), s.snap.Root(), dv)
 	if err != nil {
 		return nil, fmt.Errorf("reader: data file %s: %w", f.Add.Path, err)
 	}

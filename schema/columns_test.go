@@ -353,3 +353,16 @@ func TestParseColumnRefusesIdentity(t *testing.T) {
 		t.Fatalf("ParseColumn of an identity column: %v", err)
 	}
 }
+
+// TestParseColumnPathNamesTheCharacter: a path that needs backquotes is
+// refused naming the character where it goes wrong and its position in
+// characters, not a byte of a multi-byte character.
+func TestParseColumnPathNamesTheCharacter(t *testing.T) {
+	_, err := schema.ParseColumnPath("day2 é-x")
+	if err == nil || !strings.Contains(err.Error(), `unexpected 'é' at 6`) {
+		t.Fatalf("ParseColumnPath(day2 é-x): %v, want unexpected 'é' at 6", err)
+	}
+	if p, err := schema.ParseColumnPath("`day2 é-x`.a"); err != nil || len(p) != 2 || p[0] != "day2 é-x" {
+		t.Fatalf("backquoted: %v %v", p, err)
+	}
+}

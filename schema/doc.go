@@ -9,14 +9,16 @@
 //	ChangeColumnType  ALTER TABLE ALTER COLUMN TYPE (the typeWidening widenings)
 //	DropNotNull       ALTER TABLE ALTER COLUMN DROP NOT NULL
 //	SetComment        ALTER TABLE ALTER COLUMN COMMENT
+//	MoveColumn        ALTER TABLE ALTER COLUMN FIRST / AFTER
+//	ReplaceColumns    ALTER TABLE REPLACE COLUMNS (drops need column mapping)
 //	AddConstraint     ALTER TABLE ADD CONSTRAINT name CHECK (expr)
 //	DropConstraint    ALTER TABLE DROP CONSTRAINT [IF EXISTS] name
 //
 // A change that cannot be made is a *ChangeError (wrapping ErrRefused)
 // naming the column, constraint or property in the way, and nothing is
 // committed. The commit carries Spark's operation name and parameters
-// (ADD COLUMNS, RENAME COLUMN, DROP COLUMNS, CHANGE COLUMN, ADD
-// CONSTRAINT, DROP CONSTRAINT) and upgrades the protocol when the new
+// (ADD COLUMNS, RENAME COLUMN, DROP COLUMNS, CHANGE COLUMN, REPLACE
+// COLUMNS, ADD CONSTRAINT, DROP CONSTRAINT) and upgrades the protocol when the new
 // schema or properties need a feature (timestampNtz, checkConstraints,
 // invariants). Rename and drop are metadata-only: data files keep their
 // physical column names, so a column-mapped table is required, as in

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/lakelog/lakelog/actions"
 )
@@ -54,7 +55,8 @@ func ParseColumnPath(text string) ([]string, error) {
 			return out, nil
 		}
 		if text[i] != '.' {
-			return nil, fmt.Errorf("schema: column %q: unexpected %q at %d (quote names with backquotes)", text, text[i], i+1)
+			r, _ := utf8.DecodeRuneInString(text[i:])
+			return nil, fmt.Errorf("schema: column %q: unexpected %q at %d (quote names with backquotes)", text, r, utf8.RuneCountInString(text[:i])+1)
 		}
 		i++
 	}

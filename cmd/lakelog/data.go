@@ -36,10 +36,14 @@ func init() {
 			{name: "merge-schema", kind: boolFlag, help: "add the input's new columns (and struct fields) to the table schema; widen columns to wider input types where delta.enableTypeWidening=true"},
 			{name: "overwrite-schema", kind: boolFlag, help: "with --mode overwrite: replace the table's schema and partitioning with the input's (its columns as inferred, partitioned by --partition-by)"},
 			{name: "partition-by", kind: listFlag, help: "with --overwrite-schema: the new partition columns, comma-separated (default: none)"},
+			{name: "delimiter", kind: textFlag, arg: "C", help: "the field delimiter of CSV files (default ,)"},
+			{name: "no-header", kind: boolFlag, help: "CSV files have no header row: their columns are _c0, _c1, ... by position, as Spark names them"},
 		},
 		formats: allFormats, progress: true,
-		more: inputFormats,
-		run:  runAppend,
+		more: inputFormats + ` With --merge-schema or --overwrite-schema a CSV file's new
+columns get the types Spark's CSV inference (inferSchema) gives them:
+integer, long, decimal, double, date, timestamp, boolean or string.`,
+		run: runAppend,
 	})
 	register(&verb{
 		name: "scan", section: sectionRead,
@@ -86,6 +90,17 @@ func runAppend(ctx context.Context, c *call) error {
 			return &input.Error{File: f, Msg: "cannot read: " + errText(err), Err: err}
 		}
 	}
+	var iopts []input.Option
+	if d := c.text("delimiter"); d != "" {
+		r := []rune(d)
+		if len(r) != 1 || r[0] == '"' || r[0] == '\n' || r[0] == '\r' {
+			return usagef("--delimiter %q: want one character other than a quote or a line break", d)
+		}
+		iopts = append(iopts, input.WithComma(r[0]))
+	}
+	if c.on("no-header") {
+		iopts = append(iopts, input.WithHeader(false))
+	}
 	snap, err := c.snapshot(ctx)
 	if err != nil {
 		return err
@@ -101,19 +116,19 @@ func runAppend(ctx context.Context, c *call) error {
 		}
 		// The input's own columns, inferred as merge-schema infers new
 		// ones, become the table's.
-		schema, err = input.MergeSchema(ctx, &actions.StructType{}, files)
+		schema, err = input.MergeSchema(ctx, &actions.StructType{}, files, iopts...)
 		if err != nil {
 			return err
 		}
 		wopts = append(wopts, writer.WithOverwriteSchema(c.list("partition-by")...))
 	} else if c.on("merge-schema") {
-		schema, err = input.MergeSchema(ctx, schema, files)
+		schema, err = input.MergeSchema(ctx, schema, files, iopts...)
 		if err != nil {
 			return err
 		}
 		wopts = append(wopts, writer.WithMergeSchema())
 	}
-	src := newAppendSource(files, schema)
+	src := newAppendSource(files, schema, iopts...)
 	prog := c.startProgress(src, mode)
 	var res *deltalog.CommitResult
 	if mode == "overwrite" {
@@ -162,6 +177,7 @@ func errText(err error) string {
 type appendSource struct {
 	files  []string
 	schema *actions.StructType
+	opts   []input.Option // how to read CSV files
 
 	rows      atomic.Int64 // rows yielded so far
 	doneBytes atomic.Int64 // sizes of the files finished
@@ -175,8 +191,8 @@ type appendSource struct {
 	}
 }
 
-func newAppendSource(files []string, schema *actions.StructType) *appendSource {
-	s := &appendSource{files: files, schema: schema}
+func newAppendSource(files []string, schema *actions.StructType, opts ...input.Option) *appendSource {
+	s := &appendSource{files: files, schema: schema, opts: opts}
 	for _, f := range files {
 		st, err := os.Stat(f)
 		if err != nil || !st.Mode().IsRegular() {
@@ -204,7 +220,7 @@ func (s *appendSource) batches(ctx context.Context) iter.Seq2[arrow.RecordBatch,
 
 // file yields one file's batches; false means stop.
 func (s *appendSource) file(ctx context.Context, path string, yield func(arrow.RecordBatch, error) bool) bool {
-	d, err := input.Open(path, s.schema)
+	d, err := input.Open(path, s.schema, s.opts...)
 	if err != nil {
 		yield(nil, err)
 		return false

@@ -285,11 +285,11 @@ func TestAppendMergeSchema(t *testing.T) {
 		`{"id":3,"qty":4.5,"note":null,"gift":true,"Channel":null}`,
 		`{"id":4,"qty":null,"note":null,"gift":null,"Channel":"web"}`,
 	)
-	nested := writeFile(t, dir, "d.jsonl", "{\"id\":5,\"tags\":[\"a\"]}\n")
-	code, _, errOut = lakelog(t, "append", table, nested, "--merge-schema")
-	if code != exitError || !strings.Contains(errOut, `d.jsonl:1: column "tags": cannot infer a type from an array`) {
-		t.Fatalf("nested new column: exit %d: %s", code, errOut)
-	}
+	// Arrays and objects are inferred as arrays and structs.
+	nested := writeFile(t, dir, "d.jsonl", "{\"id\":5,\"tags\":[\"a\"],\"addr\":{\"city\":\"Oslo\",\"zip\":150}}\n")
+	ok(t, "append", table, nested, "--merge-schema")
+	wantOutput(t, "nested merge", ok(t, "scan", table, "--where", "id = 5", "--columns", "id,tags,addr", "--format", "jsonl"),
+		`{"id":5,"tags":["a"],"addr":{"city":"Oslo","zip":150}}`)
 	// Parquet columns are added by the writer, with the file's types.
 	pq := parquetFile(t, filepath.Join(dir, "e.parquet"), []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "weight", Type: arrow.PrimitiveTypes.Int64}},
 		int64s([]int64{6}, nil), int64s([]int64{70}, nil))
@@ -858,5 +858,32 @@ func TestScanExplainPageIndex(t *testing.T) {
 	}
 	if out := ok(t, "scan", table, "--where", "id < 1000", "--explain"); !strings.Contains(out, fmt.Sprintf("page index: %d rows skipped in 1 files; %d rows decoded, 1000 returned", e.RowsSkippedByPageIndex, e.RowsDecoded)) {
 		t.Errorf("table form:\n%s", out)
+	}
+}
+
+// append --merge-schema gives a CSV file's new columns the types Spark's
+// CSV inference gives them; --no-header and --delimiter read files
+// without a header row or with another delimiter.
+func TestAppendInfersCSVTypes(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t")
+	ok(t, "create", table, "--schema", "id long")
+	ok(t, "append", table, writeFile(t, dir, "a.csv", "id,day,amount,big,ok\n1,2024-01-15,1.5,12345678901234567890,true\n2,2024-02-29,,1,false\n"), "--merge-schema")
+	var d description
+	if err := json.Unmarshal([]byte(ok(t, "describe", table, "--format", "json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := actions.ParseSchema(string(d.Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := schema.String(); got != "struct<id:long,day:date,amount:double,big:decimal(20,0),ok:boolean>" {
+		t.Errorf("schema: %s", got)
+	}
+	ok(t, "append", table, writeFile(t, dir, "b.csv", "3;2024-03-01;2.5;7;true\n"), "--no-header", "--delimiter", ";", "--mode", "overwrite", "--overwrite-schema")
+	wantOutput(t, "scan", ok(t, "scan", table, "--format", "jsonl"), `{"_c0":3,"_c1":"2024-03-01","_c2":2.5,"_c3":7,"_c4":true}`)
+	code, _, errOut := lakelog(t, "append", table, writeFile(t, dir, "c.csv", "1\n"), "--delimiter", ";;")
+	if code != exitUsage || !strings.Contains(errOut, "--delimiter") {
+		t.Errorf("--delimiter ';;': exit %d: %s", code, errOut)
 	}
 }

@@ -35,7 +35,9 @@ func init() {
 
 const sqlHelp = `Tables are named by path, delta.` + "`s3://bucket/orders`" + `, delta.` + "`./orders`" + `, or by name in
 the catalog; files are read as tables: read_files('x.csv'), csv.` + "`x.csv`" + `,
-json.` + "`x.jsonl`" + `, parquet.` + "`x.parquet`" + `. Statements:
+json.` + "`x.jsonl`" + `, parquet.` + "`x.parquet`" + `, CSV columns typed as Spark's
+inferSchema types them (read_files takes format, header, inferSchema,
+delimiter or sep, and schema => 'id INT, d DATE'). Statements:
 
   CREATE TABLE [IF NOT EXISTS] t (id BIGINT NOT NULL, ...) USING DELTA
       [PARTITIONED BY (c)] [LOCATION 'path'] [TBLPROPERTIES ('k' = 'v')]

@@ -90,7 +90,7 @@ func TestSQLAlterColumnsRefused(t *testing.T) {
 	violated := "ALTER TABLE " + tt + " ADD CONSTRAINT big CHECK (amount > 25)"
 	dup := "ALTER TABLE " + tt + " ADD COLUMNS (x INT, NAME STRING)"
 	badType := "ALTER TABLE " + tt + " ALTER COLUMN id TYPE INT"
-	reorder := "ALTER TABLE " + tt + " ALTER COLUMN id AFTER name"
+	reorder := "ALTER TABLE " + tt + " ALTER COLUMN id AFTER nosuch"
 	checkMessages(t, table, []message{
 		{"set not null", []string{"sql", setNotNull}, exitError,
 			at(setNotNull, "SET NOT NULL") + "ALTER COLUMN name SET NOT NULL is not supported: Delta does not tighten a nullable column (Spark refuses it too); ADD CONSTRAINT name CHECK (name IS NOT NULL) checks the rows and every later write\n" + caret(setNotNull, "SET NOT NULL")},
@@ -102,7 +102,7 @@ func TestSQLAlterColumnsRefused(t *testing.T) {
 			at(dup, "NAME") + "schema: ADD COLUMNS NAME: a column name already exists (names are compared ignoring case); nothing was committed" + "\n" + caret(dup, "NAME")},
 		{"narrowing a type", []string{"sql", badType}, exitError,
 			at(badType, "ALTER COLUMN") + "schema: CHANGE COLUMN id: cannot change type long to integer: the typeWidening feature widens byte, short, int to long, double or a wide enough decimal, float to double, decimals to more digits, and date to timestamp_ntz (other changes rewrite the data, which ALTER does not); nothing was committed" + "\n" + caret(badType, "ALTER COLUMN")},
-		{"moving a column", []string{"sql", reorder}, exitError,
-			at(reorder, "AFTER") + "ALTER COLUMN id AFTER is not supported yet: lakelog does not move an existing column\n" + caret(reorder, "AFTER")},
+		{"moving a column after one that does not exist", []string{"sql", reorder}, exitError,
+			at(reorder, "ALTER COLUMN") + "schema: CHANGE COLUMN id: AFTER nosuch: no such column in the table (it holds id, name, amount, country); nothing was committed\n" + caret(reorder, "ALTER COLUMN")},
 	})
 }

@@ -36,7 +36,11 @@ func TestSQLStatementForms(t *testing.T) {
 		}
 	}
 	src := writeFile(t, dir, "src.jsonl", `{"id": 2, "name": "BOB", "amount": "21.00", "country": "nl", "extra": "x"}`+"\n")
+	csvFile := writeFile(t, dir, "typed.csv", "id;d;amount\n1;2024-01-15;1.5\n2;2024-02-29;2.25\n")
 	runs := []string{
+		"SELECT SUM(id), max(d), sum(amount) FROM read_files('" + csvFile + "', format => 'csv', header => true, inferSchema => true, delimiter => ';')",
+		"SELECT _c0 FROM read_files('" + csvFile + "', header => 'false', sep => ';')",
+		"SELECT id + 1, d FROM read_files('" + csvFile + "', sep => ';', schema => 'id INT, d DATE, amount DECIMAL(5,2)')",
 		"UPDATE " + tp + " SET name = upper(name) WHERE id = 1",
 		"UPDATE " + tp + " SET name = concat_ws('-', name, CAST(id AS STRING)), amount = round(amount * 1.1, 2) WHERE country = 'de'",
 		"INSERT INTO " + tp + " VALUES (10, 'tab\\there', 1.50, 'fr'), (11, \"O'Brien\", 2, 'fr'), (12, 'O\\'Brien', 3L, 'fr')",
@@ -63,6 +67,15 @@ func TestSQLStatementForms(t *testing.T) {
 		"CONVERT TO DELTA parquet.`" + parquetDir + "`",
 		"SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM '" + people + "' RETAIN 0 HOURS DRY RUN",
 		"VACUUM " + tp + " FULL DRY RUN",
+		"ALTER TABLE " + tp + " ALTER COLUMN name FIRST",
+		"ALTER TABLE " + tp + " CHANGE COLUMN name AFTER amount",
+		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` (a INT, b STRING) USING DELTA",
+		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` USING DELTA PARTITIONED BY (b) AS SELECT 1 AS a, 'x' AS b",
+		"REPLACE TABLE delta.`" + filepath.Join(dir, "r") + "` (z DOUBLE) USING DELTA TBLPROPERTIES ('delta.logRetentionDuration' = 'interval 60 days')",
+		"CREATE TABLE delta.`" + filepath.Join(dir, "clone") + "` SHALLOW CLONE " + tp + " TBLPROPERTIES ('team' = 'qa')",
+		"SELECT COUNT(*) FROM delta.`" + filepath.Join(dir, "clone") + "`",
+		"CREATE OR REPLACE TABLE delta.`" + filepath.Join(dir, "clone") + "` SHALLOW CLONE " + tp + " VERSION AS OF 1",
+		"GENERATE symlink_format_manifest FOR TABLE delta.`" + filepath.Join(dir, "r") + "`",
 	}
 	for _, s := range runs {
 		code, _, errOut := lakelog(t, "sql", s)
@@ -119,7 +132,20 @@ func TestSQLStatementForms(t *testing.T) {
 		"MERGE INTO " + tp + " t USING " + tp + " s ON t.id = s.id WHEN MATCHED THEN",
 		"ALTER TABLE " + tp + " ADD COLUMNS",
 		"ALTER TABLE " + tp + " REPLACE COLUMNS (id long)",
-		"ALTER TABLE " + tp + " ALTER COLUMN name FIRST",
+		"ALTER TABLE " + tp + " ALTER COLUMN nosuch FIRST",
+		"ALTER TABLE " + tp + " ALTER COLUMN name AFTER name",
+		"ALTER TABLE " + tp + " REPLACE COLUMNS (id string)",
+		"REPLACE TABLE delta.`" + filepath.Join(dir, "nosuch") + "` (a INT) USING DELTA",
+		"CREATE OR REPLACE TABLE IF NOT EXISTS " + tp + " (a INT) USING DELTA",
+		"CREATE TABLE c DEEP CLONE " + tp,
+		"CREATE TABLE c SHALLOW CLONE",
+		"CREATE TABLE delta.`" + filepath.Join(dir, "c2") + "` SHALLOW CLONE " + tp + " VERSION AS OF 99",
+		"CREATE TABLE c SHALLOW CLONE csv.`/x.csv`",
+		"GENERATE FOR TABLE " + tp,
+		"GENERATE nosuch FOR TABLE " + tp,
+		"GENERATE symlink_format_manifest " + tp,
+		"ALTER TABLE " + tp + " REPLACE COLUMNS ()",
+		"REPLACE " + tp,
 		"CREATE TABLE",
 		"CONVERT TO DELTA csv.`/x.csv`",
 		"SHOW TBLPROPERTIES",
@@ -127,6 +153,11 @@ func TestSQLStatementForms(t *testing.T) {
 		"VACUUM " + tp + " RETAIN HOURS",
 		"RESTORE " + tp,
 		"SET TIME ZONE 'Mars/Olympus'",
+		"SELECT * FROM read_files('" + csvFile + "', header => maybe)",
+		"SELECT * FROM read_files('" + csvFile + "', nosuch => 'x')",
+		"SELECT * FROM read_files('" + csvFile + "', delimiter => ';;')",
+		"SELECT * FROM read_files('" + csvFile + "', schema => 'id NOSUCHTYPE')",
+		"SELECT * FROM read_files('" + csvFile + "', sep => ';', schema => 'nosuch INT')",
 	}
 	if len(malformed) < 30 {
 		t.Fatalf("only %d malformed statements", len(malformed))

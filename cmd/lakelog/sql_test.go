@@ -145,7 +145,7 @@ func TestSQLErrors(t *testing.T) {
 		{"a failing second statement", []string{"sql", "--catalog", cat, "SELECT COUNT(*) FROM " + tt + ";\nUPDATE nope SET a = 1"}, exitError,
 			"lakelog sql: statement 2 of 2 (those before it ran): line 2, column 8: table nope is not in the catalog " + cat + " (it has none); CREATE TABLE nope registers one, or name a table by its path: delta.`path`\n  UPDATE nope SET a = 1\n         ^\n"},
 		{"an ALTER form lakelog lacks", []string{"sql", "ALTER TABLE " + tt + " SET OWNER TO ops"}, exitError,
-			"lakelog sql: line 1, column " + strconv.Itoa(len("ALTER TABLE "+tt+" ")+1) + ": ALTER TABLE SET OWNER TO ops is not supported: lakelog runs SET/UNSET TBLPROPERTIES, ADD COLUMNS, RENAME COLUMN, DROP COLUMNS, ALTER COLUMN (TYPE, DROP NOT NULL, COMMENT), ADD CONSTRAINT and DROP CONSTRAINT\n" +
+			"lakelog sql: line 1, column " + strconv.Itoa(len("ALTER TABLE "+tt+" ")+1) + ": ALTER TABLE SET OWNER TO ops is not supported: lakelog runs SET/UNSET TBLPROPERTIES, ADD COLUMNS, REPLACE COLUMNS, RENAME COLUMN, DROP COLUMNS, ALTER COLUMN (TYPE, DROP NOT NULL, COMMENT, FIRST, AFTER), ADD CONSTRAINT and DROP CONSTRAINT\n" +
 				"  ALTER TABLE " + tt + " SET OWNER TO ops\n  " + strings.Repeat(" ", len("ALTER TABLE "+tt+" ")) + "^\n"},
 		{"no statement", []string{"sql"}, exitUsage,
 			"lakelog sql: give a statement (\"SELECT * FROM delta.`./t`\") or -f FILE\nusage: lakelog " + verbs["sql"].synopsis() + "\n(lakelog sql --help lists every flag)\n"},

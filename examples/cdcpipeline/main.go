@@ -13,6 +13,10 @@
 //	cdcpipeline bronze -table URI -brokers HOST:PORT -topic TOPIC [-tx-topic TOPIC] [-group G] [-instance-id ID] [-app ID]
 //	cdcpipeline silver -bronze URI -table URI [-key COL[,COL]] [-app ID] [-poll D] [-resume-from-version N]
 //
+// Both turn auto compaction on for their table (-auto-compact=false
+// leaves it off): the small files of their commits are compacted by the
+// commits themselves once the table holds -auto-compact-min-files.
+//
 // Both run until interrupted and log one line per event of note, with
 // a timestamp. URIs are paths, file://, s3://, gs:// or az://
 // (credentials and endpoints from each cloud's environment).
@@ -31,6 +35,8 @@ import (
 	"time"
 
 	"github.com/lakelog/lakelog/cdc"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -44,7 +50,8 @@ func main() {
 const usage = `usage:
   cdcpipeline bronze -table URI -brokers HOST:PORT[,...] -topic TOPIC [-tx-topic TOPIC] [-group G] [-instance-id ID] [-app ID]
                      [-numeric string|decimal(38,S)] [-max-wait D] [-max-records N] [-max-bytes N]
-  cdcpipeline silver -bronze URI -table URI [-key COL[,...]] [-app ID] [-poll D] [-resume-from-version N]`
+  cdcpipeline silver -bronze URI -table URI [-key COL[,...]] [-app ID] [-poll D] [-resume-from-version N]
+  both:              [-auto-compact=false] [-auto-compact-min-files N]`
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (args[0] != "bronze" && args[0] != "silver") {
@@ -69,9 +76,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	keys := fs.String("key", "", "silver: the source table's key columns, comma separated (default: its primary key, from the events)")
 	poll := fs.Duration("poll", 200*time.Millisecond, "silver: how often a caught-up follower looks at bronze")
 	resume := fs.Int64("resume-from-version", 0, "silver: accept the schema change that stopped silver at this bronze version (see its message)")
+	autoCompact := fs.Bool("auto-compact", true, "turn delta.autoOptimize.autoCompact on for the table")
+	minFiles := fs.Int("auto-compact-min-files", maintenance.AutoCompactMinNumFiles, "small files a partition holds before auto compaction rewrites them")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
+	deltalog.RegisterHook(maintenance.AutoCompactHook(maintenance.AutoCompactMinFiles(*minFiles)))
+	props := (&cdc.Config{AutoCompact: autoCompact}).TableProperties()
 	if *table == "" || fs.NArg() > 0 || args[0] == "bronze" && *topic == "" || args[0] == "silver" && *bronzeURI == "" {
 		fmt.Fprintln(stderr, usage)
 		return 2
@@ -95,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		b := &cdc.Bronze{Store: store, Brokers: strings.Split(*brokers, ","), Topic: *topic, TransactionTopic: *txTopic,
 			Group: *group, InstanceID: *instance, App: *app, Decoder: cdc.NewDecoder(opts...),
-			MaxWait: *maxWait, MaxRecords: *maxRecords, MaxBytes: *maxBytes, Log: log}
+			MaxWait: *maxWait, MaxRecords: *maxRecords, MaxBytes: *maxBytes, Properties: props, Log: log}
 		waitLog := func(err error) { log.Warn("waiting for Kafka", "err", err) }
 		if err = cdc.WaitKafka(ctx, b.Brokers, []string{*topic}, *wait, waitLog); err == nil {
 			err = b.Run(ctx)
@@ -104,7 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		var src objstore.Store
 		if src, err = objstore.Open(ctx, *bronzeURI); err == nil {
 			defer objstore.Close(src)
-			s := &cdc.Silver{Bronze: src, Silver: store, App: *app, Poll: *poll, ResumeFromVersion: *resume, Log: log}
+			s := &cdc.Silver{Bronze: src, Silver: store, App: *app, Poll: *poll, ResumeFromVersion: *resume, Properties: props, Log: log}
 			if *keys != "" {
 				s.Keys = strings.Split(*keys, ",")
 			}

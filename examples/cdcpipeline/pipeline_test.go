@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -22,11 +24,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/cdc"
 	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/maintenance"
 	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/objstore/s3"
 	"github.com/lakelog/lakelog/reader"
@@ -35,6 +39,10 @@ import (
 )
 
 var pipelineSoak = flag.Bool("pipeline.soak", false, "run the pipeline tests longer: more rounds, rows and kills")
+
+// autoCompactMinFiles is the stages' auto compaction threshold: Spark's
+// 50 is more files than a CI-size run writes.
+const autoCompactMinFiles = 10
 
 // mainEnv makes the test binary run main: the stages must be processes
 // that a SIGKILL really ends.
@@ -250,29 +258,7 @@ func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI s
 	svc.Psql(t, fmt.Sprintf("create table %s (id bigint primary key, blk int, %s)", table, strings.Join(ddl, ", ")))
 	t.Cleanup(func() { svc.PsqlErr("drop table if exists " + table) })
 	nextID := int64(1)
-	insert := func(sql *strings.Builder, n int, blk int) {
-		names := []string{"id", "blk"}
-		for _, c := range cols {
-			names = append(names, c.name)
-		}
-		fmt.Fprintf(sql, "insert into %s (%s) values ", table, strings.Join(names, ", "))
-		for i := range n {
-			vals := []string{fmt.Sprint(nextID), fmt.Sprint(blk)}
-			nextID++
-			for _, c := range cols {
-				if rng.IntN(8) == 0 && !c.notNull {
-					vals = append(vals, "null")
-				} else {
-					vals = append(vals, c.gen(rng))
-				}
-			}
-			if i > 0 {
-				sql.WriteString(", ")
-			}
-			fmt.Fprintf(sql, "(%s)", strings.Join(vals, ", "))
-		}
-		sql.WriteString(";\n")
-	}
+	insert := func(sql *strings.Builder, n int, blk int) { insertRows(sql, rng, table, cols, &nextID, n, blk) }
 	var seedSQL strings.Builder
 	insert(&seedSQL, 20, 0)
 	svc.Psql(t, seedSQL.String()) // read by the connector's snapshot
@@ -281,8 +267,9 @@ func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI s
 	svc.Connector(t, svc.Connect, name, svc.ConnectorConfig(name, "public."+table))
 	topic := name + ".public." + table
 	bronze := newStage(t, dir, "bronze", "bronze", "-table", bronzeURI, "-brokers", svc.Brokers, "-topic", topic,
-		"-tx-topic", name+".transaction", "-group", table, "-instance-id", table+"-bronze", "-numeric", "string", "-max-wait", "300ms")
-	silver := newStage(t, dir, "silver", "silver", "-bronze", bronzeURI, "-table", silverURI, "-poll", "100ms")
+		"-tx-topic", name+".transaction", "-group", table, "-instance-id", table+"-bronze", "-numeric", "string", "-max-wait", "300ms",
+		"-auto-compact-min-files", fmt.Sprint(autoCompactMinFiles))
+	silver := newStage(t, dir, "silver", "silver", "-bronze", bronzeURI, "-table", silverURI, "-poll", "100ms", "-auto-compact-min-files", fmt.Sprint(autoCompactMinFiles))
 	bronze.start()
 	silver.start()
 	defer func() {
@@ -333,6 +320,12 @@ func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI s
 			t.Fatalf("a stage died by itself (round %d)", round)
 		}
 		var sql strings.Builder
+		if round == rounds*2/12 {
+			// Before the first schema change (a widening): delta-rs reads
+			// silver as Postgres has it.
+			waitSilverEqual(t, svc, table, cols, silverURI, []*stage{bronze, silver})
+			checkDeltaRS(t, silverURI, cols, false)
+		}
 		if ch, ok := changes[round]; ok {
 			fmt.Fprintf(&sql, ch+";\n", table)
 			switch {
@@ -384,6 +377,86 @@ func runPipeline(t *testing.T, svc cdctest.Services, dir, bronzeURI, silverURI s
 	waitSilverEqual(t, svc, table, cols, silverURI, []*stage{bronze, silver})
 	checkBronze(t, svc, bronzeURI, topic)
 	checkWholeTransactions(t, silverURI, blocks)
+	checkAutoCompacted(t, bronzeURI, autoCompactMinFiles, true)
+	checkAutoCompacted(t, silverURI, autoCompactMinFiles, false)
+	checkDeltaRS(t, silverURI, cols, true)
+}
+
+// checkAutoCompacted checks auto compaction on the table: the property
+// is on, its OPTIMIZE commits (tagged auto) changed no data, the table
+// holds fewer small files than the threshold (every commit writing data
+// is followed by a compaction once there are as many), and an
+// append-only table (bronze) that had enough appends was compacted.
+func checkAutoCompacted(t *testing.T, uri string, minFiles int, appendOnly bool) {
+	t.Helper()
+	ctx := t.Context()
+	snap, err := deltalog.OpenURI(ctx, uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Config().AutoCompact() {
+		t.Fatalf("%s: auto compaction is off", uri)
+	}
+	auto, removed, appends := 0, 0, 0
+	for vc, err := range deltalog.Commits(ctx, snap.Store(), snap.Root(), 0, snap.Version()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ci := vc.CommitInfo; ci == nil || ci.Operation != "OPTIMIZE" || ci.OperationParameters["auto"] != "true" {
+			for _, a := range vc.Actions {
+				if a.Add != nil && a.Add.DataChange {
+					appends++
+					break
+				}
+			}
+			continue
+		}
+		auto++
+		for _, a := range vc.Actions {
+			if a.Add != nil && a.Add.DataChange || a.Remove != nil && a.Remove.DataChange {
+				t.Fatalf("%s version %d: auto compaction changed data: %+v", uri, vc.Version, a)
+			}
+			if a.Remove != nil {
+				removed++
+			}
+		}
+	}
+	small := 0
+	for f := range snap.Files() {
+		if f.Size < maintenance.AutoCompactMaxFileSize/2 {
+			small++
+		}
+	}
+	if small >= minFiles || appendOnly && appends >= minFiles && auto == 0 {
+		t.Fatalf("%s: %d small files after %d commits writing data and %d auto compactions (threshold %d)", uri, small, appends, auto, minFiles)
+	}
+	t.Logf("%s: %d commits wrote data, %d auto compactions rewrote %d files; %d live files at version %d", uri, appends, auto, removed, snap.NumFiles(), snap.Version())
+}
+
+// insertRows writes an INSERT of n rows of block blk with random values
+// of cols, ids from *nextID on.
+func insertRows(sql *strings.Builder, rng *rand.Rand, table string, cols []column, nextID *int64, n, blk int) {
+	names := []string{"id", "blk"}
+	for _, c := range cols {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(sql, "insert into %s (%s) values ", table, strings.Join(names, ", "))
+	for i := range n {
+		vals := []string{fmt.Sprint(*nextID), fmt.Sprint(blk)}
+		*nextID++
+		for _, c := range cols {
+			if rng.IntN(8) == 0 && !c.notNull {
+				vals = append(vals, "null")
+			} else {
+				vals = append(vals, c.gen(rng))
+			}
+		}
+		if i > 0 {
+			sql.WriteString(", ")
+		}
+		fmt.Fprintf(sql, "(%s)", strings.Join(vals, ", "))
+	}
+	sql.WriteString(";\n")
 }
 
 func waitKills(stop chan struct{}, killed chan int, grace time.Duration) int {
@@ -406,7 +479,8 @@ func waitSilverEqual(t *testing.T, svc cdctest.Services, table string, cols []co
 		exprs = append(exprs, fmt.Sprintf("coalesce(%s, 'NULL')", fmt.Sprintf(c.text, c.name)))
 		names = append(names, c.name)
 	}
-	want := strings.Split(strings.TrimSpace(svc.Psql(t, fmt.Sprintf("select %s from %s order by id", strings.Join(exprs, ", "), table))), "\n")
+	// Ordered by the column, not by the output column id (its text).
+	want := strings.Split(strings.TrimSpace(svc.Psql(t, fmt.Sprintf("select %s from %s order by %[2]s.id", strings.Join(exprs, ", "), table))), "\n")
 	if len(want) == 1 && want[0] == "" {
 		want = nil
 	}
@@ -450,12 +524,18 @@ func readSilver(t *testing.T, uri string, names []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return recordsText(scan.Records(ctx))
+}
+
+// recordsText prints rows (id first) as the Postgres query prints them,
+// ordered by id.
+func recordsText(recs iter.Seq2[arrow.RecordBatch, error]) ([]string, error) {
 	type row struct {
 		id   int64
 		text string
 	}
 	var rows []row
-	for rec, err := range scan.Records(ctx) {
+	for rec, err := range recs {
 		if err != nil {
 			return nil, err
 		}
@@ -475,12 +555,94 @@ func readSilver(t *testing.T, uri string, names []string) ([]string, error) {
 			rows = append(rows, row{id, strings.Join(parts, "|")})
 		}
 	}
-	slices.SortFunc(rows, func(a, b row) int { return int(a.id - b.id) })
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Compare(a.id, b.id) })
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r.text
 	}
 	return out, nil
+}
+
+// deltaRSScript reads a table with delta-rs (the peers' venv) and writes
+// the columns asked for as an Arrow IPC file, its string, binary and
+// list types made the plain ones.
+const deltaRSScript = `
+import sys, pyarrow as pa
+from deltalake import DeltaTable
+uri, out, names = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+t = DeltaTable(uri).to_pyarrow_table(columns=names)
+def plain(ty):
+    if pa.types.is_large_string(ty) or pa.types.is_string_view(ty): return pa.string()
+    if pa.types.is_large_binary(ty) or pa.types.is_binary_view(ty): return pa.binary()
+    if pa.types.is_large_list(ty) or pa.types.is_list_view(ty) or pa.types.is_list(ty): return pa.list_(plain(ty.value_type))
+    return ty
+t = t.cast(pa.schema([pa.field(f.name, plain(f.type)) for f in t.schema]))
+with pa.ipc.new_file(out, t.schema) as w:
+    w.write_table(t)
+`
+
+// deltaRSRows reads the table at uri with delta-rs, printed as
+// recordsText prints it; an error holds delta-rs's message.
+func deltaRSRows(t *testing.T, uri string, names []string) ([]string, error) {
+	t.Helper()
+	python := cloudtest.Require(t, "LAKELOG_PYTHON", "the peers' Python venv (delta-rs)")
+	out := filepath.Join(t.TempDir(), "rows.arrow")
+	cmd := exec.Command(python, "-c", deltaRSScript, uri, out, strings.Join(names, ","))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndex(msg, "\n"); i >= 0 {
+			msg = msg[i+1:]
+		}
+		return nil, fmt.Errorf("delta-rs: %v: %s", err, msg)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return recordsText(func(yield func(arrow.RecordBatch, error) bool) {
+		for i := range r.NumRecords() {
+			rec, err := r.RecordBatch(i)
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	})
+}
+
+// checkDeltaRS reads silver with delta-rs: equal to what lakelog reads
+// (which equals Postgres) when it can read it; after a type widening it
+// cannot (delta-rs has no typeWidening), and must say so.
+func checkDeltaRS(t *testing.T, uri string, cols []column, widened bool) {
+	t.Helper()
+	names := []string{"id"}
+	for _, c := range cols {
+		names = append(names, c.name)
+	}
+	want, err := readSilver(t, uri, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := deltaRSRows(t, uri, names)
+	switch {
+	case widened && err == nil:
+		t.Fatalf("delta-rs read silver after a type widening: it lacks typeWidening, which this test expects it to refuse (%d rows)", len(got))
+	case widened:
+		t.Logf("delta-rs cannot read silver after the type widening (%v); lakelog's read equals Postgres", err)
+	case err != nil:
+		t.Fatalf("delta-rs cannot read silver: %v", err)
+	case !slices.Equal(got, want):
+		t.Fatalf("delta-rs reads silver otherwise than lakelog, whose rows equal Postgres's (%d rows vs %d): %s", len(got), len(want), diffRows(got, want))
+	default:
+		t.Logf("delta-rs reads silver as Postgres has it: %d rows of %d columns", len(got), len(names))
+	}
 }
 
 // pgText prints a silver value as the test's Postgres query prints its
@@ -552,16 +714,25 @@ func diffRows(got, want []string) string {
 			n++
 		}
 	}
+	if n == 0 { // the same rows, in another order or number
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				fmt.Fprintf(&b, "\n  row %d: silver %.300s\n  Postgres       %.300s", i, got[i], want[i])
+				break
+			}
+		}
+	}
 	return b.String()
 }
 
 // checkBronze checks that bronze holds each source change of the topic
-// once: every streamed change's position once (Debezium may have sent it
-// twice), every snapshot read once per record.
+// once: every streamed change's LSN (a change's identity: Debezium may
+// have sent it twice, with another commit LSN) once, every snapshot read
+// once per record.
 func checkBronze(t *testing.T, svc cdctest.Services, uri, topic string) {
 	t.Helper()
 	dec := cdc.NewDecoder(cdc.WithVariableNumeric(cdc.NumericMode{AsString: true}))
-	changes := map[string]string{} // position -> op
+	changes := map[int64]string{} // LSN -> op
 	reads := 0
 	for _, r := range svc.ReadTopics(t, 3*time.Second, topic) {
 		e, err := dec.Decode(r.Key, r.Value)
@@ -572,7 +743,7 @@ func checkBronze(t *testing.T, svc cdctest.Services, uri, topic string) {
 			t.Fatalf("%s offset %d: %v", topic, r.Offset, err)
 		}
 		if p, ok := e.Position(); ok {
-			changes[p.String()] = string(e.Op)
+			changes[p.LSN] = string(e.Op)
 		} else {
 			reads++
 		}
@@ -584,11 +755,11 @@ func checkBronze(t *testing.T, svc cdctest.Services, uri, topic string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scan, err := reader.NewScan(snap, reader.WithColumns(cdc.ColOp, cdc.ColCommitLSN, cdc.ColLSN, cdc.ColTopic))
+		scan, err := reader.NewScan(snap, reader.WithColumns(cdc.ColOp, cdc.ColLSN, cdc.ColTopic))
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := map[string]int{}
+		seen := map[int64]int{}
 		gotReads := 0
 		for rec, err := range scan.Records(ctx) {
 			if err != nil {
@@ -596,33 +767,29 @@ func checkBronze(t *testing.T, svc cdctest.Services, uri, topic string) {
 			}
 			for i := range int(rec.NumRows()) {
 				op := rec.Column(0).ValueStr(i)
-				if op == cdc.OpEnd || rec.Column(3).ValueStr(i) != topic {
+				if op == cdc.OpEnd || rec.Column(2).ValueStr(i) != topic {
 					continue
 				}
 				if op == string(cdc.OpRead) {
 					gotReads++
 					continue
 				}
-				commit := int64(0)
-				if rec.Column(1).IsValid(i) {
-					commit, _ = strconv.ParseInt(rec.Column(1).ValueStr(i), 10, 64)
-				}
-				lsn, _ := strconv.ParseInt(rec.Column(2).ValueStr(i), 10, 64)
-				seen[cdc.Position{CommitLSN: commit, LSN: lsn}.String()]++
+				lsn, _ := strconv.ParseInt(rec.Column(1).ValueStr(i), 10, 64)
+				seen[lsn]++
 			}
 		}
 		var problems []string
 		for p, n := range seen {
 			if n > 1 {
-				problems = append(problems, fmt.Sprintf("bronze holds the change at %s %d times", p, n))
+				problems = append(problems, fmt.Sprintf("bronze holds the change at LSN %d %d times", p, n))
 			}
 			if _, ok := changes[p]; !ok {
-				problems = append(problems, fmt.Sprintf("bronze holds a change at %s that the topic does not have", p))
+				problems = append(problems, fmt.Sprintf("bronze holds a change at LSN %d that the topic does not have", p))
 			}
 		}
 		for p := range changes {
 			if seen[p] == 0 {
-				problems = append(problems, fmt.Sprintf("bronze lacks the change at %s", p))
+				problems = append(problems, fmt.Sprintf("bronze lacks the change at LSN %d", p))
 			}
 		}
 		if gotReads != reads {

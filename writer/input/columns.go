@@ -74,7 +74,7 @@ func OpenSource(ctx context.Context, table *actions.StructType, path string, opt
 		case f != nil:
 			col = *f
 		case c.typ != nil:
-			col = actions.StructField{Name: c.name, Type: c.typ, Metadata: map[string]any{}}
+			col = actions.StructField{Name: c.name, Type: finalType(c.typ), Metadata: map[string]any{}}
 		default: // only nulls: string, as MergeSchema infers
 			col = actions.StructField{Name: c.name, Type: actions.TypeString, Metadata: map[string]any{}}
 		}

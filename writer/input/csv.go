@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,10 +21,10 @@ import (
 // columns (ignoring case). It returns, per CSV field, the column index.
 // An unknown or repeated name, or a non-nullable column missing from the
 // header, is an *Error on line 1.
-func csvHeader(name string, cr *csv.Reader, table *actions.StructType) (fields []string, cols []int, err error) {
-	header, err := readCSVHeader(name, cr)
+func csvHeader(name string, cr *csv.Reader, table *actions.StructType, noHeader bool) (fields []string, first []string, cols []int, err error) {
+	header, first, err := readCSVHeader(name, cr, noHeader)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cols = make([]int, len(header))
 	seen := make([]int, len(table.Fields))
@@ -32,43 +34,53 @@ func csvHeader(name string, cr *csv.Reader, table *actions.StructType) (fields [
 	for j, h := range header {
 		i := table.IndexFold(h)
 		if i < 0 {
-			return nil, nil, &Error{File: name, Line: 1, Column: h, Msg: "is not in the table schema (columns: " + strings.Join(table.Names(), ", ") + ")", Err: ErrUnknownColumn}
+			return nil, nil, nil, &Error{File: name, Line: 1, Column: h, Msg: "is not in the table schema (columns: " + strings.Join(table.Names(), ", ") + ")", Err: ErrUnknownColumn}
 		}
 		if seen[i] >= 0 {
-			return nil, nil, &Error{File: name, Line: 1, Column: table.Fields[i].Name, Msg: fmt.Sprintf("appears twice in the header (fields %d and %d)", seen[i]+1, j+1)}
+			return nil, nil, nil, &Error{File: name, Line: 1, Column: table.Fields[i].Name, Msg: fmt.Sprintf("appears twice in the header (fields %d and %d)", seen[i]+1, j+1)}
 		}
 		seen[i] = j
 		cols[j] = i
 	}
 	for i, f := range table.Fields {
 		if seen[i] < 0 && !f.Nullable {
-			return nil, nil, &Error{File: name, Line: 1, Column: f.Name, Msg: "is missing from the header, and the column is not nullable"}
+			return nil, nil, nil, &Error{File: name, Line: 1, Column: f.Name, Msg: "is missing from the header, and the column is not nullable"}
 		}
 	}
-	return header, cols, nil
+	return header, first, cols, nil
 }
 
 // readCSVHeader reads the header row: names without surrounding spaces
-// (and without a byte order mark). io.EOF means an empty file.
-func readCSVHeader(name string, cr *csv.Reader) ([]string, error) {
+// (and without a byte order mark). With noHeader the first row is data:
+// the names are _c0, _c1, ... (Spark's), and first is that row. io.EOF
+// means an empty file.
+func readCSVHeader(name string, cr *csv.Reader, noHeader bool) (header, first []string, err error) {
 	rec, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, io.EOF
+		return nil, nil, io.EOF
 	}
 	if err != nil {
-		return nil, csvErr(name, err, 0)
+		return nil, nil, csvErr(name, err, 0)
 	}
-	header := make([]string, len(rec)) // the reader reuses its record
-	for j, h := range rec {
-		if j == 0 {
-			h = strings.TrimPrefix(h, string(utf8BOM))
+	if len(rec) > 0 {
+		rec[0] = strings.TrimPrefix(rec[0], string(utf8BOM))
+	}
+	if noHeader {
+		first = slices.Clone(rec) // the reader reuses its record
+		header = make([]string, len(rec))
+		for j := range rec {
+			header[j] = "_c" + strconv.Itoa(j)
 		}
+		return header, first, nil
+	}
+	header = make([]string, len(rec))
+	for j, h := range rec {
 		header[j] = strings.TrimSpace(h)
 		if header[j] == "" {
-			return nil, &Error{File: name, Line: 1, Msg: fmt.Sprintf("header field %d has no name", j+1)}
+			return nil, nil, &Error{File: name, Line: 1, Msg: fmt.Sprintf("header field %d has no name", j+1)}
 		}
 	}
-	return header, nil
+	return header, nil, nil
 }
 
 // csvErr turns an encoding/csv error into an *Error. fields is the
@@ -95,7 +107,7 @@ func (d *Decoder) csv(ctx context.Context, yield func(arrow.RecordBatch, error) 
 	cr := csv.NewReader(bufio.NewReaderSize(d.r, 1<<20))
 	cr.Comma = d.cfg.comma
 	cr.ReuseRecord = true
-	header, cols, err := csvHeader(d.name, cr, d.table)
+	header, first, cols, err := csvHeader(d.name, cr, d.table, d.cfg.noHeader)
 	if errors.Is(err, io.EOF) {
 		return nil // an empty file has no rows
 	}
@@ -131,7 +143,12 @@ func (d *Decoder) csv(ctx context.Context, yield func(arrow.RecordBatch, error) 
 		return yield(rec, nil)
 	}
 	for {
-		rec, err := cr.Read()
+		rec, err := first, error(nil)
+		if first != nil {
+			first = nil
+		} else {
+			rec, err = cr.Read()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -48,10 +48,10 @@
 //	struct                   a JSON object; unknown fields are errors,
 //	                         absent ones null
 //	array                    a JSON array
-//	map                      a JSON object whose keys are the keys' text, or
-//	                         an array of [key, value] pairs (the form
-//	                         `lakelog scan --format jsonl` prints); a
-//	                         repeated key is an error
+//	map                      a JSON object whose keys are the keys' text (the
+//	                         form `lakelog scan --format jsonl` prints), or
+//	                         an array of [key, value] pairs (the canonical
+//	                         row encoding's); a repeated key is an error
 //
 // null, or an absent key, is null; in a non-nullable column (or struct
 // field, array element, map value) it is an error.
@@ -61,7 +61,10 @@
 // error. Lines are at most WithMaxLineSize bytes.
 //
 // CSV (RFC 4180, encoding/csv): the first row names the columns (spaces
-// around names are dropped). Every row must have as many fields as the
+// around names are dropped); with WithHeader(false) it is data and the
+// columns are _c0, _c1, ... as Spark names them. WithComma sets the
+// delimiter. MergeSchema infers the types of new CSV columns as Spark's
+// inferSchema does. Every row must have as many fields as the
 // header. An empty field is null — an empty string cannot be told apart
 // from null, as in Spark's default. Numbers, booleans, dates and
 // timestamps may have surrounding spaces; strings are taken as they are.

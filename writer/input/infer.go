@@ -1,11 +1,13 @@
 package input
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,11 +25,17 @@ import (
 //
 //   - JSONL: the file is read once to see every value. JSON integers
 //     that fit 64 bits are long, other numbers double (long and double
-//     together give double), strings string, true and false boolean. A
-//     column that holds only nulls is string. An object or array cannot
-//     be inferred: add such a column with its type before appending.
-//   - CSV: only the header is read; the values are text, so the column is
-//     string unless another file gives it a type.
+//     together give double), strings string, true and false boolean, an
+//     object a struct of its keys (in order of first appearance, each
+//     field's type unified over the rows), an array an array of its
+//     elements' type. A column (or field, or element) that holds only
+//     nulls is string.
+//   - CSV: the file is read once and each new column's values give its
+//     type as Spark's CSV inference (inferSchema) does: integer, long,
+//     decimal(p,0) for integers past long, double, date (yyyy-MM-dd),
+//     timestamp, boolean, else string, folded over the values in order
+//     (see inferCSVField). WithInferSchema(false) makes them strings;
+//     WithHeader(false) names the columns _c0, _c1, ...
 //   - Parquet: the footer's type (actions.FromArrowType).
 //
 // Types that disagree across rows or files (a boolean and a number, say)
@@ -48,10 +56,7 @@ func MergeSchema(ctx context.Context, schema *actions.StructType, paths []string
 	}
 	out := &actions.StructType{Fields: append([]*actions.StructField(nil), schema.Fields...)}
 	for _, c := range m.cols {
-		t := c.typ
-		if t == nil {
-			t = actions.TypeString
-		}
+		t := finalType(c.typ)
 		out.Fields = append(out.Fields, &actions.StructField{Name: c.name, Type: t, Nullable: true, Metadata: map[string]any{}})
 	}
 	return out, nil
@@ -108,24 +113,57 @@ func (m *merger) observe(c *newColumn, t actions.DataType, file string, line int
 
 // unify is the type that holds values of a and b, as Spark's schema
 // inference widens: integers to the wider integer, integers and floats
-// to double.
+// to double, integers and decimals to a decimal that holds both, dates
+// and timestamps to timestamp; structs to the union of their fields
+// (each field unified), arrays to arrays of the unified element. A
+// string and anything else have none.
 func unify(a, b actions.DataType) (actions.DataType, bool) {
-	if a.String() == b.String() {
+	switch {
+	case a == nil:
+		return b, true
+	case b == nil:
 		return a, true
 	}
-	rank := map[actions.DataType]int{actions.TypeByte: 1, actions.TypeShort: 2, actions.TypeInteger: 3, actions.TypeLong: 4, actions.TypeFloat: 5, actions.TypeDouble: 6}
-	ra, aok := rank[a]
-	rb, bok := rank[b]
-	if !aok || !bok {
+	switch x := a.(type) {
+	case *actions.StructType:
+		y, ok := b.(*actions.StructType)
+		if !ok {
+			return nil, false
+		}
+		out := &actions.StructType{}
+		for _, f := range x.Fields {
+			g := *f
+			out.Fields = append(out.Fields, &g)
+		}
+		for _, f := range y.Fields {
+			g := out.FieldFold(f.Name)
+			if g == nil {
+				h := *f
+				out.Fields = append(out.Fields, &h)
+				continue
+			}
+			t, ok := unify(g.Type, f.Type)
+			if !ok {
+				return nil, false
+			}
+			g.Type = t
+		}
+		return out, true
+	case *actions.ArrayType:
+		y, ok := b.(*actions.ArrayType)
+		if !ok {
+			return nil, false
+		}
+		t, ok := unify(x.ElementType, y.ElementType)
+		if !ok {
+			return nil, false
+		}
+		return &actions.ArrayType{ElementType: t, ContainsNull: true}, true
+	}
+	if a.String() != b.String() && (a == actions.TypeString || b == actions.TypeString) {
 		return nil, false
 	}
-	if ra <= 4 && rb <= 4 { // both integers
-		if ra > rb {
-			return a, true
-		}
-		return b, true
-	}
-	return actions.TypeDouble, true
+	return csvCompatible(a, b)
 }
 
 func (m *merger) file(ctx context.Context, path string, opts []Option) error {
@@ -159,20 +197,7 @@ func (m *merger) decoder(ctx context.Context, d *Decoder) error {
 			}
 		}
 	case CSV:
-		cr := csv.NewReader(d.r)
-		cr.Comma = d.cfg.comma
-		header, err := readCSVHeader(path, cr)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		for _, h := range header {
-			if m.allNames || m.table.FieldFold(h) == nil {
-				m.column(h)
-			}
-		}
+		return m.csv(ctx, d)
 	case JSONL:
 		return m.jsonl(ctx, d)
 	}
@@ -264,11 +289,77 @@ func (m *merger) object(sc *scanner, file string, line int64) error {
 	}
 }
 
-// inferJSON reads a value and returns its inferred type, nil for null.
+// inferJSON reads a value and returns its inferred type, nil for null
+// (and for an empty object or array, whose types other values give). An
+// object is a struct of its keys in order of first appearance, an array
+// an array of its elements' unified type.
 func inferJSON(sc *scanner, name string) (actions.DataType, error) {
 	switch c := sc.peek(); c {
-	case '{', '[':
-		return nil, &valueError{Path: name, Msg: fmt.Sprintf("cannot infer a type from %s for the new column; add the column with its type first", kind(c))}
+	case '{':
+		sc.i++
+		if sc.peek() == '}' {
+			sc.i++
+			return nil, nil
+		}
+		st := &actions.StructType{}
+		for {
+			if sc.peek() != '"' {
+				return nil, sc.unexpected("where an object key should be")
+			}
+			key, err := sc.str()
+			if err != nil {
+				return nil, err
+			}
+			if err := sc.expect(':', "after an object key"); err != nil {
+				return nil, err
+			}
+			path := name + "." + string(key)
+			t, err := inferJSON(sc, path)
+			if err != nil {
+				return nil, err
+			}
+			if f := st.FieldFold(string(key)); f != nil {
+				u, ok := unify(f.Type, t)
+				if !ok {
+					return nil, &valueError{Path: path, Msg: "appears twice with different types"}
+				}
+				f.Type = u
+			} else {
+				st.Fields = append(st.Fields, &actions.StructField{Name: string(key), Type: t, Nullable: true, Metadata: map[string]any{}})
+			}
+			more, err := sc.next('}', "object")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				return st, nil
+			}
+		}
+	case '[':
+		sc.i++
+		if sc.peek() == ']' {
+			sc.i++
+			return &actions.ArrayType{ContainsNull: true}, nil
+		}
+		var elem actions.DataType
+		for {
+			t, err := inferJSON(sc, name+"[]")
+			if err != nil {
+				return nil, err
+			}
+			u, ok := unify(elem, t)
+			if !ok {
+				return nil, &valueError{Path: name, Msg: fmt.Sprintf("holds both %s and %s; cannot infer one element type", withArticle(elem.String()), withArticle(t.String()))}
+			}
+			elem = u
+			more, err := sc.next(']', "array")
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				return &actions.ArrayType{ElementType: elem, ContainsNull: true}, nil
+			}
+		}
 	case '"':
 		_, err := sc.str()
 		return actions.TypeString, err
@@ -289,4 +380,79 @@ func inferJSON(sc *scanner, name string) (actions.DataType, error) {
 		}
 	}
 	return actions.TypeDouble, nil
+}
+
+// csv reads a CSV file's columns and, with typeNew, folds the values of
+// the columns the table lacks into their types as Spark's CSV inference
+// does (inferCSVField), reading the whole file.
+func (m *merger) csv(ctx context.Context, d *Decoder) error {
+	path := d.name
+	cr := csv.NewReader(bufio.NewReaderSize(d.r, 1<<20))
+	cr.Comma = d.cfg.comma
+	cr.ReuseRecord = true
+	header, first, err := readCSVHeader(path, cr, d.cfg.noHeader)
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	infer := make([]bool, len(header)) // columns whose values are typed
+	cols := make([]*newColumn, len(header))
+	for j, h := range header {
+		inTable := m.table.FieldFold(h) != nil
+		if m.allNames || !inTable {
+			cols[j] = m.column(h)
+		}
+		infer[j] = !inTable && m.typeNew && !d.cfg.stringsOnly
+	}
+	if !slices.Contains(infer, true) {
+		return nil
+	}
+	cr.FieldsPerRecord = len(header)
+	types := make([]actions.DataType, len(header))
+	for n := 0; ; n++ {
+		rec := first
+		if first != nil {
+			first = nil
+		} else if rec, err = cr.Read(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return csvErr(path, err, len(header))
+		}
+		for j, f := range rec {
+			if infer[j] {
+				types[j] = inferCSVField(types[j], f)
+			}
+		}
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	for j, t := range types {
+		if infer[j] && t != nil {
+			if err := m.observe(cols[j], t, path, 0, path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// finalType is an inferred type with what only nulls gave a type (a
+// field or element nil) made string, as Spark makes a column of nulls.
+func finalType(t actions.DataType) actions.DataType {
+	switch x := t.(type) {
+	case nil:
+		return actions.TypeString
+	case *actions.StructType:
+		for _, f := range x.Fields {
+			f.Type = finalType(f.Type)
+		}
+	case *actions.ArrayType:
+		x.ElementType = finalType(x.ElementType)
+	}
+	return t
 }

@@ -83,6 +83,11 @@ type config struct {
 	maxLine    int
 	comma      rune
 	mem        memory.Allocator
+	// noHeader: a CSV file's first row is data; its columns are _c0,
+	// _c1, ... (WithHeader(false)).
+	noHeader bool
+	// stringsOnly: CSV columns are not inferred (WithInferSchema(false)).
+	stringsOnly bool
 }
 
 func newConfig(opts []Option) *config {
@@ -118,6 +123,16 @@ func WithMaxLineSize(n int) Option { return func(c *config) { c.maxLine = n } }
 
 // WithComma sets the CSV field delimiter (default ',').
 func WithComma(r rune) Option { return func(c *config) { c.comma = r } }
+
+// WithHeader sets whether a CSV file's first row names its columns
+// (default true). Without a header the first row is data and the
+// columns are named by position as Spark names them: _c0, _c1, ...
+func WithHeader(on bool) Option { return func(c *config) { c.noHeader = !on } }
+
+// WithInferSchema sets whether the type of a CSV column the table lacks
+// is inferred from its values as Spark's inferSchema does (default true;
+// MergeSchema); false makes such columns strings.
+func WithInferSchema(on bool) Option { return func(c *config) { c.stringsOnly = !on } }
 
 // WithAllocator sets the Arrow allocator of the batches (default
 // memory.DefaultAllocator).

@@ -439,9 +439,20 @@ func TestMergeSchema(t *testing.T) {
 	if !errors.As(err, &ie) || ie.Line != 2 || ie.Column != "x" || !strings.Contains(ie.Msg, "a boolean here but a long at") {
 		t.Fatalf("conflict: %v", err)
 	}
-	_, err = input.MergeSchema(ctx, table, []string{write("f.jsonl", "{\"x\":{\"a\":1}}\n")})
-	if !errors.As(err, &ie) || ie.Line != 1 || ie.Column != "x" || !strings.Contains(ie.Msg, "cannot infer a type from an object") {
-		t.Fatalf("nested: %v", err)
+	// Objects are structs (fields in order of first appearance, unified
+	// over the rows), arrays arrays; what only nulls fill is a string.
+	nested, err := input.MergeSchema(ctx, table, []string{write("f.jsonl",
+		"{\"x\":{\"a\":1,\"l\":[1,2]}}\n{\"x\":{\"b\":\"s\",\"a\":2.5,\"l\":[]},\"y\":[{\"k\":null}],\"z\":{}}\n{\"x\":null,\"y\":[]}\n")})
+	if err != nil || nested.String() != "struct<id:long,x:struct<a:double,l:array<long>,b:string>,y:array<struct<k:string>>,z:string>" {
+		t.Fatalf("nested: %v %v", nested, err)
+	}
+	rows, _, err = decode(t, "f.jsonl", "{\"x\":{\"b\":\"s\",\"a\":2.5,\"l\":[]},\"y\":[{\"k\":null}]}", mustString(t, nested))
+	if err != nil || len(rows) != 1 || rows[0] != `{"id":null,"x":{"a":2.5,"l":[],"b":"s"},"y":[{"k":null}],"z":null}` {
+		t.Fatalf("decode nested: %v %v", rows, err)
+	}
+	_, err = input.MergeSchema(ctx, table, []string{write("f2.jsonl", "{\"x\":{\"a\":1}}\n{\"x\":{\"a\":true}}\n")})
+	if !errors.As(err, &ie) || ie.Line != 2 || ie.Column != "x" {
+		t.Fatalf("nested conflict: %v", err)
 	}
 	_, err = input.MergeSchema(ctx, table, []string{write("g.jsonl", "{\"id\":1}\n{\"id\":\n")})
 	if !errors.As(err, &ie) || ie.Line != 2 || !strings.Contains(ie.Msg, "the line is truncated JSON") {
@@ -488,5 +499,49 @@ func TestDecimalPaths(t *testing.T) {
 				t.Errorf("%s %q: fast %v %v, general %v %v", ddl, v, fast, ferr, general, gerr)
 			}
 		}
+	}
+}
+
+// CSV columns a table lacks get the types Spark's CSV inference gives
+// them; the differential test against Spark is
+// test/interop.TestCSVInferenceAgainstSpark.
+func TestMergeSchemaInfersCSV(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "x.csv")
+	data := "i,l,dec,d,dt,ts,b,s,late,n,mixed\n" +
+		"1,3000000000,12345678901234567890,1.5,2024-01-15,2024-01-15 10:00:00,true,a,2024-01-15,,1\n" +
+		"-2,4,1,1e3,2024-02-29,2024-01-15T10:00:00Z,FALSE,1x,2024-01-15 10:30,,true\n"
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got, err := input.MergeSchema(ctx, &actions.StructType{}, []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "struct<i:integer,l:long,dec:decimal(20,0),d:double,dt:date,ts:timestamp,b:boolean,s:string,late:timestamp,n:string,mixed:string>"
+	if got.String() != want {
+		t.Fatalf("inferred %s\nwant     %s", got, want)
+	}
+	rows, _, err := decode(t, "x.csv", data, mustString(t, got))
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("decode: %v %v", rows, err)
+	}
+	if want := `{"i":-2,"l":4,"dec":"1","d":1000,"dt":"2024-02-29","ts":"2024-01-15T10:00:00.000000Z","b":false,"s":"1x","late":"2024-01-15T10:30:00.000000Z","n":null,"mixed":"true"}`; rows[1] != want {
+		t.Errorf("row 2:\n got %s\nwant %s", rows[1], want)
+	}
+	// inferSchema false: strings. No header: _c0, _c1, ..., and the
+	// first row is data.
+	got, err = input.MergeSchema(ctx, &actions.StructType{}, []string{p}, input.WithInferSchema(false))
+	if err != nil || got.String() != "struct<i:string,l:string,dec:string,d:string,dt:string,ts:string,b:string,s:string,late:string,n:string,mixed:string>" {
+		t.Fatalf("inferSchema false: %v %v", got, err)
+	}
+	got, err = input.MergeSchema(ctx, &actions.StructType{}, []string{p}, input.WithHeader(false))
+	if err != nil || !strings.HasPrefix(got.String(), "struct<_c0:string,_c1:string,") {
+		t.Fatalf("no header: %v %v", got, err)
+	}
+	rows, _, err = decode(t, "x.csv", data, mustString(t, got), input.WithHeader(false))
+	if err != nil || len(rows) != 3 || !strings.HasPrefix(rows[0], `{"_c0":"i","_c1":"l",`) {
+		t.Fatalf("decode without a header: %v %v", rows, err)
 	}
 }

@@ -1,0 +1,132 @@
+package cdc
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/deltalog"
+	"github.com/lakelog/lakelog/maintenance"
+	"github.com/lakelog/lakelog/objstore"
+)
+
+// TestAutoCompactAndVacuum: with the pipeline's table properties, the
+// small files of bronze's appends and silver's MERGEs are compacted by
+// the commits themselves (OPTIMIZE commits tagged auto), silver still
+// equals the source; the vacuumer then deletes the files silver no longer
+// reads, and keeps bronze's: silver rebuilt from bronze's version 0 is
+// the same table.
+func TestAutoCompactAndVacuum(t *testing.T) {
+	// Spark's threshold is 50 small files; the fixture has 30 records.
+	deltalog.RegisterHook(maintenance.AutoCompactHook(maintenance.AutoCompactMinFiles(3)))
+	t.Cleanup(func() { deltalog.RegisterHook(maintenance.AutoCompactHook()) })
+	ctx := context.Background()
+	cfg := &Config{Properties: map[string]string{actions.PropDeletedFileRetentionDuration: "interval 0 seconds"}, Vacuum: VacuumConfig{Bronze: true}}
+	b := newBronze(t)
+	b.Properties = cfg.TableProperties()
+	st, err := objstore.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(testWriter{t}, nil))
+	s := &Silver{Bronze: b.Store, Silver: st, Properties: cfg.TableProperties(), Log: log}
+	landed := 0
+	for _, r := range fixtureRecords(t) {
+		if r.Topic == "pg.public.cdc_types" && r.Offset > 18 || r.Topic == "pg.transaction" && r.Offset > 19 {
+			continue // before the truncate
+		}
+		if err := b.Land(ctx, []*kgo.Record{r}); err != nil {
+			t.Fatal(err)
+		}
+		landed++
+		if err := s.CatchUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cols := []string{"id", "small", "amount", "code", "flag", "title"}
+	want := []string{
+		`1 -32768 1.234 "A-1" false "ann"`,
+		`2 32767 -98765.432 "B" true ""`,
+		`4 2 99999.990 "full" true "c4ca4238a0b923820dcc509a"...(12800)`,
+		`5 NULL NULL NULL NULL NULL`,
+		`7 NULL 5.500 NULL NULL NULL`,
+		`8 NULL NULL NULL NULL NULL`,
+		`9 100000 NULL NULL NULL NULL`,
+	}
+	if got := silverRows(t, st, cols...); !slices.Equal(got, want) {
+		t.Fatalf("silver:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for name, store := range map[string]objstore.Store{"bronze": b.Store, "silver": st} {
+		snap, err := deltalog.Open(ctx, store, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !snap.Config().AutoCompact() {
+			t.Fatalf("%s lacks %s", name, actions.PropAutoCompact)
+		}
+		hist, err := deltalog.History(ctx, store, "", -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		auto := 0
+		for _, h := range hist {
+			if h.Info != nil && h.Info.Operation == "OPTIMIZE" && h.Info.OperationParameters["auto"] == "true" {
+				auto++
+			}
+		}
+		if auto == 0 || snap.NumFiles() >= 3 {
+			t.Fatalf("%s: %d auto compactions, %d live files", name, auto, snap.NumFiles())
+		}
+		t.Logf("%s: %d versions, %d auto compactions, %d live files", name, snap.Version()+1, auto, snap.NumFiles())
+	}
+
+	v := &vacuumer{cfg: cfg.Vacuum, silver: s, log: log}
+	bronzeBefore := dataKeys(t, b.Store)
+	v.once(ctx)
+	snap, err := deltalog.Open(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for f := range snap.Files() {
+		live = append(live, f.Path)
+	}
+	slices.Sort(live)
+	if got := dataKeys(t, st); !slices.Equal(got, live) {
+		t.Fatalf("silver after VACUUM holds %v, its live files are %v", got, live)
+	}
+	if got := dataKeys(t, b.Store); !slices.Equal(got, bronzeBefore) {
+		t.Fatalf("VACUUM deleted bronze files silver's rebuild reads: %d of %d left", len(got), len(bronzeBefore))
+	}
+	st2, err := objstore.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Silver{Bronze: b.Store, Silver: st2}).CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := silverRows(t, st2, cols...); !slices.Equal(got, want) {
+		t.Fatalf("silver rebuilt from bronze:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// dataKeys are the table's keys outside _delta_log, sorted.
+func dataKeys(t *testing.T, store objstore.Store) []string {
+	t.Helper()
+	var out []string
+	for o, err := range store.List(context.Background(), "", "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(o.Key, "_delta_log/") {
+			out = append(out, o.Key)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
