@@ -944,7 +944,7 @@ func (g *generator) optimizeOp(s *state) *op {
 func (g *generator) restoreOp(s *state, history []*state) *op {
 	var cands []int64
 	for _, h := range history {
-		if h != nil && h.version < s.version && h.version >= s.restorable {
+		if h != nil && !h.partial && h.version < s.version && h.version >= s.restorable {
 			cands = append(cands, h.version)
 		}
 	}

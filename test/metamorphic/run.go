@@ -387,6 +387,7 @@ func (rn *runner) step() {
 			s.op = "(second commit of the operation)"
 		}
 		s.version = v
+		s.partial = v < after
 		rn.history = append(rn.history, s)
 	}
 	rn.cur = rn.history[len(rn.history)-1]
