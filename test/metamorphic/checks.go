@@ -287,6 +287,12 @@ func (rn *runner) checkRowTracking(prev *state) {
 			rn.fail("row tracking: rows k=%d and k=%d have the same row id %d", other, k, g.rowID)
 		}
 		ids[g.rowID] = k
+		if was, dup := cur.rowIDs[k]; dup {
+			// The rows are compared with the model's by key, so the
+			// generator keeps keys unique; two rows of one key would
+			// make the IDs compared depend on the order files are read.
+			rn.fail("row tracking: two rows have the key k=%d (row ids %d and %d): the generator must keep keys unique", k, was[0], g.rowID)
+		}
 		cur.rowIDs[k] = [2]int64{g.rowID, g.commitVersion}
 	}
 	if prev == nil || prev.rowIDs == nil || !prev.feat.rowTrack || strings.HasPrefix(cur.op, "restore") || cur.op == "enable row tracking" {
