@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
 )
@@ -30,8 +32,9 @@ type TableStatus struct {
 	BronzeVersion  int64             `json:"bronze_version"`
 	BronzeTime     time.Time         `json:"bronze_time"`
 	// SilverBronzeVersion is how far into bronze silver is; LagVersions
-	// the bronze versions it has yet to apply, LagSeconds how long ago
-	// the oldest of them was committed (0 when caught up).
+	// the bronze versions with events it has yet to apply (not auto
+	// compaction's or VACUUM's), LagSeconds how long ago the oldest of
+	// them was committed (0 when caught up).
 	SilverVersion       int64   `json:"silver_version"`
 	SilverBronzeVersion int64   `json:"silver_bronze_version"`
 	LagVersions         int64   `json:"lag_versions"`
@@ -110,10 +113,18 @@ func silverStatus(ctx context.Context, t TableConfig, bronzeSnap *deltalog.Snaps
 	if bronzeSnap == nil || st.SilverBronzeVersion >= bronzeSnap.Version() {
 		return nil
 	}
-	st.LagVersions = bronzeSnap.Version() - st.SilverBronzeVersion
-	old, err := deltalog.Open(ctx, bronze, "", deltalog.AtVersion(st.SilverBronzeVersion+1))
-	if err == nil {
-		st.LagSeconds = time.Since(old.Timestamp()).Seconds()
+	// Only bronze versions that landed events count: auto compaction's,
+	// VACUUM's and property commits give silver nothing to apply.
+	for vc, err := range deltalog.Commits(ctx, bronze, "", st.SilverBronzeVersion+1, bronzeSnap.Version()) {
+		if err != nil {
+			return err
+		}
+		if slices.ContainsFunc(vc.Actions, func(a actions.Action) bool { return a.Add != nil && a.Add.DataChange }) {
+			if st.LagVersions == 0 {
+				st.LagSeconds = time.Since(vc.Timestamp).Seconds()
+			}
+			st.LagVersions++
+		}
 	}
 	return nil
 }

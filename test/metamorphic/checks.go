@@ -50,7 +50,7 @@ func decodeRows(cols []*column, rec arrow.RecordBatch, meta bool) ([]tableRow, e
 		}
 		return nil
 	}
-	rid, rcv, ct, cv := find(reader.RowIDColumn), find(reader.RowCommitVersionColumn), find(cdf.ChangeTypeColumn), find("_commit_version")
+	rid, rcv, ct, cv := find(reader.RowIDColumn), find(reader.RowCommitVersionColumn), find(actions.ChangeTypeColumn), find("_commit_version")
 	out := make([]tableRow, rec.NumRows())
 	for i := range int(rec.NumRows()) {
 		tr := tableRow{row: row{vals: map[int]any{}}}
@@ -407,10 +407,10 @@ func (rn *runner) checkChangeFeed() {
 			net := func(add, sub []string) []string {
 				return multisetMinus(add, sub)
 			}
-			gotNet := net(append(got[cdf.Insert], got["update_postimage"]...), append(got[cdf.Delete], got["update_preimage"]...))
+			gotNet := net(append(got[actions.ChangeInsert], got["update_postimage"]...), append(got[actions.ChangeDelete], got["update_preimage"]...))
 			prevRows := underAll(rn.history[v-1], end, rn.history[v-1].rows)
 			wantNet := net(underAll(h, end, h.rows), prevRows)
-			gotNeg := net(append(got[cdf.Delete], got["update_preimage"]...), append(got[cdf.Insert], got["update_postimage"]...))
+			gotNeg := net(append(got[actions.ChangeDelete], got["update_preimage"]...), append(got[actions.ChangeInsert], got["update_postimage"]...))
 			wantNeg := net(prevRows, underAll(h, end, h.rows))
 			if !slices.Equal(gotNet, wantNet) || !slices.Equal(gotNeg, wantNeg) {
 				rn.fail("%s: version %d (%s): net change differs:\nadded:\n%s\nremoved:\n%s", what, v, h.op, diff(gotNet, wantNet), diff(gotNeg, wantNeg))
@@ -422,7 +422,7 @@ func (rn *runner) checkChangeFeed() {
 			name string
 			at   *state
 			rows []row
-		}{{cdf.Insert, h, h.changes.inserts}, {cdf.Delete, prev, h.changes.deletes}, {"update_preimage", prev, h.changes.pre}, {"update_postimage", h, h.changes.post}} {
+		}{{actions.ChangeInsert, h, h.changes.inserts}, {actions.ChangeDelete, prev, h.changes.deletes}, {"update_preimage", prev, h.changes.pre}, {"update_postimage", h, h.changes.post}} {
 			g := got[kind.name]
 			slices.Sort(g)
 			w := underAll(kind.at, end, kind.rows)
