@@ -146,6 +146,8 @@ func TestSQLStatementForms(t *testing.T) {
 		"GENERATE symlink_format_manifest " + tp,
 		"ALTER TABLE " + tp + " REPLACE COLUMNS ()",
 		"REPLACE " + tp,
+		"ALTER TABLE " + tp + " DROP FEATURE deletionVectors",
+		"ALTER TABLE " + tp + " DROP FEATURE deletionVectors TRUNCATE HISTORY",
 		"CREATE TABLE",
 		"CONVERT TO DELTA csv.`/x.csv`",
 		"SHOW TBLPROPERTIES",
