@@ -63,11 +63,42 @@ type writeConfig struct {
 	v2          bool
 	sidecarRows int
 	now         func() time.Time
+	// progress (WithProgress) is told the file rows written of total.
+	progress      func(done, total int64)
+	progressTotal int64
 }
 
 // DefaultRowGroupSize is the number of actions Write buffers before writing
 // them as one row group.
 const DefaultRowGroupSize = 20000
+
+// WithProgress reports the writing of the files' rows (the adds, the
+// bulk of a checkpoint) to fn: the rows written so far of total (the
+// caller's count of the files, 0 if unknown), every few thousand rows
+// and at the end.
+func WithProgress(total int64, fn func(done, total int64)) WriteOption {
+	return writeOptionFunc(func(w *writeConfig) { w.progress, w.progressTotal = fn, total })
+}
+
+// progressEvery is how many file rows pass between progress reports.
+const progressEvery = 4096
+
+// counted passes files through, reporting them to fn (WithProgress).
+func counted(files iter.Seq[FileRow], total int64, fn func(done, total int64)) iter.Seq[FileRow] {
+	return func(yield func(FileRow) bool) {
+		var n int64
+		fn(0, total)
+		defer func() { fn(n, total) }()
+		for f := range files {
+			if !yield(f) {
+				return
+			}
+			if n++; n%progressEvery == 0 {
+				fn(n, total)
+			}
+		}
+	}
+}
 
 // WithCompression sets the codec (default Snappy).
 func WithCompression(c Compression) WriteOption {
@@ -165,6 +196,9 @@ func WriteFiles(ctx context.Context, store objstore.Store, logDir string, versio
 	w := &writer{ctx: ctx, store: store, logDir: logDir, version: version, cfg: cfg}
 	if files == nil {
 		files = func(func(FileRow) bool) {}
+	}
+	if cfg.progress != nil {
+		files = counted(files, cfg.progressTotal, cfg.progress)
 	}
 	if cfg.v2 {
 		return w.writeV2(acts, files)

@@ -95,13 +95,32 @@ func (s *Snapshot) checkpointFiles() iter.Seq[checkpoint.FileRow] {
 	}
 }
 
+// CheckpointOption configures Snapshot.Checkpoint.
+type CheckpointOption func(*checkpointConfig)
+
+type checkpointConfig struct {
+	progress func(done, total int64)
+}
+
+// CheckpointProgress reports the checkpoint's progress to fn: the active
+// files written so far of their number (checkpoint.WithProgress).
+func CheckpointProgress(fn func(done, total int64)) CheckpointOption {
+	return func(c *checkpointConfig) { c.progress = fn }
+}
+
 // Checkpoint writes a Parquet checkpoint of the snapshot's version and
 // then _last_checkpoint: a V2 checkpoint (UUID-named, with a
 // checkpointMetadata action) where the table's configuration asks for it
 // (delta.checkpointPolicy=v2 and the v2Checkpoint feature), else a
 // classic one. The checkpoint appears whole or not at all; a failure
 // leaves the table as it was (readers use the previous checkpoint).
-func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.LastCheckpoint, error) {
+//
+// CheckpointProgress reports the writing of the files' rows.
+func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time, opts ...CheckpointOption) (checkpoint.LastCheckpoint, error) {
+	var cfg checkpointConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	if s.checkpointProtected() {
 		// checkpointProtection: a checkpoint is written only for a
 		// protocol lakelog writes (its requirement for versions before
@@ -113,11 +132,14 @@ func (s *Snapshot) Checkpoint(ctx context.Context, now time.Time) (checkpoint.La
 	if err := s.LoadStats(ctx); err != nil {
 		return checkpoint.LastCheckpoint{}, err
 	}
-	opts := checkpoint.TableOptions(s.config)
+	wopts := checkpoint.TableOptions(s.config)
 	if s.config.V2Checkpoints() {
-		opts = append(opts, checkpoint.WithV2(0))
+		wopts = append(wopts, checkpoint.WithV2(0))
 	}
-	lc, err := checkpoint.WriteFiles(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now, false), s.checkpointFiles(), opts...)
+	if cfg.progress != nil {
+		wopts = append(wopts, checkpoint.WithProgress(int64(s.NumFiles()), cfg.progress))
+	}
+	lc, err := checkpoint.WriteFiles(ctx, s.store, s.logDir(), s.version, s.checkpointActions(now, false), s.checkpointFiles(), wopts...)
 	if err != nil {
 		return lc, fmt.Errorf("deltalog: checkpoint version %d of %s: %w", s.version, s.display(), err)
 	}

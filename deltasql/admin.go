@@ -259,7 +259,7 @@ func (x *run) optimize(ctx context.Context, n *optimize) error {
 		opts = append(opts, maintenance.ZOrderBy(n.zorder...))
 	}
 	if x.s.progress != nil {
-		opts = append(opts, maintenance.OptimizeProgress(func(done, total int) { x.s.progress("optimize: bins rewritten", done, total) }))
+		opts = append(opts, maintenance.OptimizeProgress(func(done, total int) { x.s.progress("optimize: rows rewritten", done, total) }))
 	}
 	start := time.Now()
 	res, err := maintenance.Optimize(ctx, snap, opts...)

@@ -132,6 +132,7 @@ func TestParseErrorPositions(t *testing.T) {
 		{"ALTER TABLE t RENAME COLUMN a b", 1, 31, "expected TO"},
 		{"ALTER TABLE t RENAME TO u", 1, 15, "ALTER TABLE RENAME TO is not supported"},
 		{"ALTER TABLE t ALTER COLUMN a AFTER", 1, 35, "expected the column to put it after"},
+		{"ALTER TABLE t DROP FEATURE deletionVectors TRUNCATE HISTORY", 1, 15, "ALTER TABLE DROP FEATURE is not supported yet"},
 		{"ALTER TABLE t REPLACE COLUMNS a INT", 1, 31, "expected '(' and the table's new columns"},
 		{"CREATE OR REPLACE TABLE IF NOT EXISTS t (a INT)", 1, 25, "IF NOT EXISTS and OR REPLACE cannot go together"},
 		{"CREATE TABLE c DEEP CLONE t", 1, 16, "DEEP CLONE is not supported"},

@@ -47,7 +47,7 @@ func WithDMLOptions(opts ...dml.Option) Option {
 	return func(s *Session) { s.dmlOpts = append(s.dmlOpts, opts...) }
 }
 
-// WithProgress reports the progress of OPTIMIZE and VACUUM to fn.
+// WithProgress reports the progress of DELETE, UPDATE and MERGE (rows read, then rows rewritten), OPTIMIZE (rows rewritten) and VACUUM (files deleted) to fn.
 func WithProgress(fn Progress) Option { return func(s *Session) { s.progress = fn } }
 
 // New returns a session.

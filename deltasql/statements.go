@@ -1007,6 +1007,9 @@ func (p *parser) alterColumn(t tableRef) (node, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
+		if p.is("FEATURE") {
+			return nil, p.errorf(a.pos, "ALTER TABLE DROP FEATURE is not supported yet: lakelog cannot yet remove a table feature from the protocol (Spark 4 does, rewriting what the feature needs and, for reader features, truncating the history); run it in Spark, or keep the feature and turn its property off (for deletion vectors, delta.enableDeletionVectors = false)")
+		}
 		if p.is("CONSTRAINT") {
 			a.op = "DROP CONSTRAINT"
 			if err := p.advance(); err != nil {

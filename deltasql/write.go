@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -372,7 +373,7 @@ func (x *run) delete(ctx context.Context, n *deleteStmt) error {
 	if err != nil {
 		return err
 	}
-	res, err := dml.Delete(ctx, snap, predicate(n.where, snap.Schema(), n.table), x.s.dmlOpts...)
+	res, err := dml.Delete(ctx, snap, predicate(n.where, snap.Schema(), n.table), x.dmlOptions("DELETE")...)
 	if err != nil {
 		return x.errAt(wherePos(n.where, n.table), err)
 	}
@@ -426,7 +427,7 @@ func (x *run) update(ctx context.Context, n *update) error {
 	if n.where != nil {
 		pred = predicate(n.where, schema, n.table)
 	}
-	res, err := dml.Update(ctx, snap, pred, set, x.s.dmlOpts...)
+	res, err := dml.Update(ctx, snap, pred, set, x.dmlOptions("UPDATE")...)
 	if err != nil {
 		return x.errAt(x.updatePos(err, n), err)
 	}
@@ -478,7 +479,7 @@ func (x *run) merge(ctx context.Context, n *merge) error {
 		}
 		clauses = append(clauses, dc)
 	}
-	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, x.s.dmlOpts...)
+	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, x.dmlOptions("MERGE")...)
 	if n.evolve || x.s.autoMerge {
 		opts = append(opts, dml.WithSchemaEvolution())
 	}
@@ -600,4 +601,21 @@ func MergeClause(schema *actions.StructType, when, text, targetAlias string) (dm
 		return fail(errAt(full, c.pos, nil, "%v", err))
 	}
 	return dc, nil
+}
+
+// dmlOptions are the session's DML options and, with WithProgress, the
+// operation's progress in rows: read to find the rows it changes, then
+// rewritten.
+func (x *run) dmlOptions(op string) []dml.Option {
+	opts := slices.Clone(x.s.dmlOpts)
+	if fn := x.s.progress; fn != nil {
+		opts = append(opts, dml.WithProgress(func(phase string, done, total int64) {
+			what := strings.ToLower(op) + ": rows read"
+			if phase == "rewrite" {
+				what = strings.ToLower(op) + ": rows rewritten"
+			}
+			fn(what, int(done), int(total))
+		}))
+	}
+	return opts
 }

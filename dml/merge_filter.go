@@ -70,11 +70,13 @@ func (m *merge) planTargets(keys []arrow.Array) ([]*target, error) {
 		return nil, fmt.Errorf("dml: MERGE: %w", err)
 	}
 	t0 := time.Now()
+	report := m.track("find", all, targets)
 	err = m.forEachFile(targets, func(t *target) error {
 		for rec, err := range all.ReadFile(m.ctx, t.file) {
 			if err != nil {
 				return err
 			}
+			report()
 			if err := m.joinBatch(t, rec); err != nil {
 				return err
 			}

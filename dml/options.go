@@ -22,6 +22,7 @@ type config struct {
 	targetAlias string
 	sourceAlias string
 	evolve      bool // WithSchemaEvolution
+	progress    func(phase string, done, total int64)
 }
 
 func newConfig(opts []Option) (*config, error) {
@@ -52,6 +53,16 @@ func WithWriterOptions(opts ...writer.Option) Option {
 // every operation takes).
 func WithCommitOptions(opts ...deltalog.CommitOption) Option {
 	return func(c *config) { c.commit = append(c.commit, opts...) }
+}
+
+// WithProgress reports the operation's progress to fn as it reads the
+// table's rows: phase "find" while it reads the files the predicate (or
+// MERGE's join) may match, "rewrite" while it reads the files it writes
+// again; done is the rows read so far of the phase's total, the files'
+// rows by their statistics (0 when a file has none). fn is called from
+// one goroutine at a time, after each batch read; it must be quick.
+func WithProgress(fn func(phase string, done, total int64)) Option {
+	return func(c *config) { c.progress = fn }
 }
 
 // WithoutDeletionVectors rewrites files (copy-on-write) even where the

@@ -168,10 +168,14 @@ func (j *job) plan(predicate expr.Expr, updated bool) ([]*target, error) {
 func (j *job) matchRows(scan *reader.Scan, targets []*target, updated bool) error {
 	t0 := time.Now()
 	defer func() { j.scanMs += time.Since(t0).Milliseconds() }()
-	return j.forEachFile(targets, func(t *target) error {
-		if t.all {
-			return nil
+	var reads []*target
+	for _, t := range targets {
+		if !t.all {
+			reads = append(reads, t)
 		}
+	}
+	report := j.track("find", scan, reads)
+	return j.forEachFile(reads, func(t *target) error {
 		into := t.deleted
 		if updated {
 			into = t.updated
@@ -180,6 +184,7 @@ func (j *job) matchRows(scan *reader.Scan, targets []*target, updated bool) erro
 			if err != nil {
 				return err
 			}
+			report()
 			idx := rec.Column(int(rec.NumCols()) - 1).(*array.Int64)
 			for _, v := range idx.Int64Values() {
 				into.Add(uint64(v))
@@ -187,6 +192,33 @@ func (j *job) matchRows(scan *reader.Scan, targets []*target, updated bool) erro
 		}
 		return nil
 	})
+}
+
+// track returns what reports the progress of reading targets' rows
+// through scan in phase (WithProgress), to call after each batch: the
+// rows scan has read since track was called, of the targets' rows.
+func (j *job) track(phase string, scan *reader.Scan, targets []*target) func() {
+	fn := j.cfg.progress
+	if fn == nil || len(targets) == 0 {
+		return func() {}
+	}
+	var total int64
+	for _, t := range targets {
+		st := t.file.Stats
+		if st == nil || st.NumRecords < 0 {
+			total = 0 // unknown
+			break
+		}
+		total += st.NumRecords
+	}
+	read := func() int64 { m := scan.Metrics(); return m.RowsRead + m.RowsSkippedByPageIndex }
+	base := read()
+	fn(phase, 0, total)
+	return func() {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		fn(phase, read()-base, total)
+	}
 }
 
 // outcome is what the rewrite wrote.
@@ -439,6 +471,7 @@ func (j *job) rewriteFiles(ctx context.Context, full *reader.Scan, reads []*targ
 		out := make(chan item, j.cfg.parallelism)
 		var next atomic.Int64
 		var wg sync.WaitGroup
+		report := j.track("rewrite", full, reads)
 		send := func(it item) bool {
 			select {
 			case out <- it:
@@ -463,6 +496,7 @@ func (j *job) rewriteFiles(ctx context.Context, full *reader.Scan, reads []*targ
 						send(item{err: err})
 						return
 					}
+					report()
 					outs, err := j.rewriteBatch(t, rec, emit)
 					if err != nil {
 						send(item{err: err})

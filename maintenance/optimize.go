@@ -100,8 +100,11 @@ func OptimizeCommitOptions(opts ...deltalog.CommitOption) OptimizeOption {
 	return func(c *optimizeConfig) { c.commit = append(c.commit, opts...) }
 }
 
-// OptimizeProgress is called after each bin is rewritten with the
-// number of bins done and their total.
+// OptimizeProgress reports the rewrite's progress in rows: fn is called
+// as the bins' rows are read (after each batch, from one goroutine at a
+// time) with the rows read so far and the rows of all bins (by the
+// files' statistics, deleted rows left out; 0 when a file has none), so
+// that an OPTIMIZE of one large bin moves too.
 func OptimizeProgress(fn func(done, total int)) OptimizeOption {
 	return func(c *optimizeConfig) { c.progress = fn }
 }
@@ -271,22 +274,15 @@ func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOpti
 		"auto":      strconv.FormatBool(cfg.auto),
 	}
 	var sizes []int64
-	done := 0
+	progress := binProgress(bins, cfg.progress)
 	for _, group := range commitGroups(bins, cfg.maxCommitBytes) {
 		adds := make([][]*actions.Add, len(group))
-		var mu sync.Mutex
 		err := parallel.ForEach(ctx, len(group), cfg.parallelism, func(ctx context.Context, i int) error {
-			a, err := rewriteBin(ctx, snap, group[i], zorder, settings)
+			a, err := rewriteBin(ctx, snap, group[i], zorder, settings, progress)
 			if err != nil {
 				return err
 			}
 			adds[i] = a
-			mu.Lock()
-			done++
-			if cfg.progress != nil {
-				cfg.progress(done, len(bins))
-			}
-			mu.Unlock()
 			return nil
 		})
 		if err != nil {
@@ -447,14 +443,14 @@ func commitGroups(bins []*bin, maxBytes int64) [][]*bin {
 // vectors delete) and writes them again as files of about the target
 // size, with dataChange false (settings carry both). With zorder the rows
 // are sorted by their Z-order value first.
-func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []string, settings *writer.Settings) ([]*actions.Add, error) {
+func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []string, settings *writer.Settings, progress func(rows int64)) ([]*actions.Add, error) {
 	mem := settings.Allocator()
 	ropts, wopts := rowTrackingOptions(snap)
 	sc, err := reader.NewScan(snap, append(ropts, reader.WithAllocator(mem))...)
 	if err != nil {
 		return nil, fmt.Errorf("maintenance: optimize: %w", err)
 	}
-	rows := materializedRows(snap, prefetched(ctx, snap, sc, b.files))
+	rows := materializedRows(snap, counted(prefetched(ctx, snap, sc, b.files), progress))
 	if zorder != nil {
 		rows = zorderRows(rows, zorder, mem)
 	} else {
@@ -475,6 +471,55 @@ func rewriteBin(ctx context.Context, snap *deltalog.Snapshot, b *bin, zorder []s
 		}
 	}
 	return wr.Adds, nil
+}
+
+// binProgress returns what counts the rows read of bins for fn
+// (OptimizeProgress): nil without fn.
+func binProgress(bins []*bin, fn func(done, total int)) func(rows int64) {
+	if fn == nil {
+		return nil
+	}
+	var total int64
+bins:
+	for _, b := range bins {
+		for _, f := range b.files {
+			st, err := actions.ParseStats(f.Stats)
+			if err != nil || st == nil || st.NumRecords < 0 {
+				total = 0 // unknown
+				break bins
+			}
+			total += st.NumRecords
+			if f.DeletionVector != nil {
+				total -= f.DeletionVector.Cardinality
+			}
+		}
+	}
+	var mu sync.Mutex
+	var done int64
+	fn(0, int(total))
+	return func(rows int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		done += rows
+		fn(int(done), int(total))
+	}
+}
+
+// counted passes batches through, telling progress (if any) their rows.
+func counted(batches iter.Seq2[arrow.RecordBatch, error], progress func(rows int64)) iter.Seq2[arrow.RecordBatch, error] {
+	if progress == nil {
+		return batches
+	}
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for rec, err := range batches {
+			if err == nil {
+				progress(rec.NumRows())
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
 }
 
 // prefetchBatches is how many batches the reader of a bin may run ahead

@@ -180,6 +180,10 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 	}
 	defer pf.Close()
 	o.md = pf.MetaData()
+	if f.Stats == nil || f.Stats.NumRecords < 0 {
+		s.m.footerRows.Add(pf.NumRows())
+		s.m.footersRead.Add(1)
+	}
 	if o.sel != nil {
 		if err := o.sel.check(pf.NumRows()); err != nil {
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)

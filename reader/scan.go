@@ -183,6 +183,14 @@ type ScanMetrics struct {
 	// FilesSkippedByStats were dropped because their min/max/null counts
 	// show that no row can satisfy the filter.
 	FilesSkippedByStats int64
+	// FilesPlanned are the files planning kept (the files a pass of
+	// Files or Records reads), BytesPlanned their sizes and RowsPlanned
+	// their rows by their statistics (deleted rows too) or, once a file
+	// without them is opened, its footer; RowsUnknown counts the planned
+	// files whose row count is not known yet, so that RowsPlanned is the
+	// whole count only when it is 0. A progress
+	// line compares RowsRead+RowsSkippedByPageIndex with RowsPlanned.
+	FilesPlanned, BytesPlanned, RowsPlanned, RowsUnknown int64
 	// FilesRead is the number of data files opened.
 	FilesRead int64
 	// RowsRead is the number of rows decoded from data files, before the
@@ -206,8 +214,12 @@ type ScanMetrics struct {
 
 type metrics struct {
 	considered, prunedPartition, skippedStats, filesRead, rowsRead, rowsReturned atomic.Int64
-	pageIndexFiles, pageIndexSkipped                                             atomic.Int64
-	fetch                                                                        rangefetch.Stats // the object-store reads of every pass
+	filesPlanned, bytesPlanned, rowsPlanned, rowsUnknown                         atomic.Int64
+	// footerRows and footersRead: the rows of opened files whose
+	// statistics gave none, from their footers.
+	footerRows, footersRead          atomic.Int64
+	pageIndexFiles, pageIndexSkipped atomic.Int64
+	fetch                            rangefetch.Stats // the object-store reads of every pass
 }
 
 // Scan is a planned read of one snapshot: which columns, which rows. It is
@@ -483,6 +495,10 @@ func (s *Scan) Metrics() ScanMetrics {
 		FilesConsidered:        s.m.considered.Load(),
 		FilesPrunedByPartition: s.m.prunedPartition.Load(),
 		FilesSkippedByStats:    s.m.skippedStats.Load(),
+		FilesPlanned:           s.m.filesPlanned.Load(),
+		BytesPlanned:           s.m.bytesPlanned.Load(),
+		RowsPlanned:            s.m.rowsPlanned.Load() + s.m.footerRows.Load(),
+		RowsUnknown:            max(0, s.m.rowsUnknown.Load()-s.m.footersRead.Load()),
 		FilesRead:              s.m.filesRead.Load(),
 		RowsRead:               s.m.rowsRead.Load(),
 		RowsReturned:           s.m.rowsReturned.Load(),
@@ -545,6 +561,7 @@ func (s *Scan) Files(ctx context.Context) iter.Seq2[*ScanFile, error] {
 			if sf.Stats != nil && len(s.widened) > 0 {
 				dropBounds(sf.Stats, s.widened)
 			}
+			s.m.planned(sf)
 			if s.cfg.tx != nil {
 				s.recordMu.Lock()
 				s.cfg.tx.ReadFiles(sf.Add.Path)
@@ -626,5 +643,18 @@ func (s *Scan) planFile(add *actions.Add) (*ScanFile, bool, error) {
 		s.m.skippedStats.Add(1)
 		return nil, false, nil
 	}
-	return &ScanFile{Add: add, Key: s.snap.TablePath(add.Path), Stats: stats}, true, nil
+	sf := &ScanFile{Add: add, Key: s.snap.TablePath(add.Path), Stats: stats}
+	s.m.planned(sf)
+	return sf, true, nil
+}
+
+// planned counts a file planning kept.
+func (m *metrics) planned(f *ScanFile) {
+	m.filesPlanned.Add(1)
+	m.bytesPlanned.Add(f.Add.Size)
+	if f.Stats != nil && f.Stats.NumRecords >= 0 {
+		m.rowsPlanned.Add(f.Stats.NumRecords)
+	} else {
+		m.rowsUnknown.Add(1)
+	}
 }

@@ -398,19 +398,14 @@ func runScan(ctx context.Context, c *call) error {
 		return c.explain(ctx, snap.NumFiles(), snap.SizeInBytes(), sc)
 	}
 	// Rows going to a file or a pipe, stderr a terminal: a progress line
-	// of the files read out of those planning may keep (it converges as
-	// planning rules files out), the rows written and the bytes fetched.
+	// (scanProgress).
 	var m *meter
 	if !isTerminal(c.stdout) {
 		m = c.meter()
 	}
 	stop := m.watch(func() {
-		sm := sc.Metrics()
-		extra := fmt.Sprintf("%d rows", sm.RowsReturned)
-		if sm.BytesFetched > 0 {
-			extra += ", " + humanBytes(sm.BytesFetched) + " fetched"
-		}
-		m.set("scan", sm.FilesRead, int64(snap.NumFiles())-sm.FilesPrunedByPartition-sm.FilesSkippedByStats, "files", extra)
+		done, total, unit, extra := scanProgress(sc.Metrics(), int64(snap.NumFiles()))
+		m.set("scan", done, total, unit, extra)
 	})
 	defer stop()
 	if meta {
@@ -418,6 +413,24 @@ func runScan(ctx context.Context, c *call) error {
 		return c.printRows(ctx, out, recs)
 	}
 	return c.printRows(ctx, sc.Schema(), sc.Records(ctx))
+}
+
+// scanProgress is a scan's progress line: once planning has kept its
+// files and their row counts are known (statistics, or the footers of
+// the files opened), the rows read of the rows planned, so that a scan of
+// one large file moves as its rows are decoded; until then the files read
+// of those planning may keep (it converges as planning rules files out).
+// Either way the rows written and the bytes fetched follow.
+func scanProgress(sm reader.ScanMetrics, numFiles int64) (done, total int64, unit, extra string) {
+	extra = fmt.Sprintf("%d rows out", sm.RowsReturned)
+	if sm.BytesFetched > 0 {
+		extra += ", " + humanBytes(sm.BytesFetched) + " fetched"
+	}
+	planned := sm.FilesConsidered >= numFiles
+	if planned && sm.RowsUnknown == 0 && sm.RowsPlanned > 0 {
+		return sm.RowsRead + sm.RowsSkippedByPageIndex, sm.RowsPlanned, "rows", fmt.Sprintf("%d of %d files, %s", sm.FilesRead, sm.FilesPlanned, extra)
+	}
+	return sm.FilesRead, numFiles - sm.FilesPrunedByPartition - sm.FilesSkippedByStats, "files", extra
 }
 
 // explanation is scan --explain's record.

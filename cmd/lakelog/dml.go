@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/lakelog/lakelog/deltasql"
 	"github.com/lakelog/lakelog/dml"
@@ -30,7 +31,7 @@ func init() {
 		flags: append([]flagDef{
 			{name: "where", kind: textFlag, arg: "PRED", required: true, hint: "--where true deletes every row", help: "delete the rows for which the predicate is true"},
 		}, dmlFlags...),
-		formats: allFormats, more: dmlOutput,
+		formats: allFormats, progress: true, more: dmlOutput,
 		run: runDelete,
 	})
 	register(&verb{
@@ -41,7 +42,7 @@ func init() {
 			{name: "set", kind: repeatFlag, arg: "'col = EXPR'", required: true, help: "an assignment (repeat for more columns); EXPR may use the row's columns: 'amount = amount * 2'"},
 			{name: "where", kind: textFlag, arg: "PRED", help: "update the rows for which the predicate is true (default: every row)"},
 		}, dmlFlags...),
-		formats: allFormats, more: dmlOutput,
+		formats: allFormats, progress: true, more: dmlOutput,
 		run: runUpdate,
 	})
 	register(&verb{
@@ -64,7 +65,7 @@ func init() {
 			{name: "source-alias", kind: textFlag, arg: "NAME", help: "the source's name in --on and the clauses (default source)"},
 			{name: "with-schema-evolution", kind: boolFlag, help: "MERGE WITH SCHEMA EVOLUTION: UPDATE SET * and INSERT * add the source's new columns to the table, in the same commit"},
 		}, dmlFlags...),
-		formats: allFormats,
+		formats: allFormats, progress: true,
 		more: "SOURCE_FILE is .jsonl/.ndjson, .csv (a header row) or .parquet, decoded with exactly the columns it holds.\n" +
 			"Clauses of a kind apply in the order given, the first whose condition holds: the shorthand flags (DELETE, UPDATE SET *,\n" +
 			"INSERT *, DELETE BY SOURCE) before the --when-* clauses. Example:\n" +
@@ -75,11 +76,29 @@ func init() {
 	})
 }
 
-func dmlOptions(c *call) []dml.Option {
+// dmlOptions are the DML verbs' options: --no-deletion-vectors, and on
+// a terminal a progress line of the rows read (clear removes it).
+func dmlOptions(c *call, op string) (opts []dml.Option, clear func()) {
 	if c.on("no-deletion-vectors") {
-		return []dml.Option{dml.WithoutDeletionVectors()}
+		opts = append(opts, dml.WithoutDeletionVectors())
 	}
-	return nil
+	m := c.meter()
+	if m == nil {
+		return opts, func() {}
+	}
+	return append(opts, dml.WithProgress(dmlProgress(op, m.set))), m.clear
+}
+
+// dmlProgress is a DML operation's progress for a line: the rows read to
+// find the rows it changes, then the rows of the files it rewrites.
+func dmlProgress(op string, set func(what string, done, total int64, unit, extra string)) func(phase string, done, total int64) {
+	return func(phase string, done, total int64) {
+		what := strings.ToLower(op) + ": rows read"
+		if phase == "rewrite" {
+			what = strings.ToLower(op) + ": rows rewritten"
+		}
+		set(what, done, total, "", "")
+	}
 }
 
 // runDelete is DELETE FROM TABLE WHERE PRED.
@@ -92,7 +111,9 @@ func runDelete(ctx context.Context, c *call) error {
 	if err != nil {
 		return err
 	}
-	res, err := dml.Delete(ctx, snap, pred, dmlOptions(c)...)
+	opts, clear := dmlOptions(c, "DELETE")
+	res, err := dml.Delete(ctx, snap, pred, opts...)
+	clear()
 	if err != nil {
 		return err
 	}
@@ -119,7 +140,9 @@ func runUpdate(ctx context.Context, c *call) error {
 			return err
 		}
 	}
-	res, err := dml.Update(ctx, snap, pred, assign, dmlOptions(c)...)
+	opts, clear := dmlOptions(c, "UPDATE")
+	res, err := dml.Update(ctx, snap, pred, assign, opts...)
+	clear()
 	if err != nil {
 		return err
 	}
@@ -207,7 +230,9 @@ func runMerge(ctx context.Context, c *call) error {
 		return err
 	}
 	defer source.Close()
-	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, dmlOptions(c)...)
+	dopts, clear := dmlOptions(c, "MERGE")
+	defer clear()
+	opts := append([]dml.Option{dml.WithAliases(targetAlias, sourceAlias)}, dopts...)
 	if c.on("with-schema-evolution") {
 		opts = append(opts, dml.WithSchemaEvolution())
 	}

@@ -73,7 +73,7 @@
 //   - Progress (`cmd/lakelog/progress.go`): when stderr is a terminal and
 //     `--quiet` is not given, work still running after 2 s shows one line on
 //     stderr, rewritten in place and cleared at the end: done of total, the
-//     rate and the time left (`optimize: bins rewritten: 3 of 12 (25%),
+//     rate and the time left (`optimize: rows rewritten: 3 of 12 (25%),
 //     0.5/s, about 18s left, 6s`). `append` (rows, bytes of the input),
 //     `optimize` and Z-order (bins), `vacuum` (files deleted), `sql`'s
 //     OPTIMIZE and VACUUM, and, when their rows go to a file or pipe, `scan`

@@ -52,8 +52,8 @@ func init() {
 		name: "checkpoint", section: sectionMaintain,
 		args:    []arg{{name: "TABLE"}},
 		summary: "write a checkpoint of the latest version, then remove the log files older than delta.logRetentionDuration that no retained version needs",
-		formats: allFormats,
-		run:     runCheckpoint,
+		formats: allFormats, progress: true,
+		run: runCheckpoint,
 	})
 }
 
@@ -339,7 +339,13 @@ func runCheckpoint(ctx context.Context, c *call) error {
 		return err
 	}
 	now := time.Now()
-	lc, err := snap.Checkpoint(ctx, now)
+	var opts []deltalog.CheckpointOption
+	m := c.meter()
+	if m != nil {
+		opts = append(opts, deltalog.CheckpointProgress(func(done, total int64) { m.set("checkpoint: files written", done, total, "", "") }))
+	}
+	lc, err := snap.Checkpoint(ctx, now, opts...)
+	m.clear()
 	if err != nil {
 		return err
 	}

@@ -122,7 +122,7 @@ func runOptimize(ctx context.Context, c *call) error {
 		}
 		opts = append(opts, maintenance.Where(pred))
 	}
-	progress, clear := c.progressTo("optimize: bins rewritten")
+	progress, clear := c.progressTo("optimize: rows rewritten")
 	if progress != nil {
 		opts = append(opts, maintenance.OptimizeProgress(progress))
 	}

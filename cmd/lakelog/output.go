@@ -50,9 +50,11 @@ const formatsTopic = `Output formats (--format), on every command that prints ro
 
 Rows (scan, changes, SELECT) use the canonical row encoding: integers as
 numbers, decimals as strings with their scale, timestamps in RFC 3339
-(UTC), binary in base64. A command's result (delete, merge, optimize, ...)
-holds the operation, the version committed (null if none) and Spark's
-operationMetrics.
+(UTC), binary in base64, maps as JSON objects keyed by the keys' text. A
+command's result (delete, merge, optimize, ...) holds the operation, the
+version committed (null if none) and Spark's operationMetrics, as numbers;
+a SQL statement that changes a table prints the same record with its
+statement and the columns of the row Spark returns for it.
 `
 
 // ---- rows: Arrow record batches ----

@@ -14,7 +14,7 @@ import (
 // otherwise, and stdout never changes. The line says what is done of the
 // total, the rate and, once the rate is known, the time left:
 //
-//	optimize: bins rewritten: 3 of 12 (25%), 0.5/s, about 18s left, 6s
+//	optimize: rows rewritten: 3 of 12 (25%), 0.5/s, about 18s left, 6s
 var (
 	// progressDelay is how long work runs before its line shows, so that
 	// quick commands print none.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/lakelog/lakelog/reader"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"time"
 )
 
-var commitTime = regexp.MustCompile(`"_commit_timestamp":"[^"]*"`)
+var commitTime = regexp.MustCompile(`"_commit_timestamp":"[^"]*"|(?m)Ms \d+$`)
 
 // ttyBuffer is a buffer that says it is a terminal.
 type ttyBuffer struct{ bytes.Buffer }
@@ -38,7 +39,7 @@ func TestMeterLine(t *testing.T) {
 		el          time.Duration
 		want        string
 	}{
-		{"optimize: bins rewritten", 3, 12, "", "", 6 * time.Second, "optimize: bins rewritten: 3 of 12 (25%), 0.5/s, about 18s left, 6s"},
+		{"optimize: rows rewritten", 3, 12, "", "", 6 * time.Second, "optimize: rows rewritten: 3 of 12 (25%), 0.5/s, about 18s left, 6s"},
 		{"scan", 5, 10, "files", "1200 rows", 10 * time.Second, "scan: 5 of 10 (50%) files, 1200 rows, 0.5/s, about 10s left, 10s"},
 		{"scan", 0, 0, "files", "0 rows", 0, "scan: 0 files, 0 rows, 0s"},
 		{"upload", 3 << 20, 4 << 20, "B", "", 3 * time.Second, "upload: 3.0 MiB of 4.0 MiB (75%), 1.0 MiB/s, about 1s left, 3s"},
@@ -67,8 +68,12 @@ func TestProgressOnTerminal(t *testing.T) {
 	}{
 		{[]string{"scan", "TABLE", "--where", "id > 1", "--format", "jsonl"}, "\rscan: "},
 		{[]string{"changes", "TABLE", "--from", "1", "--format", "jsonl"}, "\rchanges: versions: "},
-		{[]string{"optimize", "TABLE"}, "\roptimize: bins rewritten: "},
+		{[]string{"optimize", "TABLE"}, "\roptimize: rows rewritten: "},
 		{[]string{"vacuum", "TABLE", "--retain", "0", "--force"}, "\rvacuum: files deleted: "},
+		{[]string{"delete", "TABLE", "--where", "id = 7"}, "\rdelete: rows read: "},
+		{[]string{"update", "TABLE", "--set", "name = 'x'", "--where", "id = 6"}, "\rupdate: rows rewritten: "},
+		{[]string{"sql", "DELETE FROM delta.`TABLE` WHERE id = 8"}, "\rdelete: rows read: "},
+		{[]string{"checkpoint", "TABLE"}, "\rcheckpoint: files written: "},
 	} {
 		with := func(table string, extra ...string) []string {
 			var out []string
@@ -100,5 +105,27 @@ func TestProgressOnTerminal(t *testing.T) {
 	var out, errb ttyBuffer
 	if code := run(context.Background(), []string{"scan", table}, strings.NewReader(""), &out, &errb); code != 0 || errb.Len() != 0 {
 		t.Errorf("scan to a terminal: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// A scan's line counts rows once planning knows them (a scan of one large
+// file moves as its rows are decoded), files before.
+func TestScanProgress(t *testing.T) {
+	for _, c := range []struct {
+		m           reader.ScanMetrics
+		files       int64
+		done, total int64
+		unit        string
+	}{
+		{reader.ScanMetrics{FilesConsidered: 1, FilesPlanned: 1, RowsPlanned: 5_000_000, RowsRead: 1_200_000, RowsReturned: 1_000_000}, 1, 1_200_000, 5_000_000, "rows"},
+		{reader.ScanMetrics{FilesConsidered: 1, FilesPlanned: 1, RowsPlanned: 100, RowsRead: 50, RowsSkippedByPageIndex: 25}, 1, 75, 100, "rows"},
+		// Planning not done, or a file's rows unknown: files.
+		{reader.ScanMetrics{FilesConsidered: 3, FilesPlanned: 3, RowsPlanned: 300, FilesRead: 2}, 10, 2, 10, "files"},
+		{reader.ScanMetrics{FilesConsidered: 2, FilesPlanned: 2, RowsPlanned: 300, RowsUnknown: 1, FilesRead: 1, FilesSkippedByStats: 1}, 2, 1, 1, "files"},
+	} {
+		done, total, unit, _ := scanProgress(c.m, c.files)
+		if done != c.done || total != c.total || unit != c.unit {
+			t.Errorf("%+v: %d of %d %s, want %d of %d %s", c.m, done, total, unit, c.done, c.total, c.unit)
+		}
 	}
 }
