@@ -122,6 +122,12 @@ func (s *Snapshot) NewTransaction(opts ...CommitOption) *Transaction {
 // Commit fails with ErrTableExists when version 0
 // exists.
 func Create(store objstore.Store, root string, md *actions.Metadata, opts ...CommitOption) (*Transaction, error) {
+	if store == nil {
+		return nil, fmt.Errorf("deltalog: %w", ErrNoStore)
+	}
+	if md == nil {
+		return nil, errors.New("deltalog: Create needs the table's metadata (md is nil)")
+	}
 	m := *md
 	if m.ID == "" {
 		m.ID = uuid.NewString()

@@ -26,6 +26,11 @@ var (
 	// look for its TxnID (FindCommit) before writing again. This is the only
 	// error after which the outcome is not known.
 	ErrCommitUnknown = errors.New("commit outcome unknown")
+	// ErrNoSnapshot: an operation was given a nil *Snapshot (open the
+	// table with Open first).
+	ErrNoSnapshot = errors.New("no snapshot: the *deltalog.Snapshot is nil (open the table with deltalog.Open)")
+	// ErrNoStore: an operation was given a nil objstore.Store.
+	ErrNoStore = errors.New("no store: the objstore.Store is nil")
 )
 
 // CommitUnknownError is returned with ErrCommitUnknown: the version the

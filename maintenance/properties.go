@@ -44,6 +44,9 @@ func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string
 // protocol in the same commit, as Spark does; the protocol is never
 // downgraded.
 func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[string]string, unset []string, opts ...deltalog.CommitOption) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("maintenance: ALTER TABLE: %s; nothing was committed", fmt.Sprintf(format, a...))
 	}

@@ -128,6 +128,9 @@ const filesPerRange = 2000
 // objstore.DeleteKeys), keys a batch fails retried, with at most
 // VacuumConcurrency requests in flight.
 func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) (*VacuumResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := vacuumConfig{now: time.Now, concurrency: defaultVacuumConcurrency}
 	for _, o := range opts {
 		o(&cfg)
