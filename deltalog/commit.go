@@ -703,6 +703,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		lastICT = tx.snap.ict.lastICT
 	}
 	ioFailures := 0
+	unsureAt := int64(-1) // a version an earlier try may have created
 	// retryUnknown handles a failure that leaves the commit's outcome
 	// unknown: after a backoff the same version is tried again, until the
 	// retries or the context run out and the outcome is reported unknown.
@@ -743,9 +744,16 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		if err == nil {
 			return result(version, attempt, body, false)
 		}
+		if errors.Is(err, objstore.ErrRefused) && unsureAt != version {
+			// The store refused the create before applying it (no bucket,
+			// no access), and no earlier try of this version may have
+			// landed: nothing was committed.
+			return nil, fmt.Errorf("deltalog: commit version %d of %s: %w", version, tx.display(), err)
+		}
 		if !errors.Is(err, objstore.ErrExists) {
 			// The create may or may not have happened. Try the same version
 			// again: ErrExists then tells us, by txnId, whose it is.
+			unsureAt = version
 			if err := retryUnknown(err, ""); err != nil {
 				return nil, err
 			}
