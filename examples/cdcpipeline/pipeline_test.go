@@ -641,8 +641,28 @@ func checkDeltaRS(t *testing.T, uri string, cols []column, widened bool) {
 	case !slices.Equal(got, want):
 		t.Fatalf("delta-rs reads silver otherwise than lakelog, whose rows equal Postgres's (%d rows vs %d): %s", len(got), len(want), diffRows(got, want))
 	default:
-		t.Logf("delta-rs reads silver as Postgres has it: %d rows of %d columns", len(got), len(names))
+		t.Logf("delta-rs reads silver as Postgres has it: %d rows of %d columns, %s", len(got), len(names), deletionVectors(t, uri))
 	}
+}
+
+// deletionVectors says how many of the table's active files have a
+// deletion vector.
+func deletionVectors(t *testing.T, uri string) string {
+	t.Helper()
+	snap, err := deltalog.OpenURI(t.Context(), uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !snap.Config().DeletionVectors() {
+		t.Fatalf("silver at version %d has no deletion vectors enabled", snap.Version())
+	}
+	n := 0
+	for f := range snap.Files() {
+		if f.DeletionVector != nil {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of its %d active files with a deletion vector", n, snap.NumFiles())
 }
 
 // pgText prints a silver value as the test's Postgres query prints its
