@@ -69,10 +69,11 @@
 // Auto compaction counts a file with a deletion vector as one to
 // rewrite, so the deleted rows do not pile up. Silver.Properties (or
 // pipeline.yaml's deletion_vectors) with delta.enableDeletionVectors
-// false creates silver without them. An existing silver table is left as
+// false creates silver without them, for readers that cannot read
+// deletion vectors (delta-rs 1.6 refuses such a table). An existing silver table is left as
 // it is unless Properties names the property: true then enables deletion
 // vectors on it, raising its protocol (every reader of the table must
-// support the feature: delta-rs does, readers without it refuse the
-// table), false
+// support the feature; readers without it refuse the table, delta-rs
+// 1.6 among them), false
 // makes later MERGEs rewrite files again.
 package cdc
