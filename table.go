@@ -268,12 +268,33 @@ func (t *Table) advance(snap *deltalog.Snapshot) {
 	}
 }
 
+// RetryOnConflict runs op with the handle at the table's latest version
+// and, while op fails with a conflict, moves the handle to the new latest
+// version and runs op again, under deltalog.RetryOnConflict's rules and
+// options (every conflict kind retried, nothing else; backoff).
+func (t *Table) RetryOnConflict(ctx context.Context, op func(*Table) error, opts ...deltalog.RetryOption) error {
+	if t.Snapshot() == nil {
+		return ErrNilTable
+	}
+	if op == nil {
+		return errors.New("lakelog: RetryOnConflict needs an operation (op is nil)")
+	}
+	return deltalog.RetryOnConflict(ctx, t.store, t.root, func(s *deltalog.Snapshot) error {
+		t.advance(s)
+		return op(t)
+	}, opts...)
+}
+
 // Result is what a write did.
 type Result struct {
 	// Version is the version committed, or the handle's version when the
 	// operation committed nothing (Committed false).
 	Version   int64
 	Committed bool
+	// AlreadyApplied: the write carried an application transaction
+	// (deltalog.WithAppTransaction) the table already holds, so nothing
+	// was committed; Version is the version that holds it.
+	AlreadyApplied bool
 	// Metrics are Spark's operationMetrics of the commit (numDeletedRows,
 	// numTargetRowsUpdated, numAddedFiles...); several commits (OPTIMIZE
 	// in parts, VACUUM's start and end) are summed.
@@ -307,8 +328,12 @@ func (t *Table) finish(commits ...*deltalog.CommitResult) (*Result, error) {
 			continue
 		}
 		res.Commits = append(res.Commits, c)
-		res.Committed = true
 		res.Version = c.Version
+		if c.AlreadyApplied {
+			res.AlreadyApplied = true
+			continue
+		}
+		res.Committed = true
 		if ci := c.CommitInfo(); ci != nil {
 			for k, v := range ci.OperationMetrics {
 				if n, ok := metricValue(v); ok {
@@ -318,7 +343,9 @@ func (t *Table) finish(commits ...*deltalog.CommitResult) (*Result, error) {
 		}
 	}
 	if !res.Committed {
-		res.Version = t.Version()
+		if !res.AlreadyApplied {
+			res.Version = t.Version()
+		}
 		return res, nil
 	}
 	snap, err := res.Commits[len(res.Commits)-1].Snapshot()
