@@ -15,8 +15,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
