@@ -1025,9 +1025,15 @@ func isOurs(as []actions.Action, txnID string) bool {
 
 // backoff is the jittered exponential delay after n failures.
 func (tx *Transaction) backoff(n int) time.Duration {
-	d := tx.cfg.backoff << min(n, 16)
-	if d > tx.cfg.maxBackoff || d <= 0 {
-		d = tx.cfg.maxBackoff
+	return backoffDelay(tx.cfg.backoff, tx.cfg.maxBackoff, n)
+}
+
+// backoffDelay is the nth backoff from base, doubling up to max, with
+// full jitter.
+func backoffDelay(base, max time.Duration, n int) time.Duration {
+	d := base << min(n, 16)
+	if d > max || d <= 0 {
+		d = max
 	}
 	j, err := rand.Int(rand.Reader, big.NewInt(int64(d)+1))
 	if err != nil {
