@@ -506,19 +506,22 @@ func castFloatToLongSaturating(f float64) int64 {
 // convBase converts a number in text from one base to another as
 // Spark's conv (NumberConverter): digits are read as an unsigned 64-bit
 // value until the first invalid one, a negative base asks for a signed
-// result; an empty result is NULL-like "0".
+// result. Blank text is NULL; text with no valid digit at the start
+// (conv('zz', 10, 2), conv('-', 16, 10)) is the value 0.
 func convBase(s string, from, to int) any {
 	if from < 2 || from > 36 || to < -36 || to > 36 || (to > -2 && to < 2) {
 		return nil
 	}
 	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil // blank text is NULL; text with no valid digit is 0
+	}
 	neg := strings.HasPrefix(s, "-")
 	if neg {
 		s = s[1:]
 	}
 	var v uint64
 	overflow := false
-	digits := 0
 	for _, r := range strings.ToLower(s) {
 		d := -1
 		switch {
@@ -536,10 +539,6 @@ func convBase(s string, from, to int) any {
 			overflow = true
 		}
 		v = sum
-		digits++
-	}
-	if digits == 0 {
-		return nil
 	}
 	if overflow {
 		v = math.MaxUint64
