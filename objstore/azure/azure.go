@@ -546,6 +546,15 @@ func (s *Store) fail(op objstore.Op, key string, err error) error {
 		(status(err) == http.StatusNotFound && !bloberror.HasCode(err, bloberror.ContainerNotFound))) {
 		return fmt.Errorf("azure: %s %q: %w", op, key, objstore.ErrNotFound)
 	}
+	switch code := status(err); {
+	case bloberror.HasCode(err, bloberror.ContainerNotFound):
+		return fmt.Errorf("azure: %s %q: container %q: %w: %w", op, key, s.name, objstore.ErrNoBucket, err)
+	case code == 401 || code == 403 ||
+		bloberror.HasCode(err, bloberror.AuthenticationFailed, bloberror.AuthorizationFailure, bloberror.NoAuthenticationInformation):
+		return fmt.Errorf("azure: %s %q in container %q: %w: %w", op, key, s.name, objstore.ErrAccessDenied, err)
+	case code == 400 || code == 405 || code == 411 || code == 413:
+		return fmt.Errorf("azure: %s %q in container %q: %w: %w", op, key, s.name, objstore.ErrRefused, err)
+	}
 	return fmt.Errorf("azure: %s %q in container %q: %w", op, key, s.name, err)
 }
 

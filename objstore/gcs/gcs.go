@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/oauth2"
 	"io"
 	"iter"
 	"net/http"
@@ -390,8 +391,18 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[o
 // fail wraps a client error of op on key, mapping a missing object to
 // objstore.ErrNotFound.
 func (s *Store) fail(op objstore.Op, key string, err error) error {
-	if errors.Is(err, storage.ErrObjectNotExist) && op != objstore.OpList {
+	code := status(err)
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.Is(err, storage.ErrObjectNotExist) && op != objstore.OpList:
 		return fmt.Errorf("gcs: %s %q: %w", op, key, objstore.ErrNotFound)
+	case errors.Is(err, storage.ErrBucketNotExist) || (code == 404 && (op == objstore.OpPut || op == objstore.OpList)):
+		// A write or a listing answered 404: the bucket is missing.
+		return fmt.Errorf("gcs: %s %q: bucket %q: %w: %w", op, key, s.name, objstore.ErrNoBucket, err)
+	case code == 401 || code == 403 || errors.As(err, &re):
+		return fmt.Errorf("gcs: %s %q in bucket %q: %w: %w", op, key, s.name, objstore.ErrAccessDenied, err)
+	case code == 400 || code == 405 || code == 411 || code == 413:
+		return fmt.Errorf("gcs: %s %q in bucket %q: %w: %w", op, key, s.name, objstore.ErrRefused, err)
 	}
 	return fmt.Errorf("gcs: %s %q in bucket %q: %w", op, key, s.name, err)
 }

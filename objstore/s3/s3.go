@@ -201,6 +201,9 @@ func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
+	if cfg.Credentials != nil && !aws.IsCredentialsProvider(cfg.Credentials, aws.AnonymousCredentials{}) {
+		cfg.Credentials = markedCredentials{cfg.Credentials}
+	}
 	// Every request, each try of it, goes through the stall watchdog.
 	cfg.HTTPClient = cloudio.WatchClient(cfg.HTTPClient, policy.StallTimeout)
 	virtualHosted, _ := strconv.ParseBool(os.Getenv("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"))
@@ -725,12 +728,51 @@ func unescapeKey(k string) (string, error) {
 // fail wraps an SDK error of op on key, mapping a missing object to
 // objstore.ErrNotFound. A missing bucket is not a missing key.
 func (s *Store) fail(op objstore.Op, key string, err error) error {
-	code := errorCode(err)
-	if code == "NoSuchKey" || (statusCode(err) == 404 && code != "NoSuchBucket" && op != objstore.OpList) {
+	code, status := errorCode(err), statusCode(err)
+	var ce credentialsError
+	switch {
+	case code == "NoSuchKey" || (status == 404 && code != "NoSuchBucket" && op != objstore.OpList):
 		return fmt.Errorf("s3: %s %q: %w", op, key, objstore.ErrNotFound)
+	case code == "NoSuchBucket":
+		return fmt.Errorf("s3: %s %q: bucket %q: %w: %w", op, key, s.bucket, objstore.ErrNoBucket, err)
+	case status == 401 || status == 403 || errors.As(err, &ce):
+		return fmt.Errorf("s3: %s %q in bucket %q: %w: %w", op, key, s.bucket, objstore.ErrAccessDenied, err)
+	case refused(status):
+		return fmt.Errorf("s3: %s %q in bucket %q: %w: %w", op, key, s.bucket, objstore.ErrRefused, err)
 	}
 	return fmt.Errorf("s3: %s %q in bucket %q: %w", op, key, s.bucket, err)
 }
+
+// refused reports whether an HTTP status says the request was refused
+// before it was applied: a 4xx other than those with a meaning of their
+// own (404, 408 timeout, 409 conflict, 412 and 416 conditions, 429
+// throttling).
+func refused(status int) bool {
+	switch status {
+	case 400, 401, 403, 405, 411, 413, 414, 431:
+		return true
+	}
+	return false
+}
+
+// markedCredentials marks the errors of finding credentials, which the
+// SDK returns before sending anything, so that fail can say access was
+// denied.
+type markedCredentials struct{ aws.CredentialsProvider }
+
+func (m markedCredentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	c, err := m.CredentialsProvider.Retrieve(ctx)
+	if err != nil {
+		return c, credentialsError{err}
+	}
+	return c, nil
+}
+
+// credentialsError is a failure to find credentials.
+type credentialsError struct{ err error }
+
+func (e credentialsError) Error() string { return "no credentials: " + e.err.Error() }
+func (e credentialsError) Unwrap() error { return e.err }
 
 // statusCode is the HTTP status of a response error, or 0.
 func statusCode(err error) int {
