@@ -162,7 +162,7 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Com
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	for name := range props.Constraints {
-		return nil, fmt.Errorf("deltalog: create: %s: CHECK constraints are added to an existing table (schema.AddConstraint, lakelog alter --add-constraint), which checks the expression", actions.ConstraintKey(name))
+		return nil, fmt.Errorf("deltalog: create: %s: CHECK constraints are added to an existing table (schema.AddConstraint), which checks the expression", actions.ConstraintKey(name))
 	}
 	if props.ColumnMappingMode != actions.ColumnMappingNone {
 		if schema, err = mapColumns(&m, schema, props); err != nil {
@@ -227,8 +227,10 @@ func mapColumns(md *actions.Metadata, schema *actions.StructType, props *actions
 
 // CheckProperties refuses the table properties of md that Spark would
 // refuse (an unknown delta.* key, a value of the wrong form, each error
-// naming its property) and those lakelog cannot honour yet (column
-// mapping, CHECK constraints, features named by delta.feature.*). Create
+// naming its property, a symlink manifest with deletion vectors, a
+// UniForm setting its compatibility does not allow). delta.feature.*
+// keys are refused here: SplitFeatureProperties takes them out first, as
+// Create and SetMetadata do, and they enable their features. Create
 // asks it, and so does an operation that changes properties (ALTER TABLE
 // SET TBLPROPERTIES). Keys are matched exactly: normalise their case
 // first (actions.NormalizeTableProperties), as Create does.

@@ -72,7 +72,7 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 		if strings.HasPrefix(k, actions.PropConstraintPrefix) {
 			// As Spark: a constraint's expression is checked against the
 			// rows when it is added.
-			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and DropConstraint (lakelog alter --add-constraint, --drop-constraint)", k)
+			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and schema.DropConstraint", k)
 		}
 	}
 	if on, ok := actions.ParseBool(set[actions.PropEnableRowTracking]); ok && on && !snap.Config().RowTracking() {

@@ -385,7 +385,7 @@ func ChangeColumnType(ctx context.Context, snap *deltalog.Snapshot, column strin
 	case !actions.CanWidenType(from, to):
 		return nil, c.refuse(shown, "cannot change type %s to %s: the typeWidening feature widens byte, short, int to long, double or a wide enough decimal, float to double, decimals to more digits, and date to timestamp_ntz (other changes rewrite the data, which ALTER does not)", from, to)
 	case !c.props.EnableTypeWidening:
-		return nil, c.refuse(shown, "changing the type %s to %s needs type widening: set %s=true first (lakelog alter TABLE --set-property %s=true)", from, to, actions.PropEnableTypeWidening, actions.PropEnableTypeWidening)
+		return nil, c.refuse(shown, "changing the type %s to %s needs type widening: set %s=true first (maintenance.SetProperties)", from, to, actions.PropEnableTypeWidening)
 	case c.isPartition(tg.names) >= 0 && from == actions.TypeDate:
 		return nil, c.refuse(shown, "partition column of type date cannot become %s (its partition values are dates)", to)
 	}
