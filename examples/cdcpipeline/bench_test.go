@@ -32,6 +32,7 @@ var (
 	benchSteady = flag.Int("pipeline.bench.rate", 500, "TestPipelineBench: source changes per second of its steady phase (60% inserts, 30% updates, 10% deletes)")
 	benchFor    = flag.Duration("pipeline.bench.for", time.Minute, "TestPipelineBench: how long the steady phase runs")
 	benchVacuum = flag.Duration("pipeline.bench.vacuum", 5*time.Minute, "TestPipelineBench: the pipeline's VACUUM interval, and the tables' delta.deletedFileRetentionDuration")
+	benchLog    = flag.Duration("pipeline.bench.logretention", 0, "TestPipelineBench: the tables' delta.logRetentionDuration (0: Delta's 30 days; the log then grows with every commit)")
 )
 
 // TestPipelineBench measures the pipeline as `lakelog cdc run` runs it
@@ -68,7 +69,10 @@ func TestPipelineBench(t *testing.T) {
 		Vacuum:     cdc.VacuumConfig{Interval: &every},
 		Tables:     []cdc.TableConfig{{Topic: table + ".public." + table, Bronze: bronzeURI, Silver: silverURI}},
 	}
-	t.Logf("pipeline: auto compaction on, VACUUM of silver every %s keeping %s (delta.deletedFileRetentionDuration)", every, every)
+	if *benchLog > 0 {
+		cfg.Properties[actions.PropLogRetentionDuration] = fmt.Sprintf("interval %d seconds", int(benchLog.Seconds()))
+	}
+	t.Logf("pipeline: auto compaction on, VACUUM of silver every %s keeping %s (delta.deletedFileRetentionDuration), properties %v", every, every, cfg.Properties)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
@@ -217,8 +221,20 @@ func perCommit(t *testing.T, uri string) {
 		t.Fatal(err)
 	}
 	defer objstore.Close(store)
+	// From the oldest commit log cleanup kept (with
+	// -pipeline.bench.logretention it removes the first ones).
+	hist, err := deltalog.History(t.Context(), store, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := hist[len(hist)-1].Version
+	for _, h := range hist {
+		if !h.Missing {
+			from = min(from, h.Version)
+		}
+	}
 	var commits, files, most int
-	for c, err := range deltalog.Commits(t.Context(), store, "", 0, -1) {
+	for c, err := range deltalog.Commits(t.Context(), store, "", from, -1) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +251,7 @@ func perCommit(t *testing.T, uri string) {
 	if commits == 0 {
 		t.Fatal("bronze has no commit with data")
 	}
-	t.Logf("bronze: %d commits with data; files per commit: mean %.2f, max %d", commits, float64(files)/float64(commits), most)
+	t.Logf("bronze: %d commits with data from version %d; files per commit: mean %.2f, max %d", commits, from, float64(files)/float64(commits), most)
 }
 
 // storage logs silver's bytes on disk per live byte. On disk is every
@@ -246,8 +262,8 @@ func perCommit(t *testing.T, uri string) {
 // active size is the live rows written once: the floor for on disk.
 func storage(t *testing.T, phase, root string, compact bool) {
 	t.Helper()
-	var disk, logBytes, changeBytes int64
-	files := 0
+	var disk, logBytes, changeBytes, checkpointBytes, dvBytes int64
+	files, commits := 0, 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -260,6 +276,13 @@ func storage(t *testing.T, phase, root string, compact bool) {
 		switch rel, _ := filepath.Rel(root, path); {
 		case strings.HasPrefix(rel, "_delta_log"+string(filepath.Separator)):
 			logBytes += info.Size()
+			if strings.Contains(rel, ".checkpoint") {
+				checkpointBytes += info.Size()
+			} else if strings.HasSuffix(rel, ".json") {
+				commits++
+			}
+		case strings.HasPrefix(rel, "deletion_vector_"):
+			dvBytes += info.Size()
 		case strings.HasPrefix(rel, "_change_data"+string(filepath.Separator)):
 			changeBytes += info.Size()
 		}
@@ -273,8 +296,8 @@ func storage(t *testing.T, phase, root string, compact bool) {
 		t.Fatal(err)
 	}
 	live := snap.SizeInBytes()
-	t.Logf("%s: silver version %d: %d bytes in %d files on disk (log %d, change data %d, data files %d); %d bytes in %d active files: %.2fx",
-		phase, snap.Version(), disk, files, logBytes, changeBytes, disk-logBytes-changeBytes, live, snap.NumFiles(), float64(disk)/float64(live))
+	t.Logf("%s: silver version %d: %d bytes in %d files on disk (log %d: %d commits, checkpoints %d; change data %d, deletion vectors %d, data files %d); %d bytes in %d active files: %.2fx",
+		phase, snap.Version(), disk, files, logBytes, commits, checkpointBytes, changeBytes, dvBytes, disk-logBytes-changeBytes-dvBytes, live, snap.NumFiles(), float64(disk)/float64(live))
 	if !compact {
 		return
 	}
