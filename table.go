@@ -62,6 +62,7 @@ type Option func(*options)
 
 type options struct {
 	store      objstore.Store
+	storage    objstore.Options
 	partitions []string
 	props      map[string]string
 	commit     []deltalog.CommitOption
@@ -74,6 +75,16 @@ type options struct {
 // table's root inside it ("" for the store's root). Without it the URI is
 // resolved by objstore.Open from the environment.
 func WithStore(store objstore.Store) Option { return func(o *options) { o.store = store } }
+
+// WithStorageOptions configures the store the URI names with these
+// settings instead of the environment's (delta-rs's storage_options):
+// AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_REGION, AZURE_STORAGE_CONNECTION_STRING,
+// GOOGLE_APPLICATION_CREDENTIALS, STORAGE_EMULATOR_HOST and the rest of
+// objstore.Options' keys.
+func WithStorageOptions(opts map[string]string) Option {
+	return func(o *options) { o.storage = opts }
+}
 
 // WithCommitOptions are given to every commit the handle makes (an
 // application transaction, user metadata, isolation, hooks...).
@@ -122,9 +133,12 @@ func resolve(ctx context.Context, uri string, opts []Option) (*options, objstore
 		}
 	}
 	if o.store != nil {
+		if len(o.storage) > 0 {
+			return nil, nil, "", errors.New("lakelog: WithStore and WithStorageOptions: give the store its settings, or let the URI's store take them")
+		}
 		return o, o.store, uri, nil
 	}
-	st, err := objstore.Open(ctx, uri)
+	st, err := objstore.OpenWith(ctx, uri, o.storage)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("lakelog: %w", err)
 	}

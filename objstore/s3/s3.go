@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -35,12 +36,55 @@ import (
 )
 
 func init() {
-	objstore.Register("s3", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+	objstore.Register("s3", func(ctx context.Context, u *url.URL, opts objstore.Options) (objstore.Store, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("s3: URI %q names no bucket; want s3://bucket/prefix", u.Redacted())
 		}
-		return New(ctx, u.Host, u.Path)
+		so, err := storageOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		return New(ctx, u.Host, u.Path, so...)
 	})
+}
+
+// StorageOptions are the keys of objstore.Options an s3:// store reads;
+// without them the SDK reads the same names from the environment (and
+// its shared files).
+var StorageOptions = []string{"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "AWS_ALLOW_HTTP"}
+
+// storageOptions are the options opts gives.
+func storageOptions(opts objstore.Options) ([]Option, error) {
+	if err := opts.Check("s3", StorageOptions...); err != nil {
+		return nil, err
+	}
+	var out []Option
+	if v, ok := opts.Lookup("AWS_ENDPOINT_URL"); ok {
+		out = append(out, WithEndpoint(v))
+	}
+	for _, k := range []string{"AWS_DEFAULT_REGION", "AWS_REGION"} {
+		if v, ok := opts.Lookup(k); ok {
+			out = append(out, WithRegion(v))
+		}
+	}
+	id, hasID := opts.Lookup("AWS_ACCESS_KEY_ID")
+	secret, hasSecret := opts.Lookup("AWS_SECRET_ACCESS_KEY")
+	if hasID != hasSecret {
+		return nil, errors.New("s3: storage options give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY together or neither")
+	}
+	if hasID {
+		token, _ := opts.Lookup("AWS_SESSION_TOKEN")
+		out = append(out, WithCredentials(credentials.NewStaticCredentialsProvider(id, secret, token)))
+	}
+	if v, ok := opts.Lookup("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"); ok {
+		virtual, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("s3: storage option AWS_VIRTUAL_HOSTED_STYLE_REQUEST=%q is not true or false", v)
+		}
+		out = append(out, WithPathStyle(!virtual))
+	}
+	return out, nil
 }
 
 const (
