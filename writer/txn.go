@@ -200,5 +200,9 @@ func CreateTable(ctx context.Context, store objstore.Store, root string, md *act
 		"partitionBy": actions.JSONText(md.PartitionColumns),
 		"properties":  actions.JSONText(md.Configuration),
 	}
-	return commit(ctx, tx, wr.Changes("CREATE TABLE AS SELECT", params, nil))
+	op := "CREATE TABLE AS SELECT"
+	if batches == nil {
+		op = "CREATE TABLE" // no query: Spark's CREATE TABLE with columns
+	}
+	return commit(ctx, tx, wr.Changes(op, params, nil))
 }
