@@ -129,4 +129,3 @@ func azureStore(t *testing.T) objstore.Store {
 	}
 	return st
 }
-

@@ -179,7 +179,7 @@ type diffGen struct {
 	// strings hit values that exist.
 	prefixes []string
 	maxID    int64
-	flat     bool // diffOptions.flat
+	flat     bool    // diffOptions.flat
 	nullRate float64 // of the nullable columns, per append
 	bigRate  float64 // of strings and binaries far over a page, per append
 }

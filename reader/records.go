@@ -123,7 +123,7 @@ type pass struct {
 type fileJob struct {
 	f   *ScanFile
 	h   *fetchedFile // on an object store, its entry in the fetcher
-	err error            // a planning error, or why the file could not be opened
+	err error        // a planning error, or why the file could not be opened
 	// lazy: past the rows a limit needs (by the files' stats), the file
 	// is opened only when the consumer reaches it.
 	lazy     bool
