@@ -115,7 +115,7 @@ type fetchedFile struct {
 func (s *Scan) addFile(fe *rangefetch.Fetcher, f *ScanFile, split bool) *fetchedFile {
 	ff := &fetchedFile{}
 	ff.File = fe.Add(f.Key, f.Add.Size, func(h *rangefetch.File) error {
-		unit, err := s.planFetch(ff, f, split)
+		unit, err := s.planFetch(h, ff, f, split)
 		s.raiseBudget(fe, unit)
 		return err
 	})
@@ -134,15 +134,14 @@ func (s *Scan) raiseBudget(fe *rangefetch.Fetcher, unit int64) {
 	}
 }
 
-// planFetch reads the footer of f from its tail, cuts the file into the
+// planFetch reads the footer of f (h, whose entry ff is) from its tail, cuts the file into the
 // units its decoders will read (fileUnits, as openFile would) and claims
 // for each unit the bytes its decoders read (unitClaims), in unit order;
 // it returns the bytes of the largest unit. The plan, recorded in ff, is
 // what openFile and readUnit then follow, so the decoders read what was
 // fetched for them. A plan that fails leaves the decoder to read the file
 // itself and report what is wrong.
-func (s *Scan) planFetch(ff *fetchedFile, f *ScanFile, split bool) (largest int64, err error) {
-	h := ff.File
+func (s *Scan) planFetch(h *rangefetch.File, ff *fetchedFile, f *ScanFile, split bool) (largest int64, err error) {
 	size := h.Size()
 	tail := make([]byte, 8)
 	if _, err := h.ReadAt(tail, size-8); err != nil {
