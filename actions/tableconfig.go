@@ -255,38 +255,60 @@ func (c *TableConfig) AutoCompact() bool {
 	return asciiLower(c.metadata.Configuration[PropAutoCompact]) == "true"
 }
 
-// MinimalProtocol is the smallest protocol a new table with this
-// metadata needs, as Spark chooses it: a legacy protocol when every
-// feature the metadata needs has a legacy version ((1, 2) at least);
-// otherwise reader version 3 (1 without reader-writer features) and
-// writer version 7, listing exactly the features needed.
-func (c *TableConfig) MinimalProtocol() *Protocol { return protocolFor(c.NeededFeatures()) }
+// MinimalProtocol is the protocol a new table with this metadata gets, as
+// Spark 4 gives it: the features of Spark's default protocol (1, 2),
+// appendOnly and invariants, and those the metadata needs, in the
+// smallest protocol that supports exactly them (ProtocolWith).
+func (c *TableConfig) MinimalProtocol() *Protocol {
+	return ProtocolWith(append([]string{FeatureAppendOnly, FeatureInvariants}, c.NeededFeatures()...))
+}
 
-// protocolFor is the smallest protocol that supports the named features.
-func protocolFor(names []string) *Protocol {
-	legacy := &Protocol{MinReaderVersion: 1, MinWriterVersion: 2}
-	var reader, writer []string
-	legacyOnly := true
-	for _, name := range names {
-		s := specByName[name]
-		writer = append(writer, name)
-		if s != nil && s.readerWriter {
-			reader = append(reader, name)
+// ProtocolWith is the protocol that supports exactly the named features
+// (each once), written as Delta on Spark 4 writes it: a legacy protocol
+// when the features are exactly those a legacy version implies ((1, 3)
+// for appendOnly, invariants and checkConstraints); otherwise writer
+// version 7 listing them, with reader version 1 when none concerns
+// readers, 2 when columnMapping is the only one (a legacy reader version
+// implies it), and 3 listing the reader-writer ones otherwise.
+func ProtocolWith(names []string) *Protocol {
+	set := map[string]bool{}
+	var ordered []string
+	for _, s := range featureSpecs { // a stable order, Spark's for new tables
+		if slices.Contains(names, s.name) && !set[s.name] {
+			set[s.name] = true
+			ordered = append(ordered, s.name)
 		}
-		if s == nil || s.legacyWriter == 0 {
-			legacyOnly = false
-			continue
+	}
+	for _, n := range names { // names lakelog has no spec of, last
+		if !set[n] {
+			set[n] = true
+			ordered = append(ordered, n)
 		}
-		legacy.MinReaderVersion = max(legacy.MinReaderVersion, s.legacyReader)
-		legacy.MinWriterVersion = max(legacy.MinWriterVersion, s.legacyWriter)
+	}
+	for w := 1; w < len(legacyWriterFeatures); w++ {
+		legacy := &Protocol{MinReaderVersion: 1, MinWriterVersion: w}
+		if set[FeatureColumnMapping] {
+			legacy.MinReaderVersion = 2
+		}
+		implied := legacy.WriterFeatureSet()
+		if len(implied) == len(set) && !slices.ContainsFunc(implied, func(f string) bool { return !set[f] }) {
+			return legacy
+		}
+	}
+	p := &Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: ordered}
+	var rw []string
+	for _, n := range ordered {
+		if IsReaderWriterFeature(n) {
+			rw = append(rw, n)
+		}
 	}
 	switch {
-	case legacyOnly:
-		return legacy
-	case len(reader) > 0:
-		return &Protocol{MinReaderVersion: 3, MinWriterVersion: 7, ReaderFeatures: reader, WriterFeatures: writer}
+	case len(rw) == 1 && rw[0] == FeatureColumnMapping:
+		p.MinReaderVersion = 2
+	case len(rw) > 0:
+		p.MinReaderVersion, p.ReaderFeatures = 3, rw
 	}
-	return &Protocol{MinReaderVersion: 1, MinWriterVersion: 7, WriterFeatures: writer}
+	return p
 }
 
 // FeatureNotEnabledError is new metadata of an existing table that needs a
@@ -308,8 +330,11 @@ func (e *FeatureNotEnabledError) Error() string {
 // when Spark adds it by itself (legacy features and those a property
 // enables) or when it is in explicit (delta.feature.NAME=supported);
 // otherwise the change is refused with a *FeatureNotEnabledError. The
-// protocol is never downgraded; current itself is returned when it
-// already supports everything.
+// result supports exactly current's features and the added ones, written
+// as Spark 4 writes it (ProtocolWith: (1, 2) and a change data feed give
+// (1, 7) listing appendOnly, invariants and changeDataFeed); it is never
+// a downgrade, and current itself is returned when it already supports
+// everything.
 func (c *TableConfig) UpgradeProtocol(current *Protocol, explicit ...string) (*Protocol, error) {
 	var missing []string
 	for _, name := range c.NeededFeatures() {
@@ -329,7 +354,14 @@ func (c *TableConfig) UpgradeProtocol(current *Protocol, explicit ...string) (*P
 	if len(missing) == 0 {
 		return current, nil
 	}
-	return MergeProtocols(protocolFor(missing), current), nil
+	have := append(current.ReaderFeatureSet(), current.WriterFeatureSet()...)
+	p := ProtocolWith(append(have, missing...))
+	// Versions never go down (a reader version 3 stays 3 even when no
+	// reader feature is listed any more).
+	if p.MinReaderVersion < current.MinReaderVersion || p.MinWriterVersion < current.MinWriterVersion {
+		return MergeProtocols(p, current), nil
+	}
+	return p, nil
 }
 
 // FeatureName is the canonical spelling of a table feature named in any

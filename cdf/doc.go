@@ -31,7 +31,9 @@
 // delta.enableChangeDataFeed was not true (ErrNotRecorded); a version
 // whose schema cannot be read under the end version's (a column dropped,
 // renamed or narrowed, other partition columns, column mapping:
-// ErrSchemaChange); a file VACUUM removed (ErrFileMissing, naming the
+// ErrSchemaChange; so too the version before the range when the range's
+// first commit changes the schema and removes files written under it, as
+// a RESTORE that narrows a widened column does); a file VACUUM removed (ErrFileMissing, naming the
 // file); a start beyond the latest version (deltalog.ErrVersionNotFound,
 // or an empty feed with EmptyBeyondLatest). An end beyond the latest
 // version is the latest. Tables with column mapping are refused

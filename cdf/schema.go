@@ -15,30 +15,52 @@ import (
 // adds are read as nulls. It is Spark's rule: a range is read under its
 // end version's schema only across additive changes.
 func (f *Feed) checkSchema(v int64, md *actions.Metadata, props *actions.TableProperties) error {
+	why, err := f.unreadable(v, md, props)
+	if err != nil || why == "" {
+		return err
+	}
+	return fmt.Errorf("cdf: %s: %w: version %d %s; the range %d to %d is read under version %d's schema: ask for a range on one side of version %d",
+		f.display, ErrSchemaChange, v, why, f.from, f.to, f.to, v)
+}
+
+// checkRemovedSchema fails when the rows the range's first version
+// removes cannot be read under the end version's schema. They were
+// written under the schema before it (md, version f.from-1's), which the
+// first version may change: a RESTORE to a version before a column was
+// widened narrows it, and removes the files holding wide values.
+func (f *Feed) checkRemovedSchema(md *actions.Metadata, props *actions.TableProperties) error {
+	v := f.from - 1
+	why, err := f.unreadable(v, md, props)
+	if err != nil || why == "" {
+		return err
+	}
+	return fmt.Errorf("cdf: %s: %w: version %d removes rows written under version %d's schema, and version %d %s; the range %d to %d is read under version %d's schema: ask for a range that starts after version %d",
+		f.display, ErrSchemaChange, f.from, v, v, why, f.from, f.to, f.to, f.from)
+}
+
+// unreadable says why the rows of version v, whose metadata is md, cannot
+// be read under the end version's schema ("" when they can).
+func (f *Feed) unreadable(v int64, md *actions.Metadata, props *actions.TableProperties) (string, error) {
 	if md == f.end.Metadata() {
-		return nil
+		return "", nil
 	}
 	// The version's configuration under the end's protocol: protocols
 	// only grow, and a mode property without the feature is refused when
 	// written.
 	old, err := actions.NewTableConfig(f.end.Protocol(), md)
 	if err != nil {
-		return fmt.Errorf("cdf: %s: version %d: %w", f.display, v, err)
-	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("cdf: %s: %w: version %d %s; the range %d to %d is read under version %d's schema: ask for a range on one side of version %d",
-			f.display, ErrSchemaChange, v, fmt.Sprintf(format, args...), f.from, f.to, f.to, v)
+		return "", fmt.Errorf("cdf: %s: version %d: %w", f.display, v, err)
 	}
 	if e := props.InvalidProperty(actions.PropColumnMappingMode); e != nil {
-		return fail("has column mapping mode %q, which is not none, name or id", e.Value)
+		return fmt.Sprintf("has column mapping mode %q, which is not none, name or id", e.Value), nil
 	}
 	if !slices.EqualFunc(md.PartitionColumns, f.end.PartitionColumns(), strings.EqualFold) {
-		return fail("is partitioned by [%s], the end version by [%s]", strings.Join(md.PartitionColumns, ", "), strings.Join(f.end.PartitionColumns(), ", "))
+		return fmt.Sprintf("is partitioned by [%s], the end version by [%s]", strings.Join(md.PartitionColumns, ", "), strings.Join(f.end.PartitionColumns(), ", ")), nil
 	}
 	if path, why := readableAs(old, f.end.Config()); why != "" {
-		return fail("has column %s, which %s", path, why)
+		return fmt.Sprintf("has column %s, which %s", path, why), nil
 	}
-	return nil
+	return "", nil
 }
 
 // readableAs reports the first column of the table old that cannot be

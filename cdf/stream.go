@@ -113,6 +113,12 @@ func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
 			}
 			checked = md
 		}
+		if vc.Version == f.from {
+			if err := f.checkFirstRemoves(ctx, vc); err != nil {
+				emit(&job{err: err})
+				return
+			}
+		}
 		jobs, err := f.versionJobs(vc)
 		if err != nil {
 			emit(&job{err: err})
@@ -124,6 +130,41 @@ func (f *Feed) plan1(ctx context.Context, emit func(*job) bool) {
 			}
 		}
 	}
+}
+
+// checkFirstRemoves checks the schema the rows removed by the range's
+// first commit were written under (checkRemovedSchema) when that commit
+// changes the metadata; else it is the start's, checked already. Rows
+// read from change data files were written under the commit's own
+// schema. When the log no longer holds the version before, its schema
+// is unknown and the rows are read as they are.
+func (f *Feed) checkFirstRemoves(ctx context.Context, vc *deltalog.VersionCommit) error {
+	if f.from == 0 {
+		return nil
+	}
+	var changesMD, removes bool
+	for i := range vc.Actions {
+		a := &vc.Actions[i]
+		switch {
+		case a.CDC != nil:
+			return nil
+		case a.Metadata != nil:
+			changesMD = true
+		case a.Remove != nil && a.Remove.DataChange:
+			removes = true
+		}
+	}
+	if !changesMD || !removes {
+		return nil
+	}
+	prev, err := deltalog.Open(ctx, f.store, f.root, deltalog.AtVersion(f.from-1))
+	switch {
+	case errors.Is(err, deltalog.ErrVersionNotFound):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cdf: %w", err)
+	}
+	return f.checkRemovedSchema(prev.Metadata(), prev.Properties())
 }
 
 // rangeCommits are the range's commits: those a follower already read,

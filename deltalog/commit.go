@@ -243,6 +243,12 @@ func checkProperties(md *actions.Metadata, props *actions.TableProperties) error
 	if err := props.Err(); err != nil {
 		return err
 	}
+	if on, _ := actions.ParseBool(md.Configuration[actions.PropSymlinkFormatManifest]); on && props.EnableDeletionVectors {
+		// A manifest's readers read the data files as they are and would
+		// see the rows deletion vectors delete (Spark refuses it too:
+		// PersistentDeletionVectorsWithIncrementalManifestGeneration).
+		return fmt.Errorf("%s=true and %s=true cannot be set together: the symlink manifest's readers would read the rows deletion vectors delete", actions.PropSymlinkFormatManifest, actions.PropEnableDeletionVectors)
+	}
 	return checkUniversalFormat(props)
 }
 
@@ -933,8 +939,20 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	info := tx.info
 	now := tx.cfg.now().UnixMilli()
 	info.Timestamp = &now
+	md := tx.metadata
 	if c.Properties().EnableInCommitTimestamps {
 		ict := max(now, lastICT+1)
+		if tx.snap != nil && !tx.snap.Properties().EnableInCommitTimestamps && md != nil {
+			// Enabled by this commit, as Spark enables it on an existing
+			// table: the commit records where in-commit timestamps begin,
+			// its own version and timestamp (after the commit it read).
+			ict = max(ict, tx.snap.Timestamp().UnixMilli()+1)
+			m := *md
+			m.Configuration = maps.Clone(md.Configuration)
+			m.Configuration[actions.PropInCommitTimestampEnablementVer] = strconv.FormatInt(version, 10)
+			m.Configuration[actions.PropInCommitTimestampEnablementTime] = strconv.FormatInt(ict, 10)
+			md = &m
+		}
 		info.InCommitTimestamp = &ict
 		info.Timestamp = &ict
 	}
@@ -952,8 +970,8 @@ func (tx *Transaction) encode(version int64, txnID string, lastICT int64) ([]byt
 	if tx.changesProtocol(c) {
 		as = append(as, actions.Action{Protocol: c.Protocol()})
 	}
-	if tx.metadata != nil {
-		as = append(as, actions.Action{Metadata: tx.metadata})
+	if md != nil {
+		as = append(as, actions.Action{Metadata: md})
 	}
 	acts := tx.acts
 	if c.AssignsRowIDs() {

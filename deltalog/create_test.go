@@ -14,10 +14,15 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 )
 
-// TestMinimalProtocol: a new table gets the protocol Spark would give it:
-// legacy versions while every feature needed has one, else reader 3 /
-// writer 7 listing exactly the features needed, each once.
+// TestMinimalProtocol: a new table gets the protocol Spark 4.4 gives it.
+// Spark starts from appendOnly and invariants (what (1, 2) implies) and adds
+// the features the table needs; legacy versions remain only while that set
+// is exactly what a legacy protocol implies, else writer 7 lists the whole
+// set and reader 3 lists the features readers need (reader 2 when that is
+// column mapping alone).
 func TestMinimalProtocol(t *testing.T) {
+	legacy := []string{"appendOnly", "invariants"}
+	with := func(names ...string) []string { return slices.Sorted(slices.Values(append(names, legacy...))) }
 	for _, c := range []struct {
 		ddl            string
 		props          map[string]string
@@ -27,25 +32,25 @@ func TestMinimalProtocol(t *testing.T) {
 		{"id long", nil, 1, 2, nil, nil},
 		{"id long", map[string]string{"delta.appendOnly": "true"}, 1, 2, nil, nil},
 		{"id long", map[string]string{"delta.appendOnly": "false"}, 1, 2, nil, nil},
-		{"id long", map[string]string{"delta.enableChangeDataFeed": "true"}, 1, 4, nil, nil},
-		{"id long", map[string]string{"delta.appendOnly": "true", "delta.enableChangeDataFeed": "true"}, 1, 4, nil, nil},
-		{"id long", map[string]string{"delta.enableDeletionVectors": "true"}, 3, 7, []string{"deletionVectors"}, []string{"deletionVectors"}},
+		{"id long", map[string]string{"delta.enableChangeDataFeed": "true"}, 1, 7, nil, with("changeDataFeed")},
+		{"id long", map[string]string{"delta.appendOnly": "true", "delta.enableChangeDataFeed": "true"}, 1, 7, nil, with("changeDataFeed")},
+		{"id long", map[string]string{"delta.enableDeletionVectors": "true"}, 3, 7, []string{"deletionVectors"}, with("deletionVectors")},
 		{"id long", map[string]string{"delta.enableDeletionVectors": "true", "delta.enableChangeDataFeed": "true"}, 3, 7,
-			[]string{"deletionVectors"}, []string{"changeDataFeed", "deletionVectors"}},
+			[]string{"deletionVectors"}, with("changeDataFeed", "deletionVectors")},
 		{"id long", map[string]string{"delta.appendOnly": "true", "delta.enableInCommitTimestamps": "true"}, 1, 7,
-			nil, []string{"appendOnly", "inCommitTimestamp"}},
+			nil, with("inCommitTimestamp")},
 		{"id long, t timestamp_ntz", map[string]string{"delta.appendOnly": "true"}, 3, 7,
-			[]string{"timestampNtz"}, []string{"appendOnly", "timestampNtz"}},
-		// Spark counts NOT NULL columns (through structs) as invariants.
-		{"id long not null, t timestamp_ntz", nil, 3, 7, []string{"timestampNtz"}, []string{"invariants", "timestampNtz"}},
+			[]string{"timestampNtz"}, with("timestampNtz")},
+		{"id long not null, t timestamp_ntz", nil, 3, 7, []string{"timestampNtz"}, with("timestampNtz")},
 		{"s struct<a: long not null>", map[string]string{"delta.enableDeletionVectors": "true"}, 3, 7,
-			[]string{"deletionVectors"}, []string{"deletionVectors", "invariants"}},
+			[]string{"deletionVectors"}, with("deletionVectors")},
 		{"l array<long> not null", nil, 1, 2, nil, nil},
-		// Column mapping: (2, 5), or listed in both lists.
-		{"id long", map[string]string{"delta.columnMapping.mode": "name"}, 2, 5, nil, nil},
-		{"id long", map[string]string{"delta.columnMapping.mode": "id", "delta.enableChangeDataFeed": "true"}, 2, 5, nil, nil},
+		// Column mapping alone: reader 2, writer 7 listing it.
+		{"id long", map[string]string{"delta.columnMapping.mode": "name"}, 2, 7, nil, with("columnMapping")},
+		{"id long", map[string]string{"delta.columnMapping.mode": "id", "delta.enableChangeDataFeed": "true"}, 2, 7, nil,
+			with("changeDataFeed", "columnMapping")},
 		{"id long", map[string]string{"delta.columnMapping.mode": "name", "delta.enableDeletionVectors": "true"}, 3, 7,
-			[]string{"columnMapping", "deletionVectors"}, []string{"columnMapping", "deletionVectors"}},
+			[]string{"columnMapping", "deletionVectors"}, with("columnMapping", "deletionVectors")},
 	} {
 		schema, err := actions.ParseDDL(c.ddl)
 		if err != nil {
@@ -82,6 +87,9 @@ func TestCreateRefuses(t *testing.T) {
 		{"id long", nil, map[string]string{"delta.columnMapping.mode": "position"}, "delta.columnMapping.mode", nil},
 		{"id long", nil, map[string]string{"delta.feature.noSuchFeature": "supported"}, `table feature "nosuchfeature"`, deltalog.ErrUnsupportedFeature},
 		{"id long", nil, map[string]string{"delta.feature.deletionVectors": "yes"}, `delta.feature.deletionvectors="yes"`, nil},
+		// Spark refuses the two together: a manifest's readers would read
+		// the rows deletion vectors delete.
+		{"id long", nil, map[string]string{"delta.compatibility.symlinkFormatManifest.enabled": "true", "delta.enableDeletionVectors": "true"}, "cannot be set together", nil},
 		{"id long", nil, map[string]string{"delta.constraints.positive": "id > 0"}, "CHECK constraints are added to an existing table", nil},
 		{"id long", nil, map[string]string{"delta.checkpointInterval": "often"}, "delta.checkpointInterval", nil},
 		// Spark's booleans are not padded; its intervals have no months.
@@ -163,7 +171,7 @@ func TestCreateNormalizesKeys(t *testing.T) {
 	if got := snap.Metadata().Configuration; !maps.Equal(got, want) {
 		t.Errorf("configuration %v, want %v", got, want)
 	}
-	if p := snap.Properties(); !p.EnableChangeDataFeed || p.CheckpointInterval != 5 || snap.Protocol().MinWriterVersion != 4 {
+	if p := snap.Properties(); !p.EnableChangeDataFeed || p.CheckpointInterval != 5 || !slices.Contains(snap.Protocol().WriterFeatures, "changeDataFeed") {
 		t.Errorf("properties %+v, protocol %+v", p, snap.Protocol())
 	}
 }

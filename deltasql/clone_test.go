@@ -123,3 +123,17 @@ func mustParse(t *testing.T, text string) *Statement {
 	}
 	return stmts[0]
 }
+
+// A statement under a session time zone other than UTC: every
+// expression of the tree gets the zone, those in unexported fields too
+// (this once panicked).
+func TestSessionTimeZoneReachesEveryExpression(t *testing.T) {
+	sess := New()
+	defer sess.Close()
+	runSQL(t, sess, "SET TIME ZONE 'Australia/Lord_Howe'")
+	got := runSQL(t, sess, "SELECT timestamp_micros(1) AS a, to_json(array(TIMESTAMP '2024-03-10 00:00:00')) AS j")
+	want := `{"a":"1970-01-01T00:00:00.000001Z","j":"[\"2024-03-10T00:00:00.000+11:00\"]"}`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}

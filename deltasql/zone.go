@@ -2,6 +2,7 @@ package deltasql
 
 import (
 	"reflect"
+	"unsafe"
 
 	"github.com/lakelog/lakelog/expr"
 )
@@ -23,7 +24,11 @@ func inTimeZone(n node, tz string) error {
 			}
 		case reflect.Struct:
 			if v.Type() == exprType {
-				e := v.Addr().Interface().(*Expr)
+				if !v.CanAddr() {
+					return // a copy: nothing to rewrite in place
+				}
+				// The field may be unexported: reach it through its address.
+				e := (*Expr)(unsafe.Pointer(v.UnsafeAddr()))
 				if e.Expr == nil {
 					return
 				}
@@ -47,6 +52,9 @@ func inTimeZone(n node, tz string) error {
 				walk(v.Index(i))
 			}
 		case reflect.Map:
+			if !v.CanSet() {
+				v = reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+			}
 			for _, k := range v.MapKeys() {
 				e := reflect.New(v.Type().Elem()).Elem()
 				e.Set(v.MapIndex(k))

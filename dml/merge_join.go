@@ -215,7 +215,9 @@ func (m *merge) joinedBatch(tRec arrow.RecordBatch, tRows []int32, sRec arrow.Re
 		fields := rec.Schema().Fields()
 		cols := make([]arrow.Array, 0, len(fields))
 		names := make([]string, 0, len(fields))
-		defer arrowbatch.Release(cols)
+		// A closure: the deferred call must see the columns appended
+		// below (NewStructArray takes its own references to them).
+		defer func() { arrowbatch.Release(cols) }()
 		var ind arrow.Array
 		if rows != nil {
 			b := array.NewInt32Builder(m.mem)

@@ -664,14 +664,17 @@ func (b *binder) arith(n *Arith) (Expr, error) {
 			return nil, err
 		}
 	case !sameType(lt, rt):
+		// A literal takes the other side's type when that loses nothing,
+		// but a double never narrows to float: float * 2.5D is a double,
+		// as in Spark.
 		if lit, ok := r.(*Literal); ok {
-			if v, ok := exactConvert(lit.Value, lt); ok && (isFloating(lt) || !isFloating(rt)) {
+			if v, ok := exactConvert(lit.Value, lt); ok && (isFloating(lt) || !isFloating(rt)) && !(lt == actions.TypeFloat && rt == actions.TypeDouble) {
 				out.Right = &Literal{Value: v, DataType: lt}
 				break
 			}
 		}
 		if lit, ok := l.(*Literal); ok {
-			if v, ok := exactConvert(lit.Value, rt); ok && (isFloating(rt) || !isFloating(lt)) {
+			if v, ok := exactConvert(lit.Value, rt); ok && (isFloating(rt) || !isFloating(lt)) && !(rt == actions.TypeFloat && lt == actions.TypeDouble) {
 				out.Left = &Literal{Value: v, DataType: rt}
 				break
 			}

@@ -128,6 +128,9 @@ func init() {
 			bind: sig(dateType, kInt),
 			eval: func(x *callCtx, a []any) (any, error) {
 				y, m, d := int64(a[0].(int32)), int64(a[1].(int32)), int64(a[2].(int32))
+				if y < -999_999_999 || y > 999_999_999 { // Java's LocalDate range, as Spark checks it
+					return nil, fmt.Errorf("year %d is out of range (-999999999 to 999999999)", y)
+				}
 				if m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m) {
 					return nil, fmt.Errorf("%d-%d-%d is not a valid date", y, m, d)
 				}

@@ -79,7 +79,8 @@ func init() {
 			eval: func(x *callCtx, a []any) (any, error) { return math.Pow(a[0].(float64), a[1].(float64)), nil }},
 		&function{names: []string{"atan2"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeDouble, kDouble),
-			eval: func(x *callCtx, a []any) (any, error) { return math.Atan2(a[0].(float64), a[1].(float64)), nil }},
+			// Spark adds 0.0 to both: -0.0 is taken as 0.0.
+			eval: func(x *callCtx, a []any) (any, error) { return math.Atan2(a[0].(float64)+0.0, a[1].(float64)+0.0), nil }},
 		&function{names: []string{"hypot"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeDouble, kDouble),
 			eval: func(x *callCtx, a []any) (any, error) { return math.Hypot(a[0].(float64), a[1].(float64)), nil }},

@@ -119,10 +119,21 @@ func IsDeterministic(e Expr) bool {
 	return det
 }
 
+// missingFunctions are Spark functions users reach for that lakelog does
+// not have, with what to do instead.
+var missingFunctions = map[string]string{
+	"from_json":      "get_json_object(text, '$.field') reads one field of a JSON text as a string (CAST it to the type)",
+	"json_tuple":     "get_json_object(text, '$.field') reads one field of a JSON text, once per field",
+	"schema_of_json": "name the schema yourself",
+}
+
 // bindCall binds a call: its arguments, then the function's own checks.
 func (b *binder) call(n *Call) (Expr, error) {
 	f := registry[n.Name]
 	if f == nil {
+		if why, ok := missingFunctions[n.Name]; ok {
+			return nil, &TypeError{Expr: n.String(), Msg: fmt.Sprintf("Spark's %s is not supported yet: %s", n.Name, why)}
+		}
 		return nil, &TypeError{Expr: n.String(), Msg: fmt.Sprintf("unknown function %s%s", n.Name, suggestFunction(n.Name))}
 	}
 	if len(n.Args) < f.minArgs || (f.maxArgs >= 0 && len(n.Args) > f.maxArgs) {

@@ -227,7 +227,11 @@ func javaFloatString(f float64, bits int) string {
 		if !strings.Contains(mant, ".") {
 			mant += ".0"
 		}
-		return mant + "E" + strings.TrimLeft(strings.TrimPrefix(exp, "+"), "0")
+		sign := ""
+		if e, neg := strings.CutPrefix(exp, "-"); neg {
+			sign, exp = "-", e
+		}
+		return mant + "E" + sign + strings.TrimLeft(strings.TrimPrefix(exp, "+"), "0")
 	}
 	s := strconv.FormatFloat(f, 'f', -1, bits)
 	if !strings.Contains(s, ".") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
@@ -139,6 +140,51 @@ func TestEnableRowTrackingResumes(t *testing.T) {
 	for _, l := range tabletest.ScanLines(t, after, reader.WithRowTracking()) {
 		if strings.Contains(l, `"_row_id":null`) {
 			t.Fatalf("row without an ID: %s", l)
+		}
+	}
+}
+
+// TestEnableInCommitTimestamps: enabling in-commit timestamps on an
+// existing table (as Spark's ALTER TABLE does) records, in that commit,
+// its own version and timestamp as where they begin; that commit and
+// every later one carry an increasing inCommitTimestamp, the protocol
+// gets the feature, and time travel by timestamp finds each version.
+func TestEnableInCommitTimestamps(t *testing.T) {
+	ctx := context.Background()
+	store := objstore.NewMem()
+	tabletest.Create(t, store, "id long", nil)
+	tabletest.AppendTo(t, store, `[{"id":1}]`)
+	res, err := maintenance.SetProperties(ctx, tabletest.Open(t, store), map[string]string{"delta.enableInCommitTimestamps": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := tabletest.Open(t, store)
+	p := snap.Properties()
+	if !p.EnableInCommitTimestamps || p.InCommitTimestampEnablementVersion != res.Version || p.InCommitTimestampEnablementTimestamp <= 0 {
+		t.Fatalf("enablement: %+v at version %d", p, res.Version)
+	}
+	if !snap.Config().Enabled(actions.FeatureInCommitTimestamp) {
+		t.Fatalf("protocol %+v lacks inCommitTimestamp", snap.Protocol())
+	}
+	for range 3 {
+		tabletest.AppendTo(t, store, `[{"id":2}]`)
+	}
+	last := int64(0)
+	for c, err := range deltalog.Commits(ctx, store, tabletest.Root, res.Version, tabletest.Open(t, store).Version()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ict := c.CommitInfo.InCommitTimestamp
+		if ict == nil || *ict <= last {
+			t.Fatalf("version %d: inCommitTimestamp %v after %d", c.Version, ict, last)
+		}
+		if c.Version == res.Version && *ict != p.InCommitTimestampEnablementTimestamp {
+			t.Fatalf("the enablement commit's timestamp %d, the property's %d", *ict, p.InCommitTimestampEnablementTimestamp)
+		}
+		last = *ict
+		at, err := deltalog.Open(ctx, store, tabletest.Root, deltalog.AtTimestamp(time.UnixMilli(*ict)))
+		if err != nil || at.Version() != c.Version {
+			t.Fatalf("time travel to %d: %v, version %v; want %d", *ict, err, at, c.Version)
 		}
 	}
 }

@@ -82,11 +82,6 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 	if conf == nil {
 		conf = map[string]string{}
 	}
-	if on, ok := actions.ParseBool(set[actions.PropEnableInCommitTimestamps]); ok && on {
-		if !snap.Properties().EnableInCommitTimestamps {
-			return nil, fmt.Errorf("maintenance: ALTER TABLE: %w: enabling delta.enableInCommitTimestamps on an existing table is not supported yet (it must record the enablement version and timestamp)", deltalog.ErrUnsupportedFeature)
-		}
-	}
 	for _, k := range unset {
 		if _, ok := set[k]; ok {
 			return nil, refuse("%q is both set and unset", k)
@@ -133,6 +128,15 @@ func alterProperties(ctx context.Context, snap *deltalog.Snapshot, conf map[stri
 		}
 		md.SchemaString, schema = text, mapped
 		md.Configuration[actions.PropColumnMappingMaxColumnID] = strconv.FormatInt(maxID, 10)
+	}
+	if on, _ := actions.ParseBool(conf[actions.PropSymlinkFormatManifest]); on {
+		// As Spark: a manifest lists whole files, so no live file may
+		// have deletion vectors when it is turned on.
+		for f := range snap.Files() {
+			if f.DeletionVector != nil {
+				return nil, fmt.Errorf("maintenance: %s: %s=true: %s has deletion vectors, which the manifest's readers would not apply; purge them first (OPTIMIZE rewrites the files that have them)", op, actions.PropSymlinkFormatManifest, f.Path)
+			}
+		}
 	}
 	tx := snap.NewTransaction(opts...)
 	if res, err := tx.Start(); err != nil || res != nil {

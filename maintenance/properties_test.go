@@ -25,8 +25,6 @@ func TestSetAndUnsetProperties(t *testing.T) {
 		{"delta.columnMapping.mode": "id"}, // Spark enables only mode name on an existing table
 		{"delta.feature.noSuchFeature": "supported"},
 		{"delta.feature.deletionVectors": "yes"},
-		{"delta.enableInCommitTimestamps": "true"},
-		{"DELTA.enableInCommitTimestamps": "TRUE"},
 		{"delta.appendOnly": " true"},
 		{"delta.appendOnly": "true", "delta.APPENDONLY": "false"},
 	} {

@@ -42,7 +42,14 @@ func (s *Scan) Records(ctx context.Context) iter.Seq2[arrow.RecordBatch, error] 
 		}
 		remaining := s.cfg.limit // < 0: no limit
 		// out yields rec (which it owns) under the limit; false means stop.
+		// A cancelled ctx ends the scan with its error, even where the
+		// batches are already decoded.
 		out := func(rec arrow.RecordBatch) bool {
+			if err := ctx.Err(); err != nil {
+				rec.Release()
+				yield(nil, err)
+				return false
+			}
 			if remaining >= 0 && rec.NumRows() > remaining {
 				cut := rec.NewSlice(0, remaining)
 				rec.Release()

@@ -325,18 +325,21 @@ func TestRemoteErrorsAndCancel(t *testing.T) {
 	defer cancel()
 	snap := tabletest.Open(t, newRemote(mem, 20*time.Millisecond, 1))
 	var err error
-	n := 0
+	n, after := 0, 0
 	for _, e := range mustScan(t, snap, reader.WithBatchSize(100)).Records(ctx) {
 		if e != nil {
 			err = e
 			break
 		}
+		if n >= 2 {
+			after++
+		}
 		if n++; n == 2 {
 			cancel()
 		}
 	}
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("after cancel: %v, want context.Canceled", err)
+	if !errors.Is(err, context.Canceled) || after > 0 {
+		t.Errorf("after cancel: %v and %d more batches, want context.Canceled next", err, after)
 	}
 }
 

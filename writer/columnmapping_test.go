@@ -39,8 +39,8 @@ func TestColumnMappedWrites(t *testing.T) {
 			mem := tabletest.CheckedMem(t)
 			snap := tabletest.Create(t, store, "id long, p string, s struct<a:int,b:string>, l array<struct<x:long>>, m map<string,struct<y:int>>",
 				map[string]string{"delta.columnMapping.mode": mode}, "p")
-			if got := snap.Protocol(); got.MinReaderVersion != 2 || got.MinWriterVersion != 5 {
-				t.Fatalf("protocol %+v, want (2, 5)", got)
+			if got := snap.Protocol(); got.MinReaderVersion != 2 || got.MinWriterVersion != 7 || !slices.Contains(got.WriterFeatures, "columnMapping") {
+				t.Fatalf("protocol %+v, want (2, 7) listing columnMapping", got)
 			}
 			if snap.Properties().ColumnMappingMaxColumnID != 9 {
 				t.Fatalf("maxColumnId %d, want 9", snap.Properties().ColumnMappingMaxColumnID)

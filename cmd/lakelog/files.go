@@ -46,6 +46,16 @@ func runFiles(ctx context.Context, c *call) error {
 		return err
 	}
 	parts := snap.PartitionColumns()
+	// The log keys partition values by physical name (a column-mapped
+	// table's differ from the columns' names); print them by name.
+	cfg := snap.Config()
+	physical := make([]string, len(parts))
+	for i, p := range parts {
+		physical[i] = p
+		if f := snap.Schema().FieldFold(p); f != nil {
+			physical[i] = cfg.PhysicalName(f)
+		}
+	}
 	out := newRecordWriter(c.stdout, c.format, fileEntry{},
 		jsonKeys(reflect.TypeOf(fileEntry{})), // the columns of every format have the same names
 		[]cellKind{textCell, numberCell, textCell, numberCell, numberCell, wordCell},
@@ -59,9 +69,10 @@ func runFiles(ctx context.Context, c *call) error {
 				strconv.FormatInt(fe.DeletedRows, 10), time.UnixMilli(fe.ModificationTime).UTC().Format("2006-01-02T15:04:05.000Z")}
 		})
 	for _, f := range snap.ActiveFiles().All() {
-		fe := fileEntry{Path: f.Path(), Size: f.Size(), PartitionValues: f.PartitionValues(), ModificationTime: f.ModificationTime()}
-		if fe.PartitionValues == nil {
-			fe.PartitionValues = map[string]*string{}
+		fe := fileEntry{Path: f.Path(), Size: f.Size(), PartitionValues: make(map[string]*string, len(parts)), ModificationTime: f.ModificationTime()}
+		pv := f.PartitionValues()
+		for i, p := range parts {
+			fe.PartitionValues[p] = pv[physical[i]]
 		}
 		if n, ok := f.NumRecords(); ok {
 			fe.NumRecords = &n

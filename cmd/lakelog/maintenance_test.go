@@ -203,3 +203,32 @@ func TestVacuumRetainHours(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIFilesColumnMapped: on a column-mapped table the log keys
+// partition values by physical name; files prints them under the column's
+// name (it printed p=null for every file), also after a rename.
+func TestCLIFilesColumnMapped(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "t")
+	ok(t, "create", table, "--schema", "id long, p string", "--partition-by", "p", "--property", "delta.columnMapping.mode=name")
+	ok(t, "append", table, writeFile(t, dir, "a.jsonl", `{"id":1,"p":"x"}`+"\n"+`{"id":2,"p":"y"}`+"\n"))
+	text := ok(t, "files", table)
+	for _, want := range []string{" p=x ", " p=y "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("files does not print %q:\n%s", want, text)
+		}
+	}
+	ok(t, "alter", table, "--rename-column", "p:q")
+	got := lines(ok(t, "files", table, "--format", "jsonl"))
+	var vals []string
+	for _, l := range got {
+		for _, v := range []string{`"partitionValues":{"q":"x"}`, `"partitionValues":{"q":"y"}`} {
+			if strings.Contains(l, v) {
+				vals = append(vals, v)
+			}
+		}
+	}
+	if len(vals) != 2 {
+		t.Fatalf("files after the rename: %v", got)
+	}
+}

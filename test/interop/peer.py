@@ -346,7 +346,7 @@ class Spark:
             except Exception as e:  # noqa: BLE001 (reported, not raised, when asked)
                 if not req.get("keep_going"):
                     raise
-                out.append({"error": str(e).split("\n")[0], "seconds": time.monotonic() - start})
+                out.append({"error": _error_line(e), "seconds": time.monotonic() - start})
                 continue
             out.append({"columns": df.columns, "rows": rows, "seconds": time.monotonic() - start})
         return {"statement_rows": out}
@@ -432,6 +432,18 @@ class Spark:
 
         h = DeltaTable.forPath(self.spark, path).history(1).select("version").collect()
         return int(h[0][0])
+
+
+def _error_line(e):
+    """The line of an exception that says what went wrong: the first,
+    unless it is Py4J's "An error occurred while calling ...", whose next
+    line holds the Java exception and its message."""
+    lines = [l.strip() for l in str(e).split("\n") if l.strip()]
+    if not lines:
+        return type(e).__name__
+    if lines[0].startswith("An error occurred while calling") and len(lines) > 1:
+        return lines[1]
+    return lines[0]
 
 
 def _jsonable(v):

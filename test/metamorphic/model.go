@@ -114,6 +114,11 @@ type state struct {
 	vacuumedAt   int64
 	restoredFrom int64
 	nonAdditive  bool
+	// partial marks a version before the last of an operation that
+	// commits several (enabling row tracking: protocol, backfill, then
+	// the property): the model knows its rows, not its configuration, so
+	// RESTORE does not draw it.
+	partial bool
 }
 
 type changeSet struct {
@@ -132,6 +137,7 @@ func (s *state) clone() *state {
 	n.rowIDs = nil
 	n.hwm = maps.Clone(s.hwm)
 	n.nonAdditive = false
+	n.partial = false
 	n.touched = map[int64]bool{}
 	n.changes = &changeSet{}
 	return &n

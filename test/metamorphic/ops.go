@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/dml"
 	"github.com/lakelog/lakelog/expr"
@@ -704,11 +702,7 @@ func (g *generator) mergeOp(s *state) *op {
 			}
 			dcs = append(dcs, dc)
 		}
-		// The source comes from an unchecked allocator: dml.Merge leaks
-		// a reference to its columns (a MERGE with only a DELETE clause,
-		// or only an INSERT on a table with deletion vectors or the
-		// change feed), which the report lists.
-		res, err := dml.Merge(e.ctx, snap, e.batchesIn(memory.DefaultAllocator, srcCols, srcRows), on, dcs, dml.WithAliases("t", "s"),
+		res, err := dml.Merge(e.ctx, snap, e.batches(srcCols, srcRows), on, dcs, dml.WithAliases("t", "s"),
 			dml.WithWriterOptions(writer.WithAllocator(e.mem)))
 		if err != nil {
 			return err
@@ -950,7 +944,7 @@ func (g *generator) optimizeOp(s *state) *op {
 func (g *generator) restoreOp(s *state, history []*state) *op {
 	var cands []int64
 	for _, h := range history {
-		if h != nil && h.version < s.version && h.version >= s.restorable {
+		if h != nil && !h.partial && h.version < s.version && h.version >= s.restorable {
 			cands = append(cands, h.version)
 		}
 	}

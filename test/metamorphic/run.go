@@ -129,10 +129,6 @@ func (e *env) sql(text string) error {
 
 // batch is rows as one Arrow record of cols (logical names and types).
 func (e *env) batch(cols []*column, rows []row) arrow.RecordBatch {
-	return e.batchFrom(e.mem, cols, rows)
-}
-
-func (e *env) batchFrom(mem memory.Allocator, cols []*column, rows []row) arrow.RecordBatch {
 	st := &actions.StructType{}
 	for _, c := range cols {
 		st.Fields = append(st.Fields, &actions.StructField{Name: c.name, Type: c.typ, Nullable: c.kind != keyCol})
@@ -141,7 +137,7 @@ func (e *env) batchFrom(mem memory.Allocator, cols []*column, rows []row) arrow.
 	if err != nil {
 		e.t.Fatalf("metamorphic: arrow schema of %s: %v", ddl(cols), err)
 	}
-	b := array.NewRecordBuilder(mem, sc)
+	b := array.NewRecordBuilder(e.mem, sc)
 	defer b.Release()
 	for _, rw := range rows {
 		for i, c := range cols {
@@ -152,13 +148,8 @@ func (e *env) batchFrom(mem memory.Allocator, cols []*column, rows []row) arrow.
 }
 
 func (e *env) batches(cols []*column, rows []row) iter.Seq2[arrow.RecordBatch, error] {
-	return e.batchesIn(e.mem, cols, rows)
-}
-
-// batchesIn is batches with the record allocated from mem.
-func (e *env) batchesIn(mem memory.Allocator, cols []*column, rows []row) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		rec := e.batchFrom(mem, cols, rows)
+		rec := e.batch(cols, rows)
 		defer rec.Release()
 		yield(rec, nil)
 	}
@@ -396,6 +387,7 @@ func (rn *runner) step() {
 			s.op = "(second commit of the operation)"
 		}
 		s.version = v
+		s.partial = v < after
 		rn.history = append(rn.history, s)
 	}
 	rn.cur = rn.history[len(rn.history)-1]
