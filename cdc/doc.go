@@ -57,4 +57,23 @@
 // positions only grow, so a change that Debezium re-sends after a Connect
 // crash is recognised by a position at or below one already landed.
 // Snapshot reads have none (a snapshot's rows share one LSN).
+//
+// # Silver's storage (deletion vectors)
+//
+// Silver is created with deletion vectors (delta.enableDeletionVectors
+// true, the deletionVectors table feature: reader version 3, writer
+// version 7): its MERGEs mark the rows an update or delete replaces in a
+// deletion vector beside the file and write only the new rows
+// (merge-on-read), rather than rewriting every file they touch whole
+// (copy-on-write), whose replaced copies would stay on disk until VACUUM.
+// Auto compaction counts a file with a deletion vector as one to
+// rewrite, so the deleted rows do not pile up. Silver.Properties (or
+// pipeline.yaml's deletion_vectors) with delta.enableDeletionVectors
+// false creates silver without them, for readers that cannot read
+// deletion vectors (delta-rs 1.6 refuses such a table). An existing silver table is left as
+// it is unless Properties names the property: true then enables deletion
+// vectors on it, raising its protocol (every reader of the table must
+// support the feature; readers without it refuse the table, delta-rs
+// 1.6 among them), false
+// makes later MERGEs rewrite files again.
 package cdc

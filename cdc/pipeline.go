@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 //	connector: pg                    # its name, and topic.prefix
 //	variable_numeric: string         # or decimal(38,S)
 //	auto_compact: true               # delta.autoOptimize.autoCompact on bronze and silver (default true)
+//	deletion_vectors: true           # delta.enableDeletionVectors on silver (default: on new silver tables)
 //	properties:                      # more table properties of bronze and silver
 //	  delta.deletedFileRetentionDuration: interval 7 days
 //	vacuum:
@@ -41,7 +43,20 @@ import (
 // Auto compaction rewrites the small files the stages' commits write
 // (bronze's appends, silver's MERGEs) into larger ones once a table holds
 // 50 of them; VACUUM then deletes the files no version inside the
-// retention window reads. Silver reads bronze through its change feed,
+// retention window reads.
+//
+// Silver's MERGEs mark the rows they update or delete in deletion
+// vectors (merge-on-read) rather than rewriting the files that hold them:
+// without them every MERGE rewrites each file it touches whole, and the
+// copies it replaced stay on disk for the retention window. New silver
+// tables are created with delta.enableDeletionVectors=true unless
+// deletion_vectors says false; auto compaction rewrites files with
+// deletion vectors, so their deleted rows do not accumulate. An existing
+// silver table is changed only when deletion_vectors is set: true
+// enables them (the table's protocol is raised to reader version 3 and
+// writer version 7 with the deletionVectors feature, which every reader
+// of the table must support; it cannot be undone), false makes later
+// MERGEs rewrite files again (deletion vectors already written stay). Silver reads bronze through its change feed,
 // which needs the files each bronze version added: VACUUM of bronze
 // never deletes what silver has yet to read (its retention is stretched
 // to silver's position), but it does delete the history that rebuilding
@@ -52,6 +67,7 @@ type Config struct {
 	Connector       string            `yaml:"connector"`
 	VariableNumeric string            `yaml:"variable_numeric"`
 	AutoCompact     *bool             `yaml:"auto_compact"`
+	DeletionVectors *bool             `yaml:"deletion_vectors"`
 	Properties      map[string]string `yaml:"properties"`
 	Vacuum          VacuumConfig      `yaml:"vacuum"`
 	Tables          []TableConfig     `yaml:"tables"`
@@ -93,6 +109,17 @@ func (c *Config) TableProperties() map[string]string {
 	return props
 }
 
+// SilverProperties are the properties the silver stage gives silver:
+// TableProperties, and delta.enableDeletionVectors when DeletionVectors
+// says (Silver creates new tables with it on when they do not say).
+func (c *Config) SilverProperties() map[string]string {
+	props := c.TableProperties()
+	if c.DeletionVectors != nil {
+		props[actions.PropEnableDeletionVectors] = strconv.FormatBool(*c.DeletionVectors)
+	}
+	return props
+}
+
 // TableConfig is one source table's stages.
 type TableConfig struct {
 	Topic  string   `yaml:"topic"`
@@ -129,7 +156,7 @@ func LoadConfig(path string) (*Config, error) {
 			return nil, fmt.Errorf("cdc: %s: variable_numeric: %w", path, err)
 		}
 	}
-	if err := actions.ParseTableProperties(c.TableProperties()).Err(); err != nil {
+	if err := actions.ParseTableProperties(c.SilverProperties()).Err(); err != nil {
 		return nil, fmt.Errorf("cdc: %s: properties: %w", path, err)
 	}
 	if c.Vacuum.Retention < 0 {
@@ -234,7 +261,7 @@ func Run(ctx context.Context, c *Config, log *slog.Logger) error {
 		group := "lakelog-cdc-" + t.Topic
 		b := &Bronze{Store: bronze, Brokers: c.Brokers, Topic: t.Topic, TransactionTopic: c.transactionTopic(t), Group: group,
 			App: "bronze", Decoder: NewDecoder(opts...), Properties: c.TableProperties(), Log: tlog.With("stage", "bronze")}
-		s := &Silver{Bronze: bronze, Silver: silver, Keys: t.Key, App: "silver", Properties: c.TableProperties(), Log: tlog.With("stage", "silver")}
+		s := &Silver{Bronze: bronze, Silver: silver, Keys: t.Key, App: "silver", Properties: c.SilverProperties(), Log: tlog.With("stage", "silver")}
 		wg.Add(2)
 		go func() { defer wg.Done(); supervise(ctx, b.Log, b.Run) }()
 		go func() { defer wg.Done(); supervise(ctx, s.Log, s.Run) }()

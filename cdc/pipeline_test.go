@@ -30,6 +30,20 @@ func TestLoadConfig(t *testing.T) {
 	if p := c.TableProperties(); p[actions.PropAutoCompact] != "true" || c.Vacuum.interval() != DefaultVacuumInterval || c.Vacuum.Bronze {
 		t.Fatalf("defaults: %v, vacuum %+v", p, c.Vacuum)
 	}
+	// Deletion vectors: not named by default (Silver creates new tables
+	// with them and leaves existing ones), on silver only when said.
+	if _, ok := c.SilverProperties()[actions.PropEnableDeletionVectors]; ok {
+		t.Fatalf("default silver properties: %v", c.SilverProperties())
+	}
+	for text, want := range map[string]string{"true": "true", "false": "false"} {
+		c, err := LoadConfig(write("brokers: [k:9092]\ndeletion_vectors: " + text + "\ntables:\n  - {topic: pg.public.t, bronze: /b, silver: /s}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.SilverProperties()[actions.PropEnableDeletionVectors]; got != want || c.TableProperties()[actions.PropEnableDeletionVectors] != "" {
+			t.Fatalf("deletion_vectors: %s: silver %q, bronze %v", text, got, c.TableProperties())
+		}
+	}
 	c, err = LoadConfig(write("brokers: [k:9092]\nauto_compact: false\nproperties: {delta.deletedFileRetentionDuration: interval 1 hour}\nvacuum: {interval: 0s, retention: 2h, bronze: true}\ntables:\n  - {topic: pg.public.t, bronze: /b, silver: /s}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +54,7 @@ func TestLoadConfig(t *testing.T) {
 	}
 	for text, want := range map[string]string{
 		"brokers: [k]\nproperties: {delta.deletedFileRetentionDuration: soon}\ntables:\n  - {topic: t, bronze: b, silver: s}\n": "delta.deletedFileRetentionDuration",
+		"brokers: [k]\ndeletion_vectors: sometimes\ntables:\n  - {topic: t, bronze: b, silver: s}\n":                            "line 2: cannot unmarshal",
 		"brokers: [k]\nvacuum: {interval: often}\ntables:\n  - {topic: t, bronze: b, silver: s}\n":                              "often",
 		"brokers: [k]\nvacuum: {retention: -1h}\ntables:\n  - {topic: t, bronze: b, silver: s}\n":                               "negative",
 		"tables: []\n":                            "no brokers",

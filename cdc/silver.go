@@ -73,7 +73,11 @@ type Silver struct {
 	MaxFilesPerBatch int
 	// Properties are table properties silver is created with, and that
 	// Run sets on an existing table that lacks them (auto compaction:
-	// Config.TableProperties).
+	// Config.SilverProperties). A new silver table has deletion vectors
+	// (delta.enableDeletionVectors=true) unless Properties says false:
+	// MERGEs then mark updated and deleted rows instead of rewriting the
+	// files that hold them. An existing table gets them only when
+	// Properties says true.
 	Properties map[string]string
 	Log        *slog.Logger
 
@@ -158,11 +162,7 @@ func (s *Silver) Run(ctx context.Context) error {
 	if err := s.load(ctx); err != nil {
 		return err
 	}
-	if snap, err := deltalog.Open(ctx, s.Silver, ""); err == nil {
-		if err := ensureProperties(ctx, snap, s.Properties, s.Log); err != nil {
-			return err
-		}
-	} else if !errors.Is(err, deltalog.ErrNotTable) {
+	if err := s.ensureProperties(ctx); err != nil {
 		return err
 	}
 	s.Log.Info("following bronze", "from_version", s.pos.Version, "skip", s.pos.Skip)
@@ -182,11 +182,30 @@ func (s *Silver) Run(ctx context.Context) error {
 	return nil
 }
 
+// ensureProperties sets Properties on an existing silver table that
+// lacks them.
+func (s *Silver) ensureProperties(ctx context.Context) error {
+	snap, err := deltalog.Open(ctx, s.Silver, "")
+	if errors.Is(err, deltalog.ErrNotTable) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if s.Properties[actions.PropEnableDeletionVectors] == "true" && !snap.Config().Supports(actions.FeatureDeletionVectors) {
+		s.Log.Warn("enabling deletion vectors on silver: its protocol is raised to the deletionVectors feature, which every reader of the table must support")
+	}
+	return ensureProperties(ctx, snap, s.Properties, s.Log)
+}
+
 // CatchUp applies what bronze holds now and returns: the stage's work
 // without following (tests, one-shot rebuilds).
 func (s *Silver) CatchUp(ctx context.Context) error {
 	s.defaults()
 	if err := s.load(ctx); err != nil {
+		return err
+	}
+	if err := s.ensureProperties(ctx); err != nil {
 		return err
 	}
 	snap, err := deltalog.Open(ctx, s.Bronze, "")
@@ -620,7 +639,8 @@ func (s *Silver) merge(ctx context.Context, snap *deltalog.Snapshot, shape *RowS
 	}
 	m := res.Metrics
 	s.Log.Info("merged", "version", res.Version, "keys", len(order), "inserted", m["numTargetRowsInserted"], "updated", m["numTargetRowsUpdated"],
-		"deleted", m["numTargetRowsDeleted"], "truncate", truncated, "bronze_version", pos.Version)
+		"deleted", m["numTargetRowsDeleted"], "rows_copied", m["numTargetRowsCopied"],
+		"deletion_vectors", m["numTargetDeletionVectorsAdded"]+m["numTargetDeletionVectorsUpdated"], "truncate", truncated, "bronze_version", pos.Version)
 	if err := res.WaitHooks(); err != nil {
 		s.Log.Warn("post-commit work failed (the commit stands)", "err", err)
 	}

@@ -40,9 +40,13 @@ func (s *Silver) ensureSchema(ctx context.Context, shape *RowShape, keys []strin
 			props = map[string]string{}
 		}
 		props[PropPrimaryKey] = strings.Join(keys, ",")
+		if _, ok := props[actions.PropEnableDeletionVectors]; !ok {
+			props[actions.PropEnableDeletionVectors] = "true"
+		}
 		snap, err = openOrCreate(ctx, s.Silver, cols, props)
 		if err == nil {
-			s.Log.Info("created silver", "version", snap.Version(), "columns", len(cols), "key", strings.Join(keys, ","))
+			s.Log.Info("created silver", "version", snap.Version(), "columns", len(cols), "key", strings.Join(keys, ","),
+				"deletion_vectors", snap.Config().DeletionVectors())
 		}
 	}
 	if err != nil || shape == nil {

@@ -13,6 +13,18 @@ import (
 	"github.com/lakelog/lakelog/objstore"
 )
 
+// beforeTruncate is silver's columns id, small, amount, code, flag and
+// title once the fixture's records up to its TRUNCATE have landed.
+var beforeTruncate = []string{
+	`1 -32768 1.234 "A-1" false "ann"`,
+	`2 32767 -98765.432 "B" true ""`,
+	`4 2 99999.990 "full" true "c4ca4238a0b923820dcc509a"...(12800)`,
+	`5 NULL NULL NULL NULL NULL`,
+	`7 NULL 5.500 NULL NULL NULL`,
+	`8 NULL NULL NULL NULL NULL`,
+	`9 100000 NULL NULL NULL NULL`,
+}
+
 // silverRows reads silver's rows (columns cols) as text, sorted.
 func silverRows(t *testing.T, store objstore.Store, cols ...string) []string {
 	t.Helper()
@@ -71,14 +83,7 @@ func TestSilverFollowsTheSource(t *testing.T) {
 	// Everything but the truncate: a transaction with a delete, the
 	// numeric scale change (widened, values at scale 3), a column added
 	// with a default (existing rows get 7), smallint widened.
-	step(18, 19,
-		`1 -32768 1.234 "A-1" false "ann"`,
-		`2 32767 -98765.432 "B" true ""`,
-		`4 2 99999.990 "full" true "c4ca4238a0b923820dcc509a"...(12800)`,
-		`5 NULL NULL NULL NULL NULL`,
-		`7 NULL 5.500 NULL NULL NULL`,
-		`8 NULL NULL NULL NULL NULL`,
-		`9 100000 NULL NULL NULL NULL`)
+	step(18, 19, beforeTruncate...)
 	if got := silverRows(t, st, "id", "seven"); strings.Join(got, ",") != "1 7,2 7,4 7,5 7,7 7,8 8,9 7" {
 		t.Errorf("seven: %v", got)
 	}

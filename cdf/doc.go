@@ -36,8 +36,9 @@
 // a RESTORE that narrows a widened column does); a file VACUUM removed (ErrFileMissing, naming the
 // file); a start beyond the latest version (deltalog.ErrVersionNotFound,
 // or an empty feed with EmptyBeyondLatest). An end beyond the latest
-// version is the latest. Tables with column mapping are refused
-// (ErrUnsupportedFeature) until the reader reads them.
+// version is the latest. Column-mapped tables are read by their
+// logical names; a range across a rename or drop fails with
+// ErrSchemaChange (below).
 //
 // Streaming and memory: the log is read through deltalog.Commits (commit
 // files fetched ahead), files are read by up to WithParallelism readers

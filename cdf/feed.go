@@ -168,6 +168,9 @@ type Feed struct {
 // that does not resolve. Whether every version of the range recorded its
 // changes is checked as Records reaches it.
 func Open(ctx context.Context, store objstore.Store, root string, b Bounds, opts ...Option) (*Feed, error) {
+	if store == nil {
+		return nil, fmt.Errorf("cdf: %w", deltalog.ErrNoStore)
+	}
 	cfg := resolveConfig(opts)
 	f := &Feed{store: store, root: root, cfg: cfg, display: tableName(store, root)}
 	latest, err := deltalog.Open(ctx, store, root)

@@ -235,6 +235,9 @@ type follower struct {
 }
 
 func newFollower(ctx context.Context, store objstore.Store, root string, start Start, opts []Option) (*follower, error) {
+	if store == nil {
+		return nil, fmt.Errorf("cdf: %w", deltalog.ErrNoStore)
+	}
 	cfg := resolveConfig(opts)
 	switch {
 	case cfg.poll <= 0:

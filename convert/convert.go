@@ -112,6 +112,9 @@ type Result struct {
 // columns, a partition value of the wrong type) it returns an error
 // naming the file and writes nothing.
 func ToDelta(ctx context.Context, store objstore.Store, root string, opts ...Option) (*Result, error) {
+	if store == nil {
+		return nil, fmt.Errorf("convert: %w", deltalog.ErrNoStore)
+	}
 	cfg := &config{concurrency: 32}
 	for _, o := range opts {
 		o(cfg)

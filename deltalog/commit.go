@@ -122,6 +122,12 @@ func (s *Snapshot) NewTransaction(opts ...CommitOption) *Transaction {
 // Commit fails with ErrTableExists when version 0
 // exists.
 func Create(store objstore.Store, root string, md *actions.Metadata, opts ...CommitOption) (*Transaction, error) {
+	if store == nil {
+		return nil, fmt.Errorf("deltalog: %w", ErrNoStore)
+	}
+	if md == nil {
+		return nil, errors.New("deltalog: Create needs the table's metadata (md is nil)")
+	}
 	m := *md
 	if m.ID == "" {
 		m.ID = uuid.NewString()
@@ -156,7 +162,7 @@ func Create(store objstore.Store, root string, md *actions.Metadata, opts ...Com
 		return nil, fmt.Errorf("deltalog: create: %w", err)
 	}
 	for name := range props.Constraints {
-		return nil, fmt.Errorf("deltalog: create: %s: CHECK constraints are added to an existing table (schema.AddConstraint, lakelog alter --add-constraint), which checks the expression", actions.ConstraintKey(name))
+		return nil, fmt.Errorf("deltalog: create: %s: CHECK constraints are added to an existing table (schema.AddConstraint), which checks the expression", actions.ConstraintKey(name))
 	}
 	if props.ColumnMappingMode != actions.ColumnMappingNone {
 		if schema, err = mapColumns(&m, schema, props); err != nil {
@@ -221,8 +227,10 @@ func mapColumns(md *actions.Metadata, schema *actions.StructType, props *actions
 
 // CheckProperties refuses the table properties of md that Spark would
 // refuse (an unknown delta.* key, a value of the wrong form, each error
-// naming its property) and those lakelog cannot honour yet (column
-// mapping, CHECK constraints, features named by delta.feature.*). Create
+// naming its property, a symlink manifest with deletion vectors, a
+// UniForm setting its compatibility does not allow). delta.feature.*
+// keys are refused here: SplitFeatureProperties takes them out first, as
+// Create and SetMetadata do, and they enable their features. Create
 // asks it, and so does an operation that changes properties (ALTER TABLE
 // SET TBLPROPERTIES). Keys are matched exactly: normalise their case
 // first (actions.NormalizeTableProperties), as Create does.
@@ -697,6 +705,7 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		lastICT = tx.snap.ict.lastICT
 	}
 	ioFailures := 0
+	unsureAt := int64(-1) // a version an earlier try may have created
 	// retryUnknown handles a failure that leaves the commit's outcome
 	// unknown: after a backoff the same version is tried again, until the
 	// retries or the context run out and the outcome is reported unknown.
@@ -737,9 +746,16 @@ func (tx *Transaction) Commit(ctx context.Context) (*CommitResult, error) {
 		if err == nil {
 			return result(version, attempt, body, false)
 		}
+		if errors.Is(err, objstore.ErrRefused) && unsureAt != version {
+			// The store refused the create before applying it (no bucket,
+			// no access), and no earlier try of this version may have
+			// landed: nothing was committed.
+			return nil, fmt.Errorf("deltalog: commit version %d of %s: %w", version, tx.display(), err)
+		}
 		if !errors.Is(err, objstore.ErrExists) {
 			// The create may or may not have happened. Try the same version
 			// again: ErrExists then tells us, by txnId, whose it is.
+			unsureAt = version
 			if err := retryUnknown(err, ""); err != nil {
 				return nil, err
 			}
@@ -1011,9 +1027,15 @@ func isOurs(as []actions.Action, txnID string) bool {
 
 // backoff is the jittered exponential delay after n failures.
 func (tx *Transaction) backoff(n int) time.Duration {
-	d := tx.cfg.backoff << min(n, 16)
-	if d > tx.cfg.maxBackoff || d <= 0 {
-		d = tx.cfg.maxBackoff
+	return backoffDelay(tx.cfg.backoff, tx.cfg.maxBackoff, n)
+}
+
+// backoffDelay is the nth backoff from base, doubling up to max, with
+// full jitter.
+func backoffDelay(base, max time.Duration, n int) time.Duration {
+	d := base << min(n, 16)
+	if d > max || d <= 0 {
+		d = max
 	}
 	j, err := rand.Int(rand.Reader, big.NewInt(int64(d)+1))
 	if err != nil {

@@ -24,8 +24,15 @@ var (
 	// whether the commit landed (every retry of the create failed without an
 	// answer). The error is a *CommitUnknownError: re-open the table and
 	// look for its TxnID (FindCommit) before writing again. This is the only
-	// error after which the outcome is not known.
+	// error after which the outcome is not known. A store that refuses the
+	// create outright (objstore.ErrRefused: a missing bucket, wrong or no
+	// credentials) gives that error instead: nothing was committed.
 	ErrCommitUnknown = errors.New("commit outcome unknown")
+	// ErrNoSnapshot: an operation was given a nil *Snapshot (open the
+	// table with Open first).
+	ErrNoSnapshot = errors.New("no snapshot: the *deltalog.Snapshot is nil (open the table with deltalog.Open)")
+	// ErrNoStore: an operation was given a nil objstore.Store.
+	ErrNoStore = errors.New("no store: the objstore.Store is nil")
 )
 
 // CommitUnknownError is returned with ErrCommitUnknown: the version the

@@ -34,7 +34,7 @@ const opCommit Operation = "commit"
 // before any work: writers ask before they upload a file, scans before
 // they read one. A column-mapped table (Config().ColumnMappingMode() "name" or
 // "id") is read and written (data files under physical names and field
-// ids); its change data feed is not read yet. A write to a table with an invalid value
+// ids), and its change data feed read. A write to a table with an invalid value
 // of a property lakelog knows (Properties().Invalid) is refused with
 // ErrInvalidProperty naming the property.
 func (s *Snapshot) Supports(op Operation) error {

@@ -88,6 +88,9 @@ func WithStats() Option { return func(c *openConfig) { c.stats = true } }
 // ErrNotTable; a table needing reader features lakelog lacks is
 // ErrUnsupportedFeature.
 func Open(ctx context.Context, store objstore.Store, root string, opts ...Option) (*Snapshot, error) {
+	if store == nil {
+		return nil, fmt.Errorf("deltalog: %w", ErrNoStore)
+	}
 	cfg := openConfig{version: -1, maxCheckpnt: anyCheckpoint}
 	for _, o := range opts {
 		o(&cfg)

@@ -26,6 +26,9 @@ import (
 // The result is nil-committed (Result.CommitResult nil) when no row
 // matched.
 func Delete(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, opts ...Option) (*Result, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("dml: %w", deltalog.ErrNoSnapshot)
+	}
 	if err := snap.Supports(deltalog.OpDelete); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}

@@ -167,6 +167,9 @@ type merge struct {
 // deleted and the new versions written; change data is written when the
 // table asks for it.
 func Merge(ctx context.Context, snap *deltalog.Snapshot, source iter.Seq2[arrow.RecordBatch, error], on expr.Expr, clauses []Clause, opts ...Option) (*Result, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("dml: %w", deltalog.ErrNoSnapshot)
+	}
 	// Decide by what the MERGE can commit: one that only inserts removes
 	// nothing, and is allowed where an append is (delta.appendOnly), as
 	// in Spark.

@@ -2,6 +2,7 @@ package dml
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -19,6 +20,10 @@ import (
 // This file reads a MERGE's source into memory and indexes it by its
 // join keys.
 
+// errNoSourceBatch: without a batch, the source has no schema to bind
+// the clauses to (a source of no rows is a batch of no rows).
+var errNoSourceBatch = errors.New("dml: MERGE: the source yielded no batch, and so no schema (give an empty batch for a source without rows)")
+
 // readSource reads the whole source into one batch.
 func (m *merge) readSource(source iter.Seq2[arrow.RecordBatch, error]) error {
 	t0 := time.Now()
@@ -29,10 +34,16 @@ func (m *merge) readSource(source iter.Seq2[arrow.RecordBatch, error]) error {
 			r.Release()
 		}
 	}()
+	if source == nil {
+		return errNoSourceBatch
+	}
 	var schema *arrow.Schema
 	for rec, err := range source {
 		if err != nil {
 			return fmt.Errorf("dml: MERGE: source: %w", err)
+		}
+		if rec == nil {
+			continue
 		}
 		if schema == nil {
 			schema = rec.Schema()
@@ -43,7 +54,7 @@ func (m *merge) readSource(source iter.Seq2[arrow.RecordBatch, error]) error {
 		recs = append(recs, rec)
 	}
 	if schema == nil {
-		return fmt.Errorf("dml: MERGE: the source yielded no batch (and so no schema)")
+		return errNoSourceBatch
 	}
 	src, err := arrowbatch.Concat(recs, m.mem)
 	if err != nil {

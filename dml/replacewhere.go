@@ -36,6 +36,9 @@ import (
 // the isolation level) or removes a file it replaced aborts it, as in
 // Spark; one that writes elsewhere rebases.
 func ReplaceWhere(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("dml: %w", deltalog.ErrNoSnapshot)
+	}
 	if err := snap.Supports(deltalog.OpReplaceWhere); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}

@@ -26,6 +26,9 @@ import (
 // delta.enableChangeDataFeed the old and new versions are written as
 // update_preimage and update_postimage change rows.
 func Update(ctx context.Context, snap *deltalog.Snapshot, predicate expr.Expr, set []*expr.Assignment, opts ...Option) (*Result, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("dml: %w", deltalog.ErrNoSnapshot)
+	}
 	if err := snap.Supports(deltalog.OpUpdate); err != nil {
 		return nil, fmt.Errorf("dml: %w", err)
 	}

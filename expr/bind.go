@@ -628,23 +628,10 @@ func (b *binder) arith(n *Arith) (Expr, error) {
 			}
 			break
 		}
-		// Integers meet decimals as decimals: a literal with just its
-		// digits, a column with every digit of its type.
 		for _, side := range []*Expr{&out.Left, &out.Right} {
-			st := (*side).Type()
-			if !isIntegral(st) {
-				continue
+			if *side, err = integerAsDecimal(*side); err != nil {
+				return nil, typeErr(out, "%v", err)
 			}
-			if lit, ok := (*side).(*Literal); ok {
-				d, err := castValue(lit.Value, &actions.DecimalType{Precision: actions.MaxDecimalPrecision})
-				if err != nil {
-					return nil, typeErr(out, "%v", err)
-				}
-				dt, _ := typeOfValue(d)
-				*side = &Literal{Value: d, DataType: dt}
-				continue
-			}
-			*side = &Cast{X: *side, To: integralAsDecimal(st)}
 		}
 	case n.Op == Divide:
 		if out.Left, err = convertTo(out, l, actions.TypeDouble); err != nil {
@@ -733,4 +720,23 @@ func aType(t actions.DataType) string {
 		return "an " + name
 	}
 	return "a " + name
+}
+
+// integerAsDecimal is an integer operand meeting a decimal, as a
+// decimal as Spark makes it: a literal with just its digits, a column
+// with every digit of its type. Other operands are kept.
+func integerAsDecimal(e Expr) (Expr, error) {
+	t := e.Type()
+	if !isIntegral(t) {
+		return e, nil
+	}
+	if lit, ok := e.(*Literal); ok {
+		d, err := castValue(lit.Value, &actions.DecimalType{Precision: actions.MaxDecimalPrecision})
+		if err != nil {
+			return nil, err
+		}
+		dt, _ := typeOfValue(d)
+		return &Literal{Value: d, DataType: dt}, nil
+	}
+	return &Cast{X: e, To: integralAsDecimal(t)}, nil
 }

@@ -65,7 +65,7 @@ func TestBindCoercions(t *testing.T) {
 		{"m = 3", "m = 3.00"},
 		{"m = 1.5", "m = 1.50"},
 		{"m4 = m", "m4 = CAST(m AS decimal(12,4))"},
-		{"x > 1", "x > 1D"},
+		{"x > 1", "x > 1.0D"},
 		{"f = 1.1", "f = 1.1F"},
 		{"x = m", "x = CAST(m AS double)"},
 		{"i = n", "CAST(i AS long) = n"},
@@ -82,7 +82,7 @@ func TestBindCoercions(t *testing.T) {
 		// Arithmetic.
 		{"n + 1 > i", "n + 1 > CAST(i AS long)"},
 		{"i + 1", "i + 1"},
-		{"i / 2", "CAST(i AS double) / 2D"},
+		{"i / 2", "CAST(i AS double) / 2.0D"},
 		{"i % 2", "i % 2"},
 		{"m * 2", "m * 2"},
 		{"m + i", "m + CAST(i AS decimal(10,0))"},

@@ -28,6 +28,12 @@
 // CheckGenerationExpression decides what Delta allows in generated
 // columns and CHECK constraints (deterministic functions of its list).
 //
+// Go code builds predicates without text, so values need no quoting:
+// expr.And(expr.Col("region").Eq(name), expr.Col("total").Gt(1.0),
+// expr.Col("day").In(d1, d2)); a value is a literal (Lit) unless it is an
+// Expr. They print as the SQL above (total > 1.0D: doubles carry Spark's
+// D suffix, so the text reads back as the same type).
+//
 // # Time zone
 //
 // Casts between strings, dates and timestamps, the fields of a

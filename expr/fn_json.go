@@ -25,7 +25,11 @@ import (
 // its text, follows a path of $, .name, ['name'] and [index] steps, and
 // gives a string found as its text and anything else as compact JSON;
 // malformed JSON, a path that matches nothing or a null field is NULL.
-// Wildcard paths ([*], .*) are refused, as are from_json and json_tuple.
+// Wildcard paths ([*], .*) are refused, as is json_tuple. from_json
+// reads a JSON text into the type of its schema (a constant DDL string)
+// as Spark's PERMISSIVE mode does: malformed text is a struct of nulls,
+// a value that does not convert is null and the others are kept, field
+// names match exactly.
 
 func init() {
 	register(
@@ -39,6 +43,25 @@ func init() {
 			},
 			eval: func(x *callCtx, a []any) (any, error) {
 				return string(appendJSONValue(nil, a[0], x.argType(0), x.loc)), nil
+			}},
+		&function{names: []string{"from_json"}, minArgs: 2, maxArgs: 2,
+			bind: func(b *binder, c *Call) ([]Expr, actions.DataType, error) {
+				text, err := b.coerceArg(c, 0, kString)
+				if err != nil {
+					return nil, nil, err
+				}
+				schema, ok := stringLiteral(c.Args[1])
+				if !ok {
+					return nil, nil, typeErr(c, "argument 2 of from_json must be the schema as a constant string ('a INT, b STRING')")
+				}
+				t, err := parseJSONSchema(schema)
+				if err != nil {
+					return nil, nil, typeErr(c, "from_json schema %q: %v", schema, err)
+				}
+				return []Expr{text, c.Args[1]}, nullable(t), nil
+			},
+			eval: func(x *callCtx, a []any) (any, error) {
+				return fromJSON(a[0].(string), x.call.Type(), x.loc), nil
 			}},
 		&function{names: []string{"get_json_object"}, minArgs: 2, maxArgs: 2,
 			bind: func(b *binder, c *Call) ([]Expr, actions.DataType, error) {
@@ -490,4 +513,211 @@ func readJSONNode(d *json.Decoder) (*jsonNode, error) {
 		return &jsonNode{kind: '0', text: "null"}, nil
 	}
 	return nil, io.ErrUnexpectedEOF
+}
+
+// ---- from_json ----
+
+// parseJSONSchema reads from_json's schema: a DDL column list
+// ('a INT, b STRING') or one type (STRUCT<...>, ARRAY<...>, MAP<...>).
+func parseJSONSchema(text string) (actions.DataType, error) {
+	lower := strings.ToLower(strings.TrimSpace(text))
+	if strings.HasPrefix(lower, "struct<") || strings.HasPrefix(lower, "array<") || strings.HasPrefix(lower, "map<") {
+		st, err := actions.ParseDDL("x " + text)
+		if err != nil {
+			return nil, err
+		}
+		if len(st.Fields) != 1 {
+			return nil, fmt.Errorf("not one type: %s", text)
+		}
+		return st.Fields[0].Type, nil
+	}
+	st, err := actions.ParseDDL(text)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// nullable is t with every nested field, element and value nullable, as
+// from_json's result is.
+func nullable(t actions.DataType) actions.DataType {
+	switch x := t.(type) {
+	case *actions.StructType:
+		out := &actions.StructType{}
+		for _, f := range x.Fields {
+			g := *f
+			g.Nullable, g.Type = true, nullable(f.Type)
+			out.Fields = append(out.Fields, &g)
+		}
+		return out
+	case *actions.ArrayType:
+		return &actions.ArrayType{ElementType: nullable(x.ElementType), ContainsNull: true}
+	case *actions.MapType:
+		return &actions.MapType{KeyType: x.KeyType, ValueType: nullable(x.ValueType), ValueContainsNull: true}
+	}
+	return t
+}
+
+// fromJSON is from_json(text, schema) in Spark's PERMISSIVE mode with
+// partial results: blank text is NULL; malformed text gives a struct of
+// nulls (NULL for an array or map schema); a struct field whose value
+// does not convert to its type is null, the others kept; an array or
+// map element that does not convert makes the whole array or map so.
+func fromJSON(text string, t actions.DataType, loc *time.Location) any {
+	if strings.TrimSpace(text) == "" {
+		return nil // blank text is NULL, as in Spark
+	}
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	root, err := readJSONNode(d)
+	if err != nil {
+		if st, ok := t.(*actions.StructType); ok {
+			return make(StructValue, len(st.Fields))
+		}
+		return nil
+	}
+	if at, ok := t.(*actions.ArrayType); ok && root.kind == '{' {
+		if _, elemStruct := at.ElementType.(*actions.StructType); elemStruct {
+			root = &jsonNode{kind: '[', values: []*jsonNode{root}} // an object read as an array of one
+		}
+	}
+	if st, ok := t.(*actions.StructType); ok && root.kind != '{' {
+		return make(StructValue, len(st.Fields))
+	}
+	v, _ := jsonToValue(root, t, loc)
+	return v
+}
+
+// jsonToValue converts a JSON value to t; ok is false when it does not
+// convert (the value is then nil).
+func jsonToValue(n *jsonNode, t actions.DataType, loc *time.Location) (any, bool) {
+	if n.kind == '0' {
+		return nil, true
+	}
+	switch tt := t.(type) {
+	case *actions.StructType:
+		if n.kind != '{' {
+			return nil, false
+		}
+		out := make(StructValue, len(tt.Fields))
+		for i, k := range n.keys {
+			for j, f := range tt.Fields {
+				if f.Name == k { // names match exactly, as Spark's JSON reader
+					out[j], _ = jsonToValue(n.values[i], f.Type, loc)
+				}
+			}
+		}
+		return out, true
+	case *actions.ArrayType:
+		if n.kind != '[' {
+			return nil, false
+		}
+		// An element that does not convert fails the whole array (the
+		// nearest struct field is null), as in Spark.
+		out := make([]any, len(n.values))
+		for i, e := range n.values {
+			var ok bool
+			if out[i], ok = jsonToValue(e, tt.ElementType, loc); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case *actions.MapType:
+		if n.kind != '{' {
+			return nil, false
+		}
+		m := &MapValue{Keys: []any{}, Values: []any{}}
+		for i, k := range n.keys {
+			key, err := castValue(k, tt.KeyType)
+			if err != nil {
+				return nil, false
+			}
+			val, ok := jsonToValue(n.values[i], tt.ValueType, loc)
+			if !ok {
+				return nil, false // as an array's element
+			}
+			// A repeated key is kept twice, as Spark's JSON reader keeps it.
+			m.Keys, m.Values = append(m.Keys, key), append(m.Values, val)
+		}
+		return m, true
+	case *actions.DecimalType:
+		if n.kind != 'n' && n.kind != '"' {
+			return nil, false
+		}
+		v, err := castValue(n.text, tt)
+		if err != nil {
+			return nil, false
+		}
+		return v, true
+	}
+	switch t {
+	case actions.TypeString:
+		if n.kind == '"' {
+			return n.text, true
+		}
+		return string(n.appendCompact(nil)), true
+	case actions.TypeBoolean:
+		if n.kind != 't' {
+			return nil, false
+		}
+		return n.text == "true", true
+	case actions.TypeByte, actions.TypeShort, actions.TypeInteger, actions.TypeLong:
+		if n.kind != 'n' || strings.ContainsAny(n.text, ".eE") {
+			return nil, false
+		}
+		v, err := castValue(n.text, t)
+		if err != nil {
+			return nil, false
+		}
+		return v, true
+	case actions.TypeFloat, actions.TypeDouble:
+		text := n.text
+		if n.kind == '"' {
+			switch text {
+			case "NaN", "Infinity", "+Infinity", "-Infinity", "+INF", "-INF", "INF":
+			default:
+				return nil, false
+			}
+		} else if n.kind != 'n' {
+			return nil, false
+		}
+		v, err := castValue(text, t)
+		if err != nil {
+			return nil, false
+		}
+		return v, true
+	case actions.TypeDate:
+		if n.kind != '"' {
+			return nil, false
+		}
+		v, err := castValue(n.text, t)
+		if err != nil {
+			return nil, false
+		}
+		return v, true
+	case actions.TypeTimestamp:
+		if n.kind != '"' {
+			return nil, false
+		}
+		us, err := parseTimestampIn(n.text, loc)
+		if err != nil {
+			return nil, false
+		}
+		return actions.Timestamp(us), true
+	case actions.TypeTimestampNTZ:
+		if n.kind != '"' {
+			return nil, false
+		}
+		v, err := castValue(n.text, t)
+		if err != nil {
+			return nil, false
+		}
+		return v, true
+	case actions.TypeBinary:
+		if n.kind != '"' {
+			return nil, false
+		}
+		return []byte(n.text), true
+	}
+	return nil, false
 }

@@ -103,17 +103,30 @@ func init() {
 		&function{names: []string{"bround"}, minArgs: 1, maxArgs: 2, generated: true,
 			bind: roundingType(false), eval: roundWith(big.ToNearestEven)},
 		&function{names: []string{"pmod"}, minArgs: 2, maxArgs: 2, generated: true,
-			bind: commonNumeric, eval: func(x *callCtx, a []any) (any, error) {
-				r, err := arithValue(Modulo, a[0], a[1], x.call.typ)
+			bind: bindPmod, eval: func(x *callCtx, a []any) (any, error) {
+				// Decimals are computed exactly and the result must fit
+				// the call's type (pmod(-0.50, 2.5) is 2.00, more than
+				// DECIMAL(2,2) holds: an overflow, as in Spark).
+				rt := x.call.typ
+				dt, isDec := rt.(*actions.DecimalType)
+				if isDec {
+					rt = &actions.DecimalType{Precision: actions.MaxDecimalPrecision, Scale: dt.Scale}
+				}
+				r, err := arithValue(Modulo, a[0], a[1], rt)
 				if err != nil {
 					return nil, err
 				}
 				if isNegative(r) {
-					r2, err := arithValue(Plus, r, a[1], x.call.typ)
+					r2, err := arithValue(Plus, r, a[1], rt)
 					if err != nil {
 						return nil, err
 					}
-					return arithValue(Modulo, r2, a[1], x.call.typ)
+					if r, err = arithValue(Modulo, r2, a[1], rt); err != nil {
+						return nil, err
+					}
+				}
+				if isDec {
+					return castValue(r, dt)
 				}
 				return r, nil
 			}},
@@ -260,6 +273,43 @@ func sameNumeric(b *binder, c *Call) ([]Expr, actions.DataType, error) {
 	return args, args[0].Type(), nil
 }
 
+// bindPmod types pmod as Spark does: with a decimal (and no floating
+// point) argument, the type of the remainder of the arguments as they
+// are (pmod(-0.50, 2.5) is DECIMAL(2,2)); otherwise their common type.
+func bindPmod(b *binder, c *Call) ([]Expr, actions.DataType, error) {
+	args, err := b.coerceArgs(c, kAny)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A NULL takes the other argument's numeric type (pmod(NULL, 2.5)
+	// is a DECIMAL(2,1), pmod(NULL, 3) an INT).
+	if t := args[1].Type(); isNumeric(t) {
+		args[0] = typedNull(args[0], t)
+	}
+	if t := args[0].Type(); isNumeric(t) {
+		args[1] = typedNull(args[1], t)
+	}
+	if !isNumeric(args[0].Type()) || !isNumeric(args[1].Type()) {
+		if args, err = b.coerceArgs(c, kNumeric); err != nil {
+			return nil, nil, err
+		}
+	}
+	t0, t1 := args[0].Type(), args[1].Type()
+	if (isDecimal(t0) || isDecimal(t1)) && isNumeric(t0) && isNumeric(t1) && !isFloating(t0) && !isFloating(t1) {
+		for i := range args {
+			if args[i], err = integerAsDecimal(args[i]); err != nil {
+				return nil, nil, typeErr(c, "%v", err)
+			}
+		}
+		t, err := arithResultType(Modulo, args[0].Type(), args[1].Type())
+		if err != nil {
+			return nil, nil, typeErr(c, "%v", err)
+		}
+		return args, t, nil
+	}
+	return b.toCommonArith(&Call{Name: c.Name, Args: args}, args)
+}
+
 func commonNumeric(b *binder, c *Call) ([]Expr, actions.DataType, error) {
 	args, err := b.coerceArgs(c, kNumeric)
 	if err != nil {
@@ -372,7 +422,19 @@ func roundingType(ceilFloor bool) func(*binder, *Call) ([]Expr, actions.DataType
 			scale = int(lit.Value.(int32))
 		}
 		t := args[0].Type()
+		if ceilFloor && len(args) == 2 && isFloating(t) {
+			// ceil and floor to a scale read a float as DECIMAL(14,7)
+			// and a double as DECIMAL(30,15), as Spark does.
+			to := &actions.DecimalType{Precision: 30, Scale: 15}
+			if t == actions.TypeFloat {
+				to = &actions.DecimalType{Precision: 14, Scale: 7}
+			}
+			args[0], t = &Cast{X: args[0], To: to}, to
+		}
 		if dt, ok := t.(*actions.DecimalType); ok {
+			if ceilFloor && len(args) == 1 && dt.Scale == 0 {
+				return args, dt, nil // ceil and floor keep an integral decimal's type, as Spark
+			}
 			intDigits := dt.Precision - dt.Scale + 1
 			if scale < 0 {
 				return args, &actions.DecimalType{Precision: min(max(intDigits, -scale+1), actions.MaxDecimalPrecision)}, nil
@@ -381,9 +443,6 @@ func roundingType(ceilFloor bool) func(*binder, *Call) ([]Expr, actions.DataType
 			return args, &actions.DecimalType{Precision: min(intDigits+s, actions.MaxDecimalPrecision), Scale: s}, nil
 		}
 		if ceilFloor {
-			if len(args) == 2 && isFloating(t) {
-				return args, actions.TypeDouble, nil
-			}
 			if len(args) == 2 {
 				return args, &actions.DecimalType{Precision: min(max(integralAsDecimal(t).Precision+1, -scale+1), actions.MaxDecimalPrecision)}, nil
 			}
@@ -506,19 +565,22 @@ func castFloatToLongSaturating(f float64) int64 {
 // convBase converts a number in text from one base to another as
 // Spark's conv (NumberConverter): digits are read as an unsigned 64-bit
 // value until the first invalid one, a negative base asks for a signed
-// result; an empty result is NULL-like "0".
+// result. Blank text is NULL; text with no valid digit at the start
+// (conv('zz', 10, 2), conv('-', 16, 10)) is the value 0.
 func convBase(s string, from, to int) any {
 	if from < 2 || from > 36 || to < -36 || to > 36 || (to > -2 && to < 2) {
 		return nil
 	}
 	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil // blank text is NULL; text with no valid digit is 0
+	}
 	neg := strings.HasPrefix(s, "-")
 	if neg {
 		s = s[1:]
 	}
 	var v uint64
 	overflow := false
-	digits := 0
 	for _, r := range strings.ToLower(s) {
 		d := -1
 		switch {
@@ -536,10 +598,6 @@ func convBase(s string, from, to int) any {
 			overflow = true
 		}
 		v = sum
-		digits++
-	}
-	if digits == 0 {
-		return nil
 	}
 	if overflow {
 		v = math.MaxUint64

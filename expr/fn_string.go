@@ -3,12 +3,15 @@ package expr
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -371,6 +374,9 @@ func init() {
 				}
 				if start < 1 {
 					return int32(0), nil
+				}
+				if a[0].(string) == "" {
+					return int32(1), nil // an empty text is found at 1 from any start, as Spark's indexOf
 				}
 				return int32(runeIndex(a[1].(string), a[0].(string), int(start-1)) + 1), nil
 			}},
@@ -827,52 +833,135 @@ func javaSplit(s, pattern string, limit int) (any, error) {
 	return out, nil
 }
 
+// errMalformedCoding is text or bytes the character set cannot code.
+var errMalformedCoding = errors.New("malformed text for the character set")
+
+// charsetName is cs as one of the character sets Spark's encode and
+// decode take (its names only, in any case), or an error naming them.
+func charsetName(cs string) (string, error) {
+	switch n := strings.ToUpper(cs); n {
+	case "US-ASCII", "ISO-8859-1", "UTF-8", "UTF-16", "UTF-16BE", "UTF-16LE", "UTF-32":
+		return n, nil
+	}
+	return "", fmt.Errorf("unsupported character set %s (want one of US-ASCII, ISO-8859-1, UTF-8, UTF-16, UTF-16BE, UTF-16LE, UTF-32)", quoteString(cs))
+}
+
+// encodeCharset is Spark's encode: text the character set cannot hold
+// is an error, as Java's encoder reporting malformed input. UTF-16 is
+// written big-endian after a byte-order mark, UTF-32 big-endian.
 func encodeCharset(s, cs string) (any, error) {
-	switch strings.ToUpper(strings.ReplaceAll(cs, "_", "-")) {
-	case "UTF-8", "UTF8":
+	name, err := charsetName(cs)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "UTF-8":
 		return []byte(s), nil
-	case "US-ASCII", "ASCII":
+	case "US-ASCII", "ISO-8859-1":
+		limit := rune(127)
+		if name == "ISO-8859-1" {
+			limit = 255
+		}
 		out := make([]byte, 0, len(s))
 		for _, r := range s {
-			if r > 127 {
-				r = '?'
+			if r > limit {
+				return nil, fmt.Errorf("encode with %s: %w", name, errMalformedCoding)
 			}
 			out = append(out, byte(r))
 		}
 		return out, nil
-	case "ISO-8859-1", "LATIN1":
-		out := make([]byte, 0, len(s))
+	case "UTF-32":
+		out := make([]byte, 0, 4*len(s))
 		for _, r := range s {
-			if r > 255 {
-				r = '?'
-			}
-			out = append(out, byte(r))
+			out = binary.BigEndian.AppendUint32(out, uint32(r))
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("unsupported character set %s (want UTF-8, US-ASCII or ISO-8859-1)", quoteString(cs))
+	var order binary.AppendByteOrder = binary.BigEndian
+	out := []byte{}
+	switch name {
+	case "UTF-16":
+		out = append(out, 0xFE, 0xFF)
+	case "UTF-16LE":
+		order = binary.LittleEndian
+	}
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = order.AppendUint16(out, u)
+	}
+	return out, nil
 }
 
+// decodeCharset is Spark's decode: bytes that are not text in the
+// character set are an error, as Java's decoder reporting malformed
+// input. UTF-16 and UTF-32 read a leading byte-order mark (big-endian
+// without one).
 func decodeCharset(b []byte, cs string) (any, error) {
-	switch strings.ToUpper(strings.ReplaceAll(cs, "_", "-")) {
-	case "UTF-8", "UTF8":
-		return strings.ToValidUTF8(string(b), "\uFFFD"), nil
-	case "US-ASCII", "ASCII":
-		r := make([]rune, len(b))
-		for i, c := range b {
-			if c > 127 {
-				r[i] = '\uFFFD'
-			} else {
-				r[i] = rune(c)
-			}
+	name, err := charsetName(cs)
+	if err != nil {
+		return nil, err
+	}
+	bad := fmt.Errorf("decode with %s: %w", name, errMalformedCoding)
+	switch name {
+	case "UTF-8":
+		if !utf8.Valid(b) {
+			return nil, bad
 		}
-		return string(r), nil
-	case "ISO-8859-1", "LATIN1":
+		return string(b), nil
+	case "US-ASCII", "ISO-8859-1":
 		r := make([]rune, len(b))
 		for i, c := range b {
+			if c > 127 && name == "US-ASCII" {
+				return nil, bad
+			}
 			r[i] = rune(c)
 		}
 		return string(r), nil
+	case "UTF-32":
+		if len(b)%4 != 0 {
+			return nil, bad
+		}
+		var order binary.ByteOrder = binary.BigEndian
+		if len(b) >= 4 && binary.LittleEndian.Uint32(b) == 0xFEFF {
+			order, b = binary.LittleEndian, b[4:]
+		} else if len(b) >= 4 && binary.BigEndian.Uint32(b) == 0xFEFF {
+			b = b[4:]
+		}
+		r := make([]rune, 0, len(b)/4)
+		for i := 0; i < len(b); i += 4 {
+			c := order.Uint32(b[i:])
+			if c > unicode.MaxRune || (c >= 0xD800 && c <= 0xDFFF) {
+				return nil, bad
+			}
+			r = append(r, rune(c))
+		}
+		return string(r), nil
 	}
-	return nil, fmt.Errorf("unsupported character set %s (want UTF-8, US-ASCII or ISO-8859-1)", quoteString(cs))
+	if len(b)%2 != 0 {
+		return nil, bad
+	}
+	var order binary.ByteOrder = binary.BigEndian
+	switch {
+	case name == "UTF-16LE":
+		order = binary.LittleEndian
+	case name == "UTF-16" && len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE:
+		order, b = binary.LittleEndian, b[2:]
+	case name == "UTF-16" && len(b) >= 2 && b[0] == 0xFE && b[1] == 0xFF:
+		b = b[2:]
+	}
+	units := make([]uint16, len(b)/2)
+	for i := range units {
+		units[i] = order.Uint16(b[2*i:])
+	}
+	for i := 0; i < len(units); i++ { // an unpaired surrogate is malformed
+		switch u := units[i]; {
+		case u >= 0xD800 && u < 0xDC00:
+			if i+1 == len(units) || units[i+1] < 0xDC00 || units[i+1] > 0xDFFF {
+				return nil, bad
+			}
+			i++
+		case u >= 0xDC00 && u <= 0xDFFF:
+			return nil, bad
+		}
+	}
+	return string(utf16.Decode(units)), nil
 }

@@ -122,7 +122,6 @@ func IsDeterministic(e Expr) bool {
 // missingFunctions are Spark functions users reach for that lakelog does
 // not have, with what to do instead.
 var missingFunctions = map[string]string{
-	"from_json":      "get_json_object(text, '$.field') reads one field of a JSON text as a string (CAST it to the type)",
 	"json_tuple":     "get_json_object(text, '$.field') reads one field of a JSON text, once per field",
 	"schema_of_json": "name the schema yourself",
 }

@@ -509,7 +509,6 @@ func floats[T float32 | float64]() order[T] {
 	}
 }
 
-
 func stringOrder() order[string] {
 	return order[string]{
 		cmp:   strings.Compare,

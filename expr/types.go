@@ -109,11 +109,13 @@ func widerType(a, b actions.DataType) (actions.DataType, bool) {
 		if !isNumeric(a) || !isNumeric(b) {
 			return nil, false
 		}
-		if a == actions.TypeDouble || b == actions.TypeDouble || isDecimal(a) || isDecimal(b) ||
-			a == actions.TypeLong || b == actions.TypeLong {
-			return actions.TypeDouble, true
+		// A float meets only a float as a float: with any integer or
+		// decimal it widens to a double, as Spark's ANSI coercion does
+		// (a float does not hold every int).
+		if a == actions.TypeFloat && b == actions.TypeFloat {
+			return actions.TypeFloat, true
 		}
-		return actions.TypeFloat, true
+		return actions.TypeDouble, true
 	case isDecimal(a) || isDecimal(b):
 		if !isNumeric(a) || !isNumeric(b) {
 			return nil, false

@@ -125,8 +125,8 @@ func formatFloat(f float64, bits int) string {
 		return "CAST('-Infinity' AS " + name + ")"
 	}
 	s := strconv.FormatFloat(f, 'g', -1, bits)
-	if s == "0" && math.Signbit(f) {
-		s = "-0"
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0" // 1.0D, as a user writes a double; -0.0D keeps its sign
 	}
 	return s + suffix
 }

@@ -160,6 +160,9 @@ var reserved struct {
 // partitions), so that readers, the change data feed and peers see an
 // OPTIMIZE. The result has no commits when no partition qualified.
 func AutoCompact(ctx context.Context, snap *deltalog.Snapshot, partitions []map[string]*string, opts ...AutoCompactOption) (*OptimizeResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	c := newAutoCompactConfig(opts)
 	var wanted map[string]bool
 	if partitions != nil {

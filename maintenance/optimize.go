@@ -182,6 +182,9 @@ type bin struct {
 // OPTIMIZE fails with a conflict only when a concurrent DELETE, UPDATE or
 // MERGE removed one of its files; the commits made before stay.
 func Optimize(ctx context.Context, snap *deltalog.Snapshot, opts ...OptimizeOption) (*OptimizeResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := optimizeConfig{parallelism: runtime.GOMAXPROCS(0)}
 	for _, o := range opts {
 		o(&cfg)

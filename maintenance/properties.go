@@ -44,6 +44,9 @@ func UnsetProperties(ctx context.Context, snap *deltalog.Snapshot, keys []string
 // protocol in the same commit, as Spark does; the protocol is never
 // downgraded.
 func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[string]string, unset []string, opts ...deltalog.CommitOption) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	refuse := func(format string, a ...any) error {
 		return fmt.Errorf("maintenance: ALTER TABLE: %s; nothing was committed", fmt.Sprintf(format, a...))
 	}
@@ -69,7 +72,7 @@ func AlterProperties(ctx context.Context, snap *deltalog.Snapshot, set map[strin
 		if strings.HasPrefix(k, actions.PropConstraintPrefix) {
 			// As Spark: a constraint's expression is checked against the
 			// rows when it is added.
-			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and DropConstraint (lakelog alter --add-constraint, --drop-constraint)", k)
+			return nil, refuse("%s: CHECK constraints are added and dropped with schema.AddConstraint and schema.DropConstraint", k)
 		}
 	}
 	if on, ok := actions.ParseBool(set[actions.PropEnableRowTracking]); ok && on && !snap.Config().RowTracking() {

@@ -120,6 +120,9 @@ func fileKeyOf(f deltalog.File) fileKey {
 // *MissingFilesError when one does not. The transaction reads the whole
 // table: any concurrent change to it aborts the restore.
 func Restore(ctx context.Context, snap *deltalog.Snapshot, opts ...RestoreOption) (*RestoreResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := restoreConfig{version: -1}
 	for _, o := range opts {
 		o(&cfg)

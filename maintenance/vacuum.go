@@ -128,6 +128,9 @@ const filesPerRange = 2000
 // objstore.DeleteKeys), keys a batch fails retried, with at most
 // VacuumConcurrency requests in flight.
 func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) (*VacuumResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("maintenance: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := vacuumConfig{now: time.Now, concurrency: defaultVacuumConcurrency}
 	for _, o := range opts {
 		o(&cfg)
@@ -155,7 +158,7 @@ func Vacuum(ctx context.Context, snap *deltalog.Snapshot, opts ...VacuumOption) 
 			return nil, fmt.Errorf("maintenance: vacuum: the retention %s is negative", retention)
 		}
 		if retention < tableRetention && !cfg.force {
-			return nil, fmt.Errorf("%w (%s < %s): a writer still writing may lose files it has not committed yet; give Force (--force) if no operation is running on the table", ErrRetentionTooShort, retention, tableRetention)
+			return nil, fmt.Errorf("%w (%s < %s): a writer still writing may lose files it has not committed yet; give maintenance.Force() if no operation is running on the table", ErrRetentionTooShort, retention, tableRetention)
 		}
 	}
 	cutoff := cfg.now().Add(-retention)

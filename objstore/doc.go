@@ -28,6 +28,10 @@
 //     S3 and Azure send `If-None-Match: *`; GCS sends `DoesNotExist`.
 //   - `List(ctx, prefix, startAfter)` yields keys in byte order, strictly after
 //     `startAfter`. `Delete` is idempotent. A missing key is `ErrNotFound`.
+//   - A request the store refused before applying it wraps `ErrRefused`:
+//     `ErrNoBucket` (no such bucket or container), `ErrAccessDenied` (wrong,
+//     missing or insufficient credentials), or another 4xx. Nothing was
+//     written, so a refused commit is a plain error, never an unknown outcome.
 //   - `GetRange` returns a new slice; `GetRangeInto(ctx, key, off, p)`
 //     (`objstore.RangeReader`, implemented by every store here, wrappers
 //     included; `objstore.GetRangeInto` falls back to `GetRange` for others)

@@ -18,6 +18,27 @@ var ErrNotFound = errors.New("objstore: not found")
 // took the version (or, after a lost response, that we did).
 var ErrExists = errors.New("objstore: already exists")
 
+// ErrRefused is wrapped by a store's error when the store refused the
+// request before applying it (an HTTP 4xx other than the ones with their
+// own meaning: a missing key, a failed condition, a conflict, throttling):
+// nothing was written. ErrAccessDenied and ErrNoBucket wrap it.
+var ErrRefused = errors.New("objstore: request refused")
+
+// ErrAccessDenied: the credentials are missing, wrong or not allowed the
+// request (HTTP 401 or 403, or none could be found to sign it). Nothing
+// was written.
+var ErrAccessDenied error = refusal("objstore: access denied")
+
+// ErrNoBucket: the bucket or container does not exist. Nothing was
+// written.
+var ErrNoBucket error = refusal("objstore: no such bucket or container")
+
+// refusal is an error that is also ErrRefused.
+type refusal string
+
+func (r refusal) Error() string        { return string(r) }
+func (r refusal) Is(target error) bool { return target == ErrRefused }
+
 // PutOptions modify Put.
 type PutOptions struct {
 	// IfAbsent makes the put fail with ErrExists when the key exists. The

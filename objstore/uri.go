@@ -4,13 +4,55 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
 
-// Opener opens a store rooted at a URI of one scheme.
-type Opener func(ctx context.Context, u *url.URL) (Store, error)
+// Opener opens a store rooted at a URI of one scheme, configured by opts
+// (nil: the environment alone).
+type Opener func(ctx context.Context, u *url.URL, opts Options) (Store, error)
+
+// Options are one store's settings, as delta-rs's storage_options: keys
+// are the names of the environment variables the store reads
+// (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_REGION, ...; AZURE_STORAGE_CONNECTION_STRING,
+// AZURE_STORAGE_ACCOUNT_NAME, ...; GOOGLE_APPLICATION_CREDENTIALS,
+// STORAGE_EMULATOR_HOST), in any case. A key given here is used instead
+// of the environment's, for this store only; a key the store does not
+// read is an error naming it.
+type Options map[string]string
+
+// Get is key's value: opts' (keys compared without case), else the
+// environment's.
+func (opts Options) Get(key string) string {
+	if v, ok := opts.Lookup(key); ok {
+		return v
+	}
+	return os.Getenv(key)
+}
+
+// Lookup is key's value in opts alone.
+func (opts Options) Lookup(key string) (string, bool) {
+	for k, v := range opts {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Check refuses a key of opts that is not among known.
+func (opts Options) Check(store string, known ...string) error {
+	for k := range opts {
+		if !slices.ContainsFunc(known, func(n string) bool { return strings.EqualFold(n, k) }) {
+			return fmt.Errorf("%s: unknown storage option %q (known: %s)", store, k, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
 
 var openers struct {
 	sync.RWMutex
@@ -35,15 +77,28 @@ func Register(scheme string, open Opener) {
 // registered with Register (s3://bucket/prefix, gs://bucket/prefix,
 // az://container/prefix).
 func Open(ctx context.Context, uri string) (Store, error) {
+	return OpenWith(ctx, uri, nil)
+}
+
+// OpenWith is Open with the store's settings given in opts instead of
+// (or as well as) the environment. A local or mem:// URI takes none.
+func OpenWith(ctx context.Context, uri string, opts Options) (Store, error) {
 	scheme, _, ok := strings.Cut(uri, "://")
 	if !ok || len(scheme) < 2 { // plain path; "C:\..." would have a 1-letter scheme
+		if len(opts) > 0 {
+			return nil, fmt.Errorf("objstore: a local path takes no storage options")
+		}
 		return openLocalPath(uri)
 	}
 	switch scheme {
-	case "file":
+	case "file", "mem":
+		if len(opts) > 0 {
+			return nil, fmt.Errorf("objstore: %s:// takes no storage options", scheme)
+		}
+		if scheme == "mem" {
+			return NewMem(), nil
+		}
 		return openFileURI(uri)
-	case "mem":
-		return NewMem(), nil
 	}
 	u, err := url.Parse(uri)
 	if err != nil {
@@ -55,7 +110,7 @@ func Open(ctx context.Context, uri string) (Store, error) {
 	if open == nil {
 		return nil, fmt.Errorf("objstore: unsupported URI scheme %q in %q (is its store package imported?)", scheme, uri)
 	}
-	return open(ctx, u)
+	return open(ctx, u, opts)
 }
 
 // RootURI is the URI of a store's root as other engines open it (Iceberg

@@ -262,6 +262,9 @@ type Scan struct {
 // (ErrUnsupported, Snapshot.Supports) can still be planned and counted
 // from its log; Records and ReadFile refuse it before reading anything.
 func NewScan(snap *deltalog.Snapshot, opts ...Option) (*Scan, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("reader: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := config{limit: -1, batchSize: DefaultBatchSize, mem: defaultAllocator, parallelism: runtime.GOMAXPROCS(0),
 		fetchBudget: DefaultFetchBudget, fetchConcurrency: DefaultFetchConcurrency, decodeAhead: defaultDecodeAhead}
 	for _, o := range opts {

@@ -126,8 +126,8 @@ func (c *change) needMapping(column string) error {
 	if c.mapped() {
 		return nil
 	}
-	return c.refuse(column, "%s needs column mapping, which the table does not use: data files name their columns, so only a mapped table can %s a column without rewriting them; enable it with %s=name (lakelog alter TABLE --set-property %s=name), as Spark requires",
-		c.op, strings.ToLower(strings.Fields(c.op)[0]), actions.PropColumnMappingMode, actions.PropColumnMappingMode)
+	return c.refuse(column, "%s needs column mapping, which the table does not use: data files name their columns, so only a mapped table can %s a column without rewriting them; enable it with %s=name (maintenance.SetProperties), as Spark requires",
+		c.op, strings.ToLower(strings.Fields(c.op)[0]), actions.PropColumnMappingMode)
 }
 
 // commit commits the changed metadata; the protocol follows it by

@@ -93,6 +93,9 @@ const invalidNameChars = " ,;{}()\n\t="
 // get the next ids and new physical names. No data file is written: rows
 // written before read the new columns as null.
 func AddColumns(ctx context.Context, snap *deltalog.Snapshot, cols []Column, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "ADD COLUMNS", cfg)
 	if err != nil {
@@ -241,6 +244,9 @@ func (c *change) isPartition(names []string) int {
 // keeps being one under its new name, and delta.dataSkippingStatsColumns
 // follows the rename, as in Spark.
 func RenameColumn(ctx context.Context, snap *deltalog.Snapshot, column, newName string, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "RENAME COLUMN", cfg)
 	if err != nil {
@@ -285,6 +291,9 @@ func RenameColumn(ctx context.Context, snap *deltalog.Snapshot, column, newName 
 // last data column, and a column a CHECK constraint or generated column
 // reads, are refused. delta.dataSkippingStatsColumns drops them too.
 func DropColumns(ctx context.Context, snap *deltalog.Snapshot, columns []string, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "DROP COLUMNS", cfg)
 	if err != nil {
@@ -347,6 +356,9 @@ func DropColumns(ctx context.Context, snap *deltalog.Snapshot, columns []string,
 // numbers; a column a CHECK constraint or generated column reads is
 // refused.
 func ChangeColumnType(ctx context.Context, snap *deltalog.Snapshot, column string, to actions.DataType, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "CHANGE COLUMN", cfg)
 	if err != nil {
@@ -373,7 +385,7 @@ func ChangeColumnType(ctx context.Context, snap *deltalog.Snapshot, column strin
 	case !actions.CanWidenType(from, to):
 		return nil, c.refuse(shown, "cannot change type %s to %s: the typeWidening feature widens byte, short, int to long, double or a wide enough decimal, float to double, decimals to more digits, and date to timestamp_ntz (other changes rewrite the data, which ALTER does not)", from, to)
 	case !c.props.EnableTypeWidening:
-		return nil, c.refuse(shown, "changing the type %s to %s needs type widening: set %s=true first (lakelog alter TABLE --set-property %s=true)", from, to, actions.PropEnableTypeWidening, actions.PropEnableTypeWidening)
+		return nil, c.refuse(shown, "changing the type %s to %s needs type widening: set %s=true first (maintenance.SetProperties)", from, to, actions.PropEnableTypeWidening)
 	case c.isPartition(tg.names) >= 0 && from == actions.TypeDate:
 		return nil, c.refuse(shown, "partition column of type date cannot become %s (its partition values are dates)", to)
 	}
@@ -445,6 +457,9 @@ func (c *change) commitChangeColumn(ctx context.Context, names []string, f *acti
 // ALTER TABLE ALTER COLUMN column DROP NOT NULL (a nullable column stays
 // so, and the commit is made anyway, as Spark makes it).
 func DropNotNull(ctx context.Context, snap *deltalog.Snapshot, column string, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "CHANGE COLUMN", cfg)
 	if err != nil {
@@ -467,6 +482,9 @@ func DropNotNull(ctx context.Context, snap *deltalog.Snapshot, column string, op
 // commit: Spark's ALTER TABLE ALTER COLUMN column COMMENT 'text'. An
 // empty comment removes it.
 func SetComment(ctx context.Context, snap *deltalog.Snapshot, column, comment string, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "CHANGE COLUMN", cfg)
 	if err != nil {

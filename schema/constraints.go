@@ -29,6 +29,9 @@ const charVarcharConstraint = "__CHAR_VARCHAR_STRING_LENGTH_CHECK__"
 // adds the checkConstraints feature. The check reads the whole table, so
 // a concurrent commit that adds rows aborts this one.
 func AddConstraint(ctx context.Context, snap *deltalog.Snapshot, name, expression string, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "ADD CONSTRAINT", cfg)
 	if err != nil {
@@ -113,6 +116,9 @@ func (c *change) checkRows(ctx context.Context, cfg *config, name, text string, 
 // given: then nothing is committed (nil result, nil error), since
 // nothing changes.
 func DropConstraint(ctx context.Context, snap *deltalog.Snapshot, name string, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "DROP CONSTRAINT", cfg)
 	if err != nil {

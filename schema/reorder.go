@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,9 @@ import (
 // columns, so the order changes without rewriting them, with or without
 // column mapping. Moving a column after itself is refused.
 func MoveColumn(ctx context.Context, snap *deltalog.Snapshot, column, after string, first bool, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "CHANGE COLUMN", cfg)
 	if err != nil {
@@ -64,6 +68,9 @@ func MoveColumn(ctx context.Context, snap *deltalog.Snapshot, column, after stri
 // names, generation expressions). A change that both adds and drops
 // columns is refused as ambiguous, as in Spark.
 func ReplaceColumns(ctx context.Context, snap *deltalog.Snapshot, cols []Column, opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("schema: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg := newConfig(opts)
 	c, err := begin(snap, "REPLACE COLUMNS", cfg)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/lakelog/lakelog/deltalog"
 )
 
-
 // ChangeResult is what WriteChangeFiles wrote: the cdc actions to commit.
 type ChangeResult struct {
 	Files    []*actions.AddCDCFile

@@ -234,6 +234,19 @@ type conformed struct {
 // after the first error, or when stop is closed.
 func conformAll(ctx context.Context, batches iter.Seq2[arrow.RecordBatch, error], conf *conformer, check rowCheck, items chan<- conformed, stop <-chan struct{}) {
 	defer close(items)
+	if batches == nil {
+		return // no input: no rows
+	}
+	// The caller's iterator runs on this goroutine, where the caller
+	// could not recover its panic: it ends the input as an error.
+	defer func() {
+		if r := recover(); r != nil {
+			select {
+			case items <- conformed{err: fmt.Errorf("writer: the input's iterator panicked: %v", r)}:
+			case <-stop:
+			}
+		}
+	}()
 	var rows int64
 	for rec, err := range batches {
 		var c conformed

@@ -29,6 +29,9 @@ var ErrEmptyInput = errors.New("writer: the input holds no rows; nothing was com
 // rows (ErrEmptyInput) unless it widens the schema or carries an app
 // transaction, whose version an empty batch must still record.
 func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("writer: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
@@ -62,6 +65,9 @@ func Append(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arro
 // so a concurrent commit that removed files it removes (or a non-blind
 // append, under WriteSerializable) makes it fail with a conflict.
 func Overwrite(ctx context.Context, snap *deltalog.Snapshot, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	if snap == nil {
+		return nil, fmt.Errorf("writer: %w", deltalog.ErrNoSnapshot)
+	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err
@@ -158,6 +164,12 @@ func commit(ctx context.Context, tx *deltalog.Transaction, c *deltalog.Changes) 
 // commit (version 0), the data files of batches: Spark's CREATE TABLE AS
 // SELECT. It fails with deltalog.ErrTableExists when the table exists.
 func CreateTable(ctx context.Context, store objstore.Store, root string, md *actions.Metadata, batches iter.Seq2[arrow.RecordBatch, error], opts ...Option) (*deltalog.CommitResult, error) {
+	if store == nil {
+		return nil, fmt.Errorf("writer: %w", deltalog.ErrNoStore)
+	}
+	if md == nil {
+		return nil, errors.New("writer: CreateTable needs the table's metadata (md is nil)")
+	}
 	cfg, err := newConfig(opts)
 	if err != nil {
 		return nil, err

@@ -80,7 +80,7 @@ func TestAlterColumns(t *testing.T) {
 	plain := filepath.Join(dir, "plain")
 	ok(t, "create", plain, "--schema", "id long, v long")
 	code, _, errOut = lakelog(t, "alter", plain, "--drop-column", "v")
-	if code != exitError || !strings.Contains(errOut, "lakelog alter TABLE --set-property delta.columnMapping.mode=name") {
+	if code != exitError || !strings.Contains(errOut, "delta.columnMapping.mode=name (lakelog alter TABLE --set-property)") {
 		t.Errorf("drop without column mapping: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -17,7 +17,7 @@ func init() {
 		args:    []arg{{name: "ACTION"}},
 		summary: "a change data capture pipeline from Debezium's Kafka topics: run runs bronze and silver for each table of --config until interrupted (stages restarted with backoff, both tables auto-compacted, silver vacuumed on an interval, logs with timestamps on stderr); status reports each table's Kafka offsets, source position, bronze and silver versions and their lag",
 		flags: []flagDef{
-			{name: "config", kind: textFlag, arg: "FILE", help: "the pipeline's configuration (pipeline.yaml: brokers, connect, connector, variable_numeric, auto_compact, properties, vacuum, tables of topic, bronze, silver, key)"},
+			{name: "config", kind: textFlag, arg: "FILE", help: "the pipeline's configuration (pipeline.yaml: brokers, connect, connector, variable_numeric, auto_compact, deletion_vectors, properties, vacuum, tables of topic, bronze, silver, key)"},
 		},
 		formats: []string{formatTable, formatJSON},
 		run:     runCDC,

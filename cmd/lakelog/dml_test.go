@@ -328,7 +328,7 @@ var raceStores struct {
 
 func registerRaceScheme() {
 	raceStores.once.Do(func() {
-		objstore.Register("racetest", func(_ context.Context, u *url.URL) (objstore.Store, error) {
+		objstore.Register("racetest", func(_ context.Context, u *url.URL, _ objstore.Options) (objstore.Store, error) {
 			st, err := objstore.NewLocal(u.Path)
 			if err != nil {
 				return nil, err

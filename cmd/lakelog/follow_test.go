@@ -134,7 +134,7 @@ var followStores struct {
 // closed when the log of the table at path has first been listed.
 func followListed(path string) <-chan struct{} {
 	followStores.once.Do(func() {
-		objstore.Register("followtest", func(_ context.Context, u *url.URL) (objstore.Store, error) {
+		objstore.Register("followtest", func(_ context.Context, u *url.URL, _ objstore.Options) (objstore.Store, error) {
 			st, err := objstore.NewLocal(u.Path)
 			if err != nil {
 				return nil, err

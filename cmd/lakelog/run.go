@@ -81,10 +81,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "lakelog %s: %v\nusage: lakelog %s\n(lakelog %s --help lists every flag)\n", v.name, err, v.synopsis(), v.name)
 		return exitUsage
 	case errors.Is(err, conflict.ErrConflict):
-		fmt.Fprintf(stderr, "lakelog %s: %v\n", v.name, err)
+		fmt.Fprintf(stderr, "lakelog %s: %s\n", v.name, cliWords(v.name, err))
 		return exitConflict
 	default:
-		fmt.Fprintf(stderr, "lakelog %s: %v\n", v.name, err)
+		fmt.Fprintf(stderr, "lakelog %s: %s\n", v.name, cliWords(v.name, err))
 		return exitError
 	}
 }

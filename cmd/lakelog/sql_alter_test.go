@@ -95,7 +95,7 @@ func TestSQLAlterColumnsRefused(t *testing.T) {
 		{"set not null", []string{"sql", setNotNull}, exitError,
 			at(setNotNull, "SET NOT NULL") + "ALTER COLUMN name SET NOT NULL is not supported: Delta does not tighten a nullable column (Spark refuses it too); ADD CONSTRAINT name CHECK (name IS NOT NULL) checks the rows and every later write\n" + caret(setNotNull, "SET NOT NULL")},
 		{"rename without column mapping", []string{"sql", rename}, exitError,
-			at(rename, "RENAME") + "schema: RENAME COLUMN name: RENAME COLUMN needs column mapping, which the table does not use: data files name their columns, so only a mapped table can rename a column without rewriting them; enable it with delta.columnMapping.mode=name (lakelog alter TABLE --set-property delta.columnMapping.mode=name), as Spark requires; nothing was committed" + "\n" + caret(rename, "RENAME")},
+			at(rename, "RENAME") + "schema: RENAME COLUMN name: RENAME COLUMN needs column mapping, which the table does not use: data files name their columns, so only a mapped table can rename a column without rewriting them; enable it with delta.columnMapping.mode=name (ALTER TABLE ... SET TBLPROPERTIES), as Spark requires; nothing was committed" + "\n" + caret(rename, "RENAME")},
 		{"constraint the rows violate", []string{"sql", violated}, exitError,
 			at(violated, "ADD") + "schema: ADD CONSTRAINT big: 2 existing rows violate the new CHECK constraint (amount > 25), for one the row with amount = 10.00; nothing was committed" + "\n" + caret(violated, "ADD")},
 		{"a column that exists", []string{"sql", dup}, exitError,

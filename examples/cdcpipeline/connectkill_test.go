@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/cdc"
+	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore/cloudtest"
 	"github.com/lakelog/lakelog/test/cdctest"
 	"github.com/lakelog/lakelog/test/testseed"
@@ -58,8 +60,10 @@ func TestPipelineConnectKill(t *testing.T) {
 	bronze := newStage(t, dir, "bronze", "bronze", "-table", bronzeURI, "-brokers", svc.Brokers, "-topic", topic,
 		"-tx-topic", name+".transaction", "-group", table, "-instance-id", table+"-bronze", "-numeric", "string", "-max-wait", "300ms",
 		"-auto-compact-min-files", fmt.Sprint(autoCompactMinFiles))
+	// Silver without deletion vectors (copy-on-write): delta-rs, which
+	// cannot read them, checks it below.
 	silver := newStage(t, dir, "silver", "silver", "-bronze", bronzeURI, "-table", silverURI, "-poll", "100ms",
-		"-auto-compact-min-files", fmt.Sprint(autoCompactMinFiles))
+		"-auto-compact-min-files", fmt.Sprint(autoCompactMinFiles), "-deletion-vectors", "false")
 	bronze.start()
 	silver.start()
 	defer func() {
@@ -120,7 +124,11 @@ func TestPipelineConnectKill(t *testing.T) {
 	waitSilverEqual(t, svc, table, cols, silverURI, []*stage{bronze, silver})
 	checkBronze(t, svc, bronzeURI, topic)
 	checkWholeTransactions(t, silverURI, blocks)
-	checkDeltaRS(t, silverURI, cols, false) // no schema change here: delta-rs can read silver
+	// No schema change and no deletion vectors here: delta-rs can read silver.
+	if snap, err := deltalog.OpenURI(t.Context(), silverURI); err != nil || snap.Config().Supports(actions.FeatureDeletionVectors) {
+		t.Fatalf("silver run with -deletion-vectors false has them: %v", err)
+	}
+	checkDeltaRS(t, silverURI, cols, false)
 	// The kills made Debezium send changes again: otherwise the test
 	// proved nothing about them.
 	dec := cdc.NewDecoder(cdc.WithVariableNumeric(cdc.NumericMode{AsString: true}))

@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -77,12 +78,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	poll := fs.Duration("poll", 200*time.Millisecond, "silver: how often a caught-up follower looks at bronze")
 	resume := fs.Int64("resume-from-version", 0, "silver: accept the schema change that stopped silver at this bronze version (see its message)")
 	autoCompact := fs.Bool("auto-compact", true, "turn delta.autoOptimize.autoCompact on for the table")
+	dvs := fs.String("deletion-vectors", "", "silver: true or false sets delta.enableDeletionVectors, on an existing table too (default: a new silver table gets them)")
 	minFiles := fs.Int("auto-compact-min-files", maintenance.AutoCompactMinNumFiles, "small files a partition holds before auto compaction rewrites them")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
 	deltalog.RegisterHook(maintenance.AutoCompactHook(maintenance.AutoCompactMinFiles(*minFiles)))
-	props := (&cdc.Config{AutoCompact: autoCompact}).TableProperties()
+	cfg := &cdc.Config{AutoCompact: autoCompact}
+	if *dvs != "" {
+		on, err := strconv.ParseBool(*dvs)
+		if err != nil {
+			fmt.Fprintf(stderr, "cdcpipeline: -deletion-vectors %q: want true or false\n", *dvs)
+			return 2
+		}
+		cfg.DeletionVectors = &on
+	}
+	props := cfg.TableProperties()
+	if args[0] == "silver" {
+		props = cfg.SilverProperties()
+	}
 	if *table == "" || fs.NArg() > 0 || args[0] == "bronze" && *topic == "" || args[0] == "silver" && *bronzeURI == "" {
 		fmt.Fprintln(stderr, usage)
 		return 2

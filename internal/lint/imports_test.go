@@ -189,6 +189,9 @@ func parseRules(t *testing.T, text string) []importRule {
 			continue // the header and its rule
 		}
 		r := importRule{pkg: strings.TrimSuffix(strings.Trim(name, "`"), "/")}
+		if r.pkg == "." {
+			r.pkg = "" // the module's root package
+		}
 		switch imports := strings.TrimSpace(cells[len(cells)-1]); imports {
 		case "everything":
 			r.anything = true

@@ -9,7 +9,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -30,13 +29,22 @@ import (
 )
 
 func init() {
-	objstore.Register("az", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+	objstore.Register("az", func(ctx context.Context, u *url.URL, opts objstore.Options) (objstore.Store, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("azure: URI %q names no container; want az://container/prefix", u.Redacted())
 		}
-		return New(ctx, u.Host, u.Path)
+		if err := opts.Check("azure", StorageOptions...); err != nil {
+			return nil, err
+		}
+		return New(ctx, u.Host, u.Path, func(o *options) { o.settings = opts })
 	})
 }
+
+// StorageOptions are the keys of objstore.Options an az:// store reads
+// (instead of the same names in the environment).
+var StorageOptions = []string{"AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT",
+	"AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_MASTER_KEY", "AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT",
+	"AZURE_STORAGE_USE_EMULATOR", "AZURITE_BLOB_STORAGE_URL", "AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_SAS_KEY"}
 
 const (
 	// DefaultBlockSize is the size of the blocks of a staged upload, and
@@ -87,6 +95,7 @@ type options struct {
 	blockSize     int64
 	blockConc     int
 	policy        objstore.RetryPolicy
+	settings      objstore.Options // storage options given to objstore.OpenWith
 }
 
 // WithClient makes the store use client as it is; the environment is then
@@ -151,7 +160,7 @@ func New(ctx context.Context, containerName, prefix string, opts ...Option) (*St
 	client := o.client
 	if client == nil {
 		var err error
-		if client, err = clientFromEnv(clientOptions(o.clientOptions, o.policy)); err != nil {
+		if client, err = clientFromEnv(o.settings, clientOptions(o.clientOptions, o.policy)); err != nil {
 			return nil, err
 		}
 	}
@@ -189,9 +198,18 @@ func clientOptions(in *azblob.ClientOptions, p objstore.RetryPolicy) *azblob.Cli
 	return &out
 }
 
-// clientFromEnv makes a client from the environment, as New describes.
-func clientFromEnv(opts *azblob.ClientOptions) (*azblob.Client, error) {
-	if cs := os.Getenv("AZURE_STORAGE_CONNECTION_STRING"); cs != "" {
+// clientFromEnv makes a client from the environment (and settings, which
+// win over it), as New describes.
+func clientFromEnv(settings objstore.Options, opts *azblob.ClientOptions) (*azblob.Client, error) {
+	firstEnv := func(names ...string) string {
+		for _, n := range names {
+			if v := settings.Get(n); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	if cs := settings.Get("AZURE_STORAGE_CONNECTION_STRING"); cs != "" {
 		c, err := azblob.NewClientFromConnectionString(cs, opts)
 		if err != nil {
 			return nil, fmt.Errorf("azure: AZURE_STORAGE_CONNECTION_STRING: %w", err)
@@ -201,11 +219,11 @@ func clientFromEnv(opts *azblob.ClientOptions) (*azblob.Client, error) {
 	account := firstEnv("AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT")
 	key := firstEnv("AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_ACCESS_KEY", "AZURE_STORAGE_MASTER_KEY")
 	endpoint := firstEnv("AZURE_STORAGE_ENDPOINT", "AZURE_ENDPOINT")
-	if emu, _ := strconv.ParseBool(os.Getenv("AZURE_STORAGE_USE_EMULATOR")); emu {
+	if emu, _ := strconv.ParseBool(settings.Get("AZURE_STORAGE_USE_EMULATOR")); emu {
 		if account == "" {
 			account, key = emulatorAccount, emulatorKey
 		}
-		base := cmpOr(os.Getenv("AZURITE_BLOB_STORAGE_URL"), "http://127.0.0.1:10000")
+		base := cmpOr(settings.Get("AZURITE_BLOB_STORAGE_URL"), "http://127.0.0.1:10000")
 		endpoint = strings.TrimRight(base, "/") + "/" + account
 	}
 	if account == "" {
@@ -235,15 +253,6 @@ func clientFromEnv(opts *azblob.ClientOptions) (*azblob.Client, error) {
 		return c, nil
 	}
 	return nil, fmt.Errorf("azure: account %q has no key or SAS token: set AZURE_STORAGE_ACCOUNT_KEY or AZURE_STORAGE_SAS_TOKEN, or pass a client with WithClient", account)
-}
-
-func firstEnv(names ...string) string {
-	for _, n := range names {
-		if v := os.Getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func cmpOr(a, b string) string {
@@ -545,6 +554,15 @@ func (s *Store) fail(op objstore.Op, key string, err error) error {
 	if op != objstore.OpList && (bloberror.HasCode(err, bloberror.BlobNotFound) ||
 		(status(err) == http.StatusNotFound && !bloberror.HasCode(err, bloberror.ContainerNotFound))) {
 		return fmt.Errorf("azure: %s %q: %w", op, key, objstore.ErrNotFound)
+	}
+	switch code := status(err); {
+	case bloberror.HasCode(err, bloberror.ContainerNotFound):
+		return fmt.Errorf("azure: %s %q: container %q: %w: %w", op, key, s.name, objstore.ErrNoBucket, err)
+	case code == 401 || code == 403 ||
+		bloberror.HasCode(err, bloberror.AuthenticationFailed, bloberror.AuthorizationFailure, bloberror.NoAuthenticationInformation):
+		return fmt.Errorf("azure: %s %q in container %q: %w: %w", op, key, s.name, objstore.ErrAccessDenied, err)
+	case code == 400 || code == 405 || code == 411 || code == 413:
+		return fmt.Errorf("azure: %s %q in container %q: %w: %w", op, key, s.name, objstore.ErrRefused, err)
 	}
 	return fmt.Errorf("azure: %s %q in container %q: %w", op, key, s.name, err)
 }

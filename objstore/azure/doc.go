@@ -28,7 +28,8 @@
 //     client's retry policy. Both replace the blob in one step; a failed
 //     upload commits nothing.
 //   - Get, GetRange (a ranged download) and Head of a missing blob wrap
-//     [objstore.ErrNotFound]. A missing container is a different error.
+//     [objstore.ErrNotFound]. A missing container is [objstore.ErrNoBucket];
+//     a 401 or 403 (a wrong key, no credentials) is [objstore.ErrAccessDenied].
 //   - List is a flat listing of the prefix, in byte order. Azurite (and, it
 //     seems, Azure) keeps names in UTF-16 order, which differs only for
 //     names with characters above U+FFFF; List sorts those itself, so a

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
@@ -40,12 +39,9 @@ type batcher struct {
 
 // newBatcher makes the batcher of a store whose client New made from
 // opts; nil when it cannot (the store then deletes one key at a time).
-func newBatcher(ctx context.Context, opts []option.ClientOption) *batcher {
-	if host := os.Getenv("STORAGE_EMULATOR_HOST"); host != "" {
-		if !strings.Contains(host, "://") {
-			host = "http://" + host
-		}
-		return &batcher{client: &http.Client{}, url: strings.TrimSuffix(host, "/") + "/batch/storage/v1"}
+func newBatcher(ctx context.Context, settings objstore.Options, opts []option.ClientOption) *batcher {
+	if host := settings.Get("STORAGE_EMULATOR_HOST"); host != "" {
+		return &batcher{client: &http.Client{}, url: emulatorURL(host) + "/batch/storage/v1"}
 	}
 	opts = append([]option.ClientOption{option.WithScopes("https://www.googleapis.com/auth/devstorage.read_write")}, opts...)
 	client, _, err := htransport.NewClient(ctx, opts...)

@@ -59,5 +59,7 @@
 // commit's txnId.
 //
 // Errors start with "gcs:" and wrap the client's errors, so errors.As finds
-// *googleapi.Error.
+// *googleapi.Error. A missing bucket is [objstore.ErrNoBucket] (a Get of a
+// key in it is ErrNotFound, as the client reports it); a 401 or 403, or a
+// token that cannot be fetched, is [objstore.ErrAccessDenied].
 package gcs

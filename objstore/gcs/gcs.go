@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/oauth2"
 	"io"
 	"iter"
 	"net/http"
@@ -24,12 +25,34 @@ import (
 )
 
 func init() {
-	objstore.Register("gs", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+	objstore.Register("gs", func(ctx context.Context, u *url.URL, opts objstore.Options) (objstore.Store, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("gcs: URI %q names no bucket; want gs://bucket/prefix", u.Redacted())
 		}
-		return New(ctx, u.Host, u.Path)
+		if err := opts.Check("gcs", StorageOptions...); err != nil {
+			return nil, err
+		}
+		var client []option.ClientOption
+		if host, ok := opts.Lookup("STORAGE_EMULATOR_HOST"); ok {
+			client = append(client, option.WithEndpoint(emulatorURL(host)+"/storage/v1/"), option.WithoutAuthentication())
+		}
+		if path, ok := opts.Lookup("GOOGLE_APPLICATION_CREDENTIALS"); ok {
+			client = append(client, option.WithCredentialsFile(path))
+		}
+		return New(ctx, u.Host, u.Path, WithClientOptions(client...), func(o *options) { o.settings = opts })
 	})
+}
+
+// StorageOptions are the keys of objstore.Options a gs:// store reads
+// (instead of the same names in the environment).
+var StorageOptions = []string{"GOOGLE_APPLICATION_CREDENTIALS", "STORAGE_EMULATOR_HOST"}
+
+// emulatorURL is an emulator host ("127.0.0.1:4443" or a URL) as a URL.
+func emulatorURL(host string) string {
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	return strings.TrimSuffix(host, "/")
 }
 
 // maxOneShot is the largest body whose size is known that a plain Put
@@ -49,6 +72,7 @@ type Store struct {
 	retry      cloudio.Retry
 	batch      *batcher // JSON API batches; nil over a caller's client
 	signing    *signingKey
+	settings   objstore.Options
 }
 
 var (
@@ -68,6 +92,7 @@ type Option func(*options)
 type options struct {
 	client     *storage.Client
 	clientOpts []option.ClientOption
+	settings   objstore.Options // storage options given to objstore.OpenWith
 	policy     objstore.RetryPolicy
 	signing    *signingKey
 }
@@ -107,7 +132,7 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 	client, owns := o.client, false
 	var batch *batcher
 	if client == nil {
-		batch = newBatcher(ctx, o.clientOpts)
+		batch = newBatcher(ctx, o.settings, o.clientOpts)
 		var err error
 		if client, err = storage.NewClient(ctx, o.clientOpts...); err != nil {
 			return nil, fmt.Errorf("gcs: new client: %w", err)
@@ -121,7 +146,7 @@ func New(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, er
 			storage.WithBackoff(gax.Backoff{Initial: p.BaseDelay, Max: p.MaxDelay, Multiplier: 2}))
 	}
 	return &Store{client: client, ownsClient: owns, bucket: client.Bucket(bucket), name: bucket, root: keyspace.New(prefix),
-		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy), batch: batch, signing: o.signing}, nil
+		policy: o.policy.WithDefaults(), retry: cloudio.RetryOf(o.policy), batch: batch, signing: o.signing, settings: o.settings}, nil
 }
 
 // Close releases the client New made. It is optional: a store that is
@@ -390,8 +415,18 @@ func (s *Store) List(ctx context.Context, prefix, startAfter string) iter.Seq2[o
 // fail wraps a client error of op on key, mapping a missing object to
 // objstore.ErrNotFound.
 func (s *Store) fail(op objstore.Op, key string, err error) error {
-	if errors.Is(err, storage.ErrObjectNotExist) && op != objstore.OpList {
+	code := status(err)
+	var re *oauth2.RetrieveError
+	switch {
+	case errors.Is(err, storage.ErrObjectNotExist) && op != objstore.OpList:
 		return fmt.Errorf("gcs: %s %q: %w", op, key, objstore.ErrNotFound)
+	case errors.Is(err, storage.ErrBucketNotExist) || (code == 404 && (op == objstore.OpPut || op == objstore.OpList)):
+		// A write or a listing answered 404: the bucket is missing.
+		return fmt.Errorf("gcs: %s %q: bucket %q: %w: %w", op, key, s.name, objstore.ErrNoBucket, err)
+	case code == 401 || code == 403 || errors.As(err, &re):
+		return fmt.Errorf("gcs: %s %q in bucket %q: %w: %w", op, key, s.name, objstore.ErrAccessDenied, err)
+	case code == 400 || code == 405 || code == 411 || code == 413:
+		return fmt.Errorf("gcs: %s %q in bucket %q: %w: %w", op, key, s.name, objstore.ErrRefused, err)
 	}
 	return fmt.Errorf("gcs: %s %q in bucket %q: %w", op, key, s.name, err)
 }

@@ -35,8 +35,8 @@ func WithSigningKey(accessID string, privateKeyPEM []byte) Option {
 // GOOGLE_APPLICATION_CREDENTIALS names, when it is one; nil otherwise
 // (the client's own credentials then decide, as storage's SignedURL
 // detects them).
-func signingKeyFromEnv() (*signingKey, error) {
-	path := os.Getenv("GOOGLE_APPLICATION_CREDENTIALS")
+func signingKeyFromEnv(settings objstore.Options) (*signingKey, error) {
+	path := settings.Get("GOOGLE_APPLICATION_CREDENTIALS")
 	if path == "" {
 		return nil, nil
 	}
@@ -76,14 +76,14 @@ func (s *Store) PresignGet(ctx context.Context, key string, ttl time.Duration) (
 	opts := &storage.SignedURLOptions{Method: "GET", Expires: expires, Scheme: storage.SigningSchemeV4}
 	signing := s.signing
 	if signing == nil {
-		if signing, err = signingKeyFromEnv(); err != nil {
+		if signing, err = signingKeyFromEnv(s.settings); err != nil {
 			return objstore.PresignedURL{}, err
 		}
 	}
 	if signing != nil {
 		opts.GoogleAccessID, opts.PrivateKey = signing.accessID, signing.privateKey
 	}
-	if host := os.Getenv("STORAGE_EMULATOR_HOST"); host != "" {
+	if host := s.settings.Get("STORAGE_EMULATOR_HOST"); host != "" {
 		rest, isHTTP := strings.CutPrefix(host, "http://")
 		opts.Hostname = strings.TrimPrefix(rest, "https://")
 		opts.Insecure = isHTTP || !strings.HasPrefix(host, "https://")

@@ -36,8 +36,10 @@
 //     SDK's retry then finds the upload gone) is recognized by the
 //     object's multipart ETag.
 //   - Get, GetRange (a ranged GET) and Head of a missing key wrap
-//     [objstore.ErrNotFound]. Get and List of a missing bucket fail with
-//     another error; Head cannot tell, as S3 sends no body with a HEAD.
+//     [objstore.ErrNotFound]. Every operation on a missing bucket wraps
+//     [objstore.ErrNoBucket] except Head, which cannot tell, as S3 sends no
+//     body with a HEAD; a 401 or 403, or credentials that cannot be found,
+//     wrap [objstore.ErrAccessDenied].
 //   - List uses ListObjectsV2 with the prefix and StartAfter, so the server
 //     skips what comes before startAfter; S3 orders keys by their UTF-8
 //     bytes, which is the order the contract asks for. Keys travel

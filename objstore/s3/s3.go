@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -35,12 +36,55 @@ import (
 )
 
 func init() {
-	objstore.Register("s3", func(ctx context.Context, u *url.URL) (objstore.Store, error) {
+	objstore.Register("s3", func(ctx context.Context, u *url.URL, opts objstore.Options) (objstore.Store, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("s3: URI %q names no bucket; want s3://bucket/prefix", u.Redacted())
 		}
-		return New(ctx, u.Host, u.Path)
+		so, err := storageOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		return New(ctx, u.Host, u.Path, so...)
 	})
+}
+
+// StorageOptions are the keys of objstore.Options an s3:// store reads;
+// without them the SDK reads the same names from the environment (and
+// its shared files).
+var StorageOptions = []string{"AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ACCESS_KEY_ID",
+	"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_VIRTUAL_HOSTED_STYLE_REQUEST", "AWS_ALLOW_HTTP"}
+
+// storageOptions are the options opts gives.
+func storageOptions(opts objstore.Options) ([]Option, error) {
+	if err := opts.Check("s3", StorageOptions...); err != nil {
+		return nil, err
+	}
+	var out []Option
+	if v, ok := opts.Lookup("AWS_ENDPOINT_URL"); ok {
+		out = append(out, WithEndpoint(v))
+	}
+	for _, k := range []string{"AWS_DEFAULT_REGION", "AWS_REGION"} {
+		if v, ok := opts.Lookup(k); ok {
+			out = append(out, WithRegion(v))
+		}
+	}
+	id, hasID := opts.Lookup("AWS_ACCESS_KEY_ID")
+	secret, hasSecret := opts.Lookup("AWS_SECRET_ACCESS_KEY")
+	if hasID != hasSecret {
+		return nil, errors.New("s3: storage options give AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY together or neither")
+	}
+	if hasID {
+		token, _ := opts.Lookup("AWS_SESSION_TOKEN")
+		out = append(out, WithCredentials(credentials.NewStaticCredentialsProvider(id, secret, token)))
+	}
+	if v, ok := opts.Lookup("AWS_VIRTUAL_HOSTED_STYLE_REQUEST"); ok {
+		virtual, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("s3: storage option AWS_VIRTUAL_HOSTED_STYLE_REQUEST=%q is not true or false", v)
+		}
+		out = append(out, WithPathStyle(!virtual))
+	}
+	return out, nil
 }
 
 const (
@@ -200,6 +244,9 @@ func newClient(ctx context.Context, o options) (*s3sdk.Client, error) {
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	if cfg.Credentials != nil && !aws.IsCredentialsProvider(cfg.Credentials, aws.AnonymousCredentials{}) {
+		cfg.Credentials = markedCredentials{cfg.Credentials}
 	}
 	// Every request, each try of it, goes through the stall watchdog.
 	cfg.HTTPClient = cloudio.WatchClient(cfg.HTTPClient, policy.StallTimeout)
@@ -725,12 +772,51 @@ func unescapeKey(k string) (string, error) {
 // fail wraps an SDK error of op on key, mapping a missing object to
 // objstore.ErrNotFound. A missing bucket is not a missing key.
 func (s *Store) fail(op objstore.Op, key string, err error) error {
-	code := errorCode(err)
-	if code == "NoSuchKey" || (statusCode(err) == 404 && code != "NoSuchBucket" && op != objstore.OpList) {
+	code, status := errorCode(err), statusCode(err)
+	var ce credentialsError
+	switch {
+	case code == "NoSuchKey" || (status == 404 && code != "NoSuchBucket" && op != objstore.OpList):
 		return fmt.Errorf("s3: %s %q: %w", op, key, objstore.ErrNotFound)
+	case code == "NoSuchBucket":
+		return fmt.Errorf("s3: %s %q: bucket %q: %w: %w", op, key, s.bucket, objstore.ErrNoBucket, err)
+	case status == 401 || status == 403 || errors.As(err, &ce):
+		return fmt.Errorf("s3: %s %q in bucket %q: %w: %w", op, key, s.bucket, objstore.ErrAccessDenied, err)
+	case refused(status):
+		return fmt.Errorf("s3: %s %q in bucket %q: %w: %w", op, key, s.bucket, objstore.ErrRefused, err)
 	}
 	return fmt.Errorf("s3: %s %q in bucket %q: %w", op, key, s.bucket, err)
 }
+
+// refused reports whether an HTTP status says the request was refused
+// before it was applied: a 4xx other than those with a meaning of their
+// own (404, 408 timeout, 409 conflict, 412 and 416 conditions, 429
+// throttling).
+func refused(status int) bool {
+	switch status {
+	case 400, 401, 403, 405, 411, 413, 414, 431:
+		return true
+	}
+	return false
+}
+
+// markedCredentials marks the errors of finding credentials, which the
+// SDK returns before sending anything, so that fail can say access was
+// denied.
+type markedCredentials struct{ aws.CredentialsProvider }
+
+func (m markedCredentials) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	c, err := m.CredentialsProvider.Retrieve(ctx)
+	if err != nil {
+		return c, credentialsError{err}
+	}
+	return c, nil
+}
+
+// credentialsError is a failure to find credentials.
+type credentialsError struct{ err error }
+
+func (e credentialsError) Error() string { return "no credentials: " + e.err.Error() }
+func (e credentialsError) Unwrap() error { return e.err }
 
 // statusCode is the HTTP status of a response error, or 0.
 func statusCode(err error) int {

@@ -16,10 +16,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	s3sdk "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/lakelog/lakelog/actions"
 	"github.com/lakelog/lakelog/deltalog"
 	"github.com/lakelog/lakelog/objstore"
+	"github.com/lakelog/lakelog/objstore/cloudtest"
+	"github.com/lakelog/lakelog/objstore/s3"
 	"github.com/lakelog/lakelog/reader"
 	"github.com/lakelog/lakelog/writer"
 )
@@ -212,4 +215,21 @@ func DiffLines(t testing.TB, what string, got, want []string) {
 		return
 	}
 	t.Errorf("%s: got %d rows, want %d\n unexpected: %s\n    missing: %s", what, len(got), len(want), strings.Join(extra, "\n             "), strings.Join(missing, "\n             "))
+}
+
+// MinIOURI is the URI of a fresh prefix in a new bucket of the MinIO
+// that AWS_ENDPOINT_URL names (cloudtest.Require: fails under CI=true
+// without it, skips otherwise).
+func MinIOURI(t testing.TB) string {
+	t.Helper()
+	cloudtest.Require(t, "AWS_ENDPOINT_URL", "MinIO")
+	bucket := cloudtest.Name("lakelog-ex-")
+	st, err := s3.New(t.Context(), bucket, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Client().CreateBucket(t.Context(), &s3sdk.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatalf("create bucket %s: %v", bucket, err)
+	}
+	return "s3://" + bucket + "/" + cloudtest.Name("t-")
 }
