@@ -24,7 +24,7 @@ type config struct {
 	targetFileSize int64
 	dmlRows        int64 // dml suite size, 0: the scale's
 	dmlFiles       int
-	snapshotFiles  int // snapshot suite's table, 0: the scale's
+	snapshotFiles  int  // snapshot suite's table, 0: the scale's
 	plainStrings   bool // lakelog's scans return plain strings (the default options)
 	lakelog        *Engine
 	deltars        *Engine // nil without the peer
