@@ -147,9 +147,10 @@
 //     each piece seeks its columns to its first row by the offset index
 //     (re-reading each column's dictionary), so the workers share one large
 //     row group instead of one decoding it while the others wait on the
-//     decode-ahead budget. A large row group not split (on an object store,
-//     whose fetcher frees a chunk's pieces as one decoder reads it in order;
-//     without an offset index; or with columns pqarrow decodes) has its
+//     decode-ahead budget. On an object store likewise: the file's plan cuts
+//     the same units and the fetcher serves each piece's decoders (below). A
+//     large row group not split (without an offset index, or with columns
+//     pqarrow decodes) has its
 //     page-decoded columns decoded side by side, batch by batch, a goroutine
 //     per column (`decodePages`): each column chunk is still read in order by
 //     one decoder. The consumer takes batches unit by
@@ -188,10 +189,18 @@
 //     decoding: per file one speculative ranged GET of the tail (1/32 of the
 //     file, 64 KiB to 1 MiB; a second only when the footer is larger, one more
 //     for the page index when the filter can use it and the tail missed it);
-//     from the footer, the byte ranges of the projected leaf columns in the row
-//     groups, and, when the page index selects rows, only the selected pages
-//     (with the dictionary and the page after each run, which the decoder
-//     opens before seeking); ranges with gaps up to 256 KiB coalesced, runs cut
+//     from the footer, the file's units (the units `openFile` cuts, split
+//     row groups included, made by the same `fileUnits` and then followed
+//     by the decoders, so that plan and reads cannot disagree) and for each
+//     unit a claim per column chunk it reads (`unitClaims`): the whole
+//     chunk, or, where the unit reads only some of a row group's rows (a
+//     piece of a split row group, or the rows the page index leaves), the
+//     pages the decoder reads (`pageRanges`: the dictionary and first page,
+//     which it reads before seeking, each page holding a row it reads, the
+//     page after each run, each run with the 16 KiB its buffer reads past
+//     it); claims queued in unit order (bytes several units claim, such as
+//     a split chunk's dictionary, fetched once);
+//     ranges with gaps up to 256 KiB coalesced, runs cut
 //     into pieces of 4 MiB (the last of a run shorter; a piece wholly in a
 //     gap is not fetched), read with `GetRangeInto` into buffers from a pool
 //     of size classes, so that a scan's garbage does not grow with the bytes
@@ -201,28 +210,23 @@
 //     two are fetched at once, so that bandwidth goes to the files decoded
 //     next (planning runs up to 16 files ahead, for their tails; with a
 //     limit, only the files whose stats rows reach it are read ahead).
-//     Decoders' `ReadAt`s are served from the pieces; anything not planned is
-//     read directly and counted (`ScanMetrics.UncoveredReads`). Memory:
-//     pieces fetched or in flight and not yet consumed hold at most a budget
-//     sized by the row groups planned so far ((parallelism + 1) × the largest
-//     row group's projected bytes, at least 16 MiB, at most
-//     `WithFetchBudget`, 128 MiB), so a table of small row groups holds
-//     little and the peak does not grow with the table: a piece is freed once every range it
-//     was fetched for has been read whole or from its start past the piece,
-//     a file's pieces when its decoding ends,
-//     all of them when the consumer stops or the context ends. The only
-//     excess: when one file's needed bytes exceed the budget, the oldest file's
-//     piece its decoder waits on is fetched anyway (so a scan cannot stall).
+//     Each unit's decoders read through the fetcher as the unit's owner;
+//     reads are served from the pieces, and anything not planned would be
+//     read directly and counted (`ScanMetrics.UncoveredReads`; the
+//     differential tests fail on any). Memory: pieces fetched or in flight
+//     and not yet freed hold at most a budget sized by the units planned
+//     so far ((parallelism + 1) × the largest unit's claimed bytes, at
+//     least 16 MiB, at most `WithFetchBudget`, 128 MiB), so a table of
+//     small row groups holds little and the peak does not grow with the
+//     table: a decoder reads each chunk at offsets that only grow, so a
+//     piece is freed once every unit claiming it has started a read past
+//     it or ended, a file's pieces when its last unit ends, all of them
+//     when the consumer stops or the context ends. The only excess: when
+//     one file's needed bytes exceed the budget, the oldest file's pieces
+//     its decoders wait on are fetched anyway (so a scan cannot stall).
 //     Decoded batches come on top (at most 32 MiB ahead). `ScanMetrics`
 //     reports `Requests`, `BytesFetched`, `UncoveredReads`, `PeakBuffered`.
-//     Local disk keeps reading in place. Known bug (found 2026-12-03, not
-//     fixed): on a file of one large row group with a filter whose page
-//     index selects pages, a scan sometimes makes uncovered reads (e.g.
-//     `UncoveredReads: 3`, rows still right; seed 13197006444236362222 of
-//     `TestDifferentialSplitRowGroups` before its remote tables stopped
-//     filtering on `id`/`i`), timing-dependent, with or without column
-//     decoding: some read of the page plan is outside it or after its
-//     piece was freed.
+//     Local disk keeps reading in place.
 //   - Every fast path has a randomized differential test against an independent
 //     read: `reader.TestDifferentialScans` compares random filtered, projected
 //     scans of random tables of every type (through the checked pool) with
@@ -231,6 +235,9 @@
 //     `TestDifferentialSplitRowGroups` runs it on tables of one large row
 //     group per file, scanned through flat columns with small batches, so
 //     that row groups are split or decoded column by column (the tables of
-//     seeds with bit 1 set also through the object-store path), and fails if
-//     neither happened.
+//     seeds with bit 1 set also through the object-store path, filters on
+//     the page index's columns included), and fails if neither happened, or
+//     if no row group was split through the object-store path.
+//     `TestDifferentialCloud` runs both on MinIO (directly and through a
+//     proxy that injects faults), fake-gcs-server (slowed down) and Azurite.
 package reader

@@ -96,34 +96,52 @@ func (s *Scan) newFetcher(ctx context.Context) *rangefetch.Fetcher {
 	})
 }
 
-// addFile enters f into the pass's fetcher: its tail is fetched in turn,
-// then its plan made (planFetch) and its pieces queued behind those of the
-// files added before.
-func (s *Scan) addFile(fe *rangefetch.Fetcher, f *ScanFile) *rangefetch.File {
-	return fe.Add(f.Key, f.Add.Size, func(h *rangefetch.File) error {
-		rg, err := s.planFetch(h, f)
-		s.raiseBudget(fe, rg)
-		return err
-	})
+// fetchedFile is a data file entered in a pass's fetcher, and the plan
+// its decoders follow: once the file's Wait returns with the plan run
+// (planned), its rows are cut into units (and the page index's rows,
+// pages) here, and each unit's decoders read the file through
+// Reader(unit.owner), whose reads the unit's claims hold.
+type fetchedFile struct {
+	*rangefetch.File
+	planned bool
+	pages   []rowRange
+	units   []fileUnit
 }
 
-// raiseBudget sizes the fetch budget by the largest row group (its
-// projected bytes) planned so far: the parallelism's units being decoded
-// and one ahead, at least minFetchBudget and at most WithFetchBudget.
-// A table of small row groups then holds little fetched ahead, and one of
-// large row groups what its decoders need, however many files it has.
-func (s *Scan) raiseBudget(fe *rangefetch.Fetcher, rowGroup int64) {
-	need := min(s.cfg.fetchBudget, max(minFetchBudget, int64(s.cfg.parallelism+1)*rowGroup))
+// addFile enters f into the pass's fetcher: its tail is fetched in turn,
+// then its plan made (planFetch) and its pieces queued behind those of the
+// files added before. split: the pass may split large row groups
+// (openFile).
+func (s *Scan) addFile(fe *rangefetch.Fetcher, f *ScanFile, split bool) *fetchedFile {
+	ff := &fetchedFile{}
+	ff.File = fe.Add(f.Key, f.Add.Size, func(h *rangefetch.File) error {
+		unit, err := s.planFetch(h, ff, f, split)
+		s.raiseBudget(fe, unit)
+		return err
+	})
+	return ff
+}
+
+// raiseBudget sizes the fetch budget by the largest unit (its claimed
+// bytes) planned so far: the parallelism's units being decoded and one
+// ahead, at least minFetchBudget and at most WithFetchBudget. A table of
+// small row groups then holds little fetched ahead, and one of large row
+// groups what its decoders need, however many files it has.
+func (s *Scan) raiseBudget(fe *rangefetch.Fetcher, unit int64) {
+	need := min(s.cfg.fetchBudget, max(minFetchBudget, int64(s.cfg.parallelism+1)*unit))
 	if need > fe.Budget() {
 		fe.SetBudget(need)
 	}
 }
 
-// planFetch reads the footer of f from its tail, decides what the decoder
-// will read, and queues it; it returns the bytes of the largest row group
-// queued. A plan that fails leaves the decoder to read the file itself
-// and report what is wrong.
-func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) (largest int64, err error) {
+// planFetch reads the footer of f (h, whose entry ff is) from its tail, cuts the file into the
+// units its decoders will read (fileUnits, as openFile would) and claims
+// for each unit the bytes its decoders read (unitClaims), in unit order;
+// it returns the bytes of the largest unit. The plan, recorded in ff, is
+// what openFile and readUnit then follow, so the decoders read what was
+// fetched for them. A plan that fails leaves the decoder to read the file
+// itself and report what is wrong.
+func (s *Scan) planFetch(h *rangefetch.File, ff *fetchedFile, f *ScanFile, split bool) (largest int64, err error) {
 	size := h.Size()
 	tail := make([]byte, 8)
 	if _, err := h.ReadAt(tail, size-8); err != nil {
@@ -147,9 +165,10 @@ func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) (largest int64, err er
 	}
 	defer pf.Close()
 	md := pf.MetaData()
-	if s.pruner != nil {
-		// The page index, when the filter may use it: one read unless
-		// the tail holds it.
+	if s.pruner != nil || split && s.big(md) {
+		// The page index, when the filter may use it or a row group may
+		// be split (its offset index says where a piece's pages start):
+		// one read unless the tail holds it.
 		lo, hi := int64(-1), int64(-1)
 		for rg := 0; rg < md.NumRowGroups(); rg++ {
 			for c := 0; c < md.NumColumns(); c++ {
@@ -183,50 +202,76 @@ func (s *Scan) planFetch(h *rangefetch.File, f *ScanFile) (largest int64, err er
 	if err != nil {
 		return 0, err
 	}
-	cols := fileColumns(sources)
-	sel := s.pageSelection(pf, sources, f.Add.PartitionValues)
-	var pir *metadata.PageIndexReader
-	if sel != nil {
-		pir = pf.GetPageIndexReader()
+	pages := s.pageSelection(pf, sources, f.Add.PartitionValues)
+	units := s.fileUnits(pf, sources, pages, split)
+	claims, largest, err := unitClaims(pf, size, fileColumns(sources), pages, units)
+	if err != nil {
+		return 0, err
 	}
+	ff.pages, ff.units, ff.planned = pages, units, true
+	h.Claim(claims)
+	return largest, nil
+}
+
+// unitClaims returns, for each unit of a file (pf, of size bytes), the bytes its
+// decoders read of the file's columns cols, as claims of the unit's owner
+// (one per column chunk), in unit order, and the most bytes one unit
+// claims. A unit reads the chunks of its row groups whole, unless it
+// reads only some of a row group's rows (a piece of a split row group, or
+// the rows the page index leaves, pages): then, of each chunk with an
+// offset index, the pages of pageRanges.
+func unitClaims(pf *file.Reader, size int64, cols []int, pages []rowRange, units []fileUnit) ([]rangefetch.Claim, int64, error) {
+	md := pf.MetaData()
 	padded := rangefetch.Padded(md)
-	var ranges [][2]int64
-	var base int64
-	for rg := 0; rg < md.NumRowGroups(); rg++ {
-		rows := md.RowGroup(rg).NumRows()
-		rgSel := overlapping(sel, base, base+rows)
-		if sel != nil && len(rgSel) == 0 {
-			base += rows
-			continue // no row of it is read
-		}
-		queued := len(ranges)
-		for _, c := range cols {
-			cc, err := md.RowGroup(rg).ColumnChunk(c)
-			if err != nil {
-				return 0, err
-			}
-			start, end, err := rangefetch.ChunkSpan(cc, size, padded)
-			if err != nil {
-				return 0, fmt.Errorf("column chunk %d of row group %d: %w", c, rg, err)
-			}
-			if start == end {
-				continue // an empty chunk: nothing is read
-			}
-			if pr := pageRanges(pir, rg, c, start, end, base, rows, rgSel); pr != nil {
-				ranges = append(ranges, pr...)
-				continue
-			}
-			ranges = append(ranges, [2]int64{start, end})
-		}
+	var pir *metadata.PageIndexReader
+	starts := make([]int64, md.NumRowGroups()+1) // each row group's first row
+	for rg := range md.NumRowGroups() {
+		starts[rg+1] = starts[rg] + md.RowGroup(rg).NumRows()
+	}
+	var claims []rangefetch.Claim
+	var largest int64
+	for _, u := range units {
 		var bytes int64
-		for _, r := range ranges[queued:] {
-			bytes += r[1] - r[0]
+		for rg := u.rgFrom; rg < u.rgTo; rg++ {
+			rgBase, rows := starts[rg], starts[rg+1]-starts[rg]
+			from, to := max(rgBase, u.base), min(rgBase+rows, u.base+u.rows)
+			sel := []rowRange{{from, to}}
+			if pages != nil {
+				if sel = overlapping(pages, from, to); len(sel) == 0 {
+					continue // a piece of a split row group: none of its rows is read
+				}
+			}
+			whole := len(sel) == 1 && sel[0] == rowRange{rgBase, rgBase + rows}
+			if !whole && pir == nil {
+				pir = pf.GetPageIndexReader()
+			}
+			for _, c := range cols {
+				cc, err := md.RowGroup(rg).ColumnChunk(c)
+				if err != nil {
+					return nil, 0, err
+				}
+				start, end, err := rangefetch.ChunkSpan(cc, size, padded)
+				if err != nil {
+					return nil, 0, fmt.Errorf("column chunk %d of row group %d: %w", c, rg, err)
+				}
+				if start == end {
+					continue // an empty chunk: nothing is read
+				}
+				ranges := [][2]int64{{start, end}}
+				if !whole {
+					if pr := pageRanges(pir, rg, c, start, end, rgBase, rows, sel); pr != nil {
+						ranges = pr
+					}
+				}
+				for _, r := range ranges {
+					bytes += r[1] - r[0]
+				}
+				claims = append(claims, rangefetch.Claim{Owner: u.owner, Span: [2]int64{start, end}, Ranges: ranges})
+			}
 		}
 		largest = max(largest, bytes)
-		base += rows
 	}
-	h.Queue(ranges)
-	return largest, nil
+	return claims, largest, nil
 }
 
 // span widens lo..hi (lo < 0: empty) to hold from..to.

@@ -102,7 +102,13 @@ func TestPageIndexSkipping(t *testing.T) {
 				restore := reader.PageIndex(false)
 				want := collect(t, mustScan(t, snap, reader.WithFilter(mustParse(t, p)), reader.WithBatchSize(333)))
 				restore()
-				for _, batch := range []int{1, 333, 5000} {
+				// Batches of one row on two of the files under the race
+				// detector, where they are most of the package's time.
+				batches := []int{1, 333, 5000}
+				if raceEnabled && seed > 1 {
+					batches[0] = 17
+				}
+				for _, batch := range batches {
 					scan := mustScan(t, snap, reader.WithFilter(mustParse(t, p)), reader.WithBatchSize(batch), reader.WithAllocator(tabletest.CheckedMem(t)))
 					got := collect(t, scan)
 					tabletest.DiffLines(t, "rows", got, want)

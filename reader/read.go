@@ -26,7 +26,6 @@ import (
 	"github.com/lakelog/lakelog/expr"
 	"github.com/lakelog/lakelog/internal/arrowbatch"
 	"github.com/lakelog/lakelog/internal/arrowconv"
-	"github.com/lakelog/lakelog/internal/rangefetch"
 	"github.com/lakelog/lakelog/objstore"
 )
 
@@ -81,11 +80,11 @@ type columnSource struct {
 //
 // On an object store the file is read through h, its entry in the pass's
 // fetcher (fetch.go); with h nil, through a fetcher of its own.
-func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, emit func(arrow.RecordBatch) bool) error {
+func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *fetchedFile, emit func(arrow.RecordBatch) bool) error {
 	if remoteStore(s.snap.Store()) && h == nil {
 		fe := s.newFetcher(ctx)
 		defer fe.Close()
-		h = s.addFile(fe, f)
+		h = s.addFile(fe, f, false)
 	}
 	o, err := s.openFile(ctx, f, h, false)
 	if err != nil {
@@ -113,7 +112,7 @@ func (s *Scan) readFile(ctx context.Context, f *ScanFile, h *rangefetch.File, em
 // through the same object.
 type openedFile struct {
 	f     *ScanFile
-	h     *rangefetch.File // on an object store; nil on local disk
+	h     *fetchedFile // on an object store; nil on local disk
 	obj   sizedReaderAt
 	close func() // releases obj (and h); call it once every unit is read
 	md    *metadata.FileMetaData
@@ -134,6 +133,9 @@ type fileUnit struct {
 	// columns: the unit's page-decoded columns are decoded on goroutines
 	// of their own, batch by batch (a large row group not split).
 	columns bool
+	// owner is the unit's number in its file: on an object store its
+	// decoders read as this owner of the file's claims (fetch.go).
+	owner int
 }
 
 // unitRows is the fewest rows a unit holds when the file has more: a
@@ -144,8 +146,8 @@ func unitRows(batch int) int64 { return int64(max(batch, 1)) }
 // openFile opens f: it loads its deletion vector, waits for its plan
 // (object store) or opens it (local disk), parses its footer, finds the
 // rows the page index leaves and cuts the row groups that hold any into
-// units; with split, large row groups into several (splitUnits).
-func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, split bool) (_ *openedFile, err error) {
+// units (fileUnits; on an object store, those of the plan).
+func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *fetchedFile, split bool) (_ *openedFile, err error) {
 	o := &openedFile{f: f, h: h, close: func() {}}
 	defer func() {
 		if err != nil {
@@ -189,48 +191,72 @@ func (s *Scan) openFile(ctx context.Context, f *ScanFile, h *rangefetch.File, sp
 			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
 		}
 	}
-	big := s.cfg.parallelism > 1 && s.largeRowGroups(o.md)
-	var sources []columnSource
-	if s.pruner != nil || big {
-		// The page index may leave only some rows, and a row group may be
-		// split: both depend on the decoders the columns get, resolved
-		// here for the file.
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, s.cfg.mem)
-		if err != nil {
-			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
-		}
-		if sources, err = s.columnSources(f); err != nil {
-			return nil, err
-		}
-		defer closeSources(sources)
-		if _, err = s.resolveSources(pf, fr, sources); err != nil {
-			return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
-		}
-		o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
-		if o.pages != nil {
-			left := int64(0)
-			for _, r := range o.pages {
-				left += r.end - r.start
+	if h != nil && h.planned {
+		// The plan's units: what was fetched is what they read.
+		o.pages, o.units = h.pages, h.units
+	} else {
+		var sources []columnSource
+		if s.pruner != nil || s.big(o.md) {
+			// The page index may leave only some rows, and a row group may
+			// be split: both depend on the decoders the columns get,
+			// resolved here for the file.
+			fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, s.cfg.mem)
+			if err != nil {
+				return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
 			}
-			s.m.pageIndexFiles.Add(1)
-			s.m.pageIndexSkipped.Add(pf.NumRows() - left)
-		}
-	}
-	o.units = cutUnits(o.md, o.pages, unitRows(s.cfg.batchSize))
-	if big && pageColumns(sources) > 1 {
-		// A large row group not split below (an object store, no offset
-		// index, or columns pqarrow decodes): its columns decoded side
-		// by side. (The pieces splitUnits makes are not.)
-		for i, u := range o.units {
-			if u.rgTo-u.rgFrom == 1 && s.large(o.md, u.rgFrom) {
-				o.units[i].columns = true
+			if sources, err = s.columnSources(f); err != nil {
+				return nil, err
 			}
+			defer closeSources(sources)
+			if _, err = s.resolveSources(pf, fr, sources); err != nil {
+				return nil, fmt.Errorf("reader: %s: %w", f.Key, err)
+			}
+			o.pages = s.pageSelection(pf, sources, f.Add.PartitionValues)
 		}
+		o.units = s.fileUnits(pf, sources, o.pages, split)
 	}
-	if big && split {
-		o.units = s.splitUnits(pf, sources, o.units)
+	if o.pages != nil {
+		left := int64(0)
+		for _, r := range o.pages {
+			left += r.end - r.start
+		}
+		s.m.pageIndexFiles.Add(1)
+		s.m.pageIndexSkipped.Add(pf.NumRows() - left)
 	}
 	return o, nil
+}
+
+// big reports whether the file (md) has a row group that a scan cuts
+// into pieces or whose columns it decodes side by side (fileUnits).
+func (s *Scan) big(md *metadata.FileMetaData) bool {
+	return s.cfg.parallelism > 1 && s.largeRowGroups(md)
+}
+
+// fileUnits cuts the row groups of the file pf that hold any of the rows
+// pages leaves (nil: every row) into units (cutUnits). With parallelism
+// above 1, a large row group's page-decoded columns (sources) are decoded
+// side by side, and with split it is cut into several units
+// (splitUnits) where it can be. Each unit's owner is its index.
+func (s *Scan) fileUnits(pf *file.Reader, sources []columnSource, pages []rowRange, split bool) []fileUnit {
+	md := pf.MetaData()
+	units := cutUnits(md, pages, unitRows(s.cfg.batchSize))
+	if s.big(md) && pageColumns(sources) > 1 {
+		// A large row group not split below (no offset index, or
+		// columns pqarrow decodes): its columns decoded side by side.
+		// (The pieces splitUnits makes are not.)
+		for i, u := range units {
+			if u.rgTo-u.rgFrom == 1 && s.large(md, u.rgFrom) {
+				units[i].columns = true
+			}
+		}
+	}
+	if split && s.big(md) {
+		units = s.splitUnits(pf, sources, units)
+	}
+	for i := range units {
+		units[i].owner = i
+	}
+	return units
 }
 
 // pageColumns counts the sources decoded page by page.
@@ -412,7 +438,13 @@ func (s *Scan) readUnit(ctx context.Context, o *openedFile, u fileUnit, emit fun
 	if err != nil {
 		return err
 	}
-	pf, err := file.NewParquetReader(io.NewSectionReader(o.obj, 0, o.obj.Size()), file.WithReadProps(s.readProps()), file.WithMetadata(o.md))
+	var obj sizedReaderAt = o.obj
+	if o.h != nil {
+		// Its reads count for the unit's claims, let go of when it ends.
+		obj = o.h.Reader(u.owner)
+		defer o.h.Done(u.owner)
+	}
+	pf, err := file.NewParquetReader(io.NewSectionReader(obj, 0, obj.Size()), file.WithReadProps(s.readProps()), file.WithMetadata(o.md))
 	if err != nil {
 		return fmt.Errorf("reader: %s: %w", f.Key, err)
 	}

@@ -129,8 +129,8 @@ type pass struct {
 // fileJob is one planned file of a pass (pass.mu).
 type fileJob struct {
 	f   *ScanFile
-	h   *rangefetch.File // on an object store, its entry in the fetcher
-	err error            // a planning error, or why the file could not be opened
+	h   *fetchedFile // on an object store, its entry in the fetcher
+	err error        // a planning error, or why the file could not be opened
 	// lazy: past the rows a limit needs (by the files' stats), the file
 	// is opened only when the consumer reaches it.
 	lazy     bool
@@ -218,7 +218,7 @@ func (p *pass) plan() {
 				aheadRows += f.Stats.NumRecords
 			}
 			if p.fe != nil && !j.lazy {
-				j.h = s.addFile(p.fe, f)
+				j.h = s.addFile(p.fe, f, true)
 			}
 		}
 		p.mu.Lock()
@@ -248,12 +248,11 @@ func (p *pass) work() {
 		switch {
 		case j != nil:
 			if p.fe != nil && j.h == nil {
-				j.h = p.s.addFile(p.fe, j.f)
+				j.h = p.s.addFile(p.fe, j.f, true)
 			}
-			// On local disk a large row group is split among the
-			// workers; an object store's fetcher plans and frees its
-			// pieces by whole column chunks read in order.
-			o, err := p.s.openFile(p.ctx, j.f, j.h, p.fe == nil)
+			// A large row group is split among the workers (on an
+			// object store, as the file's plan says).
+			o, err := p.s.openFile(p.ctx, j.f, j.h, true)
 			p.opened(j, o, err)
 		case u != nil:
 			err := p.s.readUnit(p.ctx, u.job.o, u.u, func(rec arrow.RecordBatch) bool { return p.put(u, rec) })

@@ -176,9 +176,15 @@ func lakelogAppend(ctx context.Context, spec Spec) (Outcome, error) {
 	return Outcome{Seconds: secs, Count: spec.Rows, Files: int64(snap.NumFiles()), Version: snap.Version()}, nil
 }
 
+// scanStringsEnv says how lakelogScan returns strings: "plain" (the
+// default options of reader.NewScan) or views (anything else); the
+// runner's -strings sets it for its children.
+const scanStringsEnv = "LAKELOG_SCAN_STRINGS"
+
 // lakelogScan: open the table, plan and read every batch (all columns,
-// strings as views), folding each into a checksum. "select" adds id
-// BETWEEN Lo AND Hi; Columns narrows the columns read.
+// strings as views unless scanStringsEnv says plain), folding each into a
+// checksum. "select" adds id BETWEEN Lo AND Hi; Columns narrows the
+// columns read.
 func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
 	st, err := objstore.Open(ctx, spec.Table)
 	if err != nil {
@@ -189,9 +195,12 @@ func lakelogScan(ctx context.Context, spec Spec) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	// Strings as views, as DataFusion returns them (Utf8View); the
-	// checksum takes both.
-	opts := []reader.Option{reader.WithStringViews()}
+	// Strings as views, as DataFusion returns them (Utf8View), or plain
+	// as a Go user gets them by default; the checksum takes both.
+	var opts []reader.Option
+	if os.Getenv(scanStringsEnv) != "plain" {
+		opts = append(opts, reader.WithStringViews())
+	}
 	if spec.Op == "select" {
 		pred, err := expr.Parse(fmt.Sprintf("id BETWEEN %d AND %d", spec.Lo, spec.Hi))
 		if err != nil {

@@ -38,8 +38,7 @@ func dataPath(ctx context.Context, cfg *config, rep *report) error {
 		"generation time included in the append times for both engines (the generate row shows it alone); "+
 		"the few-large-files shape: the same rows unpartitioned, written in two commits of one file each; "+
 		"every scan row times delta-rs's QueryBuilder SQL (select ... from t, batches streamed), DeltaTable.scan and the pyarrow dataset, "+
-		"each in its own process, and shows the fastest in the delta-rs columns; lakelog's scans return strings as views "+
-		"(reader.WithStringViews), as DataFusion does", n, target)
+		"each in its own process, and shows the fastest in the delta-rs columns; %s", n, target, stringsNote(cfg))
 
 	// Baselines.
 	l, err := rep.measure(ctx, cfg.lakelog, Spec{Op: "idle"}, nil)
@@ -137,6 +136,14 @@ func dataPath(ctx context.Context, cfg *config, rep *report) error {
 		}
 	}
 	return nil
+}
+
+// stringsNote says how lakelog's scans return strings (-strings).
+func stringsNote(cfg *config) string {
+	if cfg.plainStrings {
+		return "lakelog's scans return plain strings (reader.NewScan's default options; -strings plain)"
+	}
+	return "lakelog's scans return strings as views (reader.WithStringViews), as DataFusion does"
 }
 
 // largeFiles is the append of the data-path table's second shape, few

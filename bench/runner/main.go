@@ -24,7 +24,8 @@ type config struct {
 	targetFileSize int64
 	dmlRows        int64 // dml suite size, 0: the scale's
 	dmlFiles       int
-	snapshotFiles  int // snapshot suite's table, 0: the scale's
+	snapshotFiles  int  // snapshot suite's table, 0: the scale's
+	plainStrings   bool // lakelog's scans return plain strings (the default options)
 	lakelog        *Engine
 	deltars        *Engine // nil without the peer
 	spark          *Engine // bench/peers/spark.py, nil without the peer
@@ -59,6 +60,7 @@ func runMain(args []string) int {
 	dmlRows := fs.Int64("dml-rows", 0, "rows of the dml suite's table (default: the scale's, 200k small, 10M full)")
 	dmlFiles := fs.Int("dml-files", 0, "data files of the dml suite's table (default: the scale's, 10 small, 100 full)")
 	snapshotFiles := fs.Int("snapshot-files", 0, "files of the snapshot suite's synthetic table (default: the scale's, 100k small, 10M full)")
+	strs := fs.String("strings", "views", "how lakelog's data-path scans return strings: views (reader.WithStringViews, as DataFusion) or plain (reader.NewScan's default options)")
 	benchmarks := fs.String("benchmarks", "", "also write this run's tables into FILE (BENCHMARKS.md) between its tables markers")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -67,8 +69,14 @@ func runMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "runner: -scale is small or full")
 		return 2
 	}
+	if *strs != "views" && *strs != "plain" {
+		fmt.Fprintln(os.Stderr, "runner: -strings is views or plain")
+		return 2
+	}
 	cfg := &config{scale: *scale, count: max(1, *count), keep: *keep, targetFileSize: *target, only: map[string]bool{},
-		dmlRows: *dmlRows, dmlFiles: *dmlFiles, snapshotFiles: *snapshotFiles}
+		dmlRows: *dmlRows, dmlFiles: *dmlFiles, snapshotFiles: *snapshotFiles, plainStrings: *strs == "plain"}
+	// The children read it (lakelogScan).
+	os.Setenv(scanStringsEnv, *strs)
 	for _, s := range strings.Split(*only, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue

@@ -308,8 +308,8 @@ func cloudDataPath(ctx context.Context, cfg *config, rep *report, t *cloudTarget
 	if t.note != "" {
 		rep.note("%s: %s", t.suite, t.note)
 	}
-	rep.note("%s: every scan row times delta-rs's QueryBuilder SQL, DeltaTable.scan and the pyarrow dataset and shows the fastest in the delta-rs columns%s",
-		t.suite, map[bool]string{true: "; the few-large-files shape (see data path) is read on MinIO only", false: ""}[t.suite == "datapath-s3"])
+	rep.note("%s: every scan row times delta-rs's QueryBuilder SQL, DeltaTable.scan and the pyarrow dataset and shows the fastest in the delta-rs columns%s; %s",
+		t.suite, map[bool]string{true: "; the few-large-files shape (see data path) is read on MinIO only", false: ""}[t.suite == "datapath-s3"], stringsNote(cfg))
 	var rows []*Row
 	add := func(r *Row) { rep.add(r); rows = append(rows, r) }
 

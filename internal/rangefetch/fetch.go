@@ -1,6 +1,7 @@
 package rangefetch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -209,18 +210,23 @@ type piece struct {
 	err     error
 }
 
-// need is a range a decoder is planned to read.
+// need is one Claim: bytes one reader of the file will read.
 type need struct {
-	off, end int64
-	served   int64 // bytes read (reads may overlap)
-	through  int64 // read without a gap from off up to here
-	pieces   []*piece
+	owner    int
+	off, end int64      // the claim's span
+	ranges   [][2]int64 // the bytes planned within it
+	// low: the owner's reads in the span started at or past here, so it
+	// reads no byte below it again (its reads start at offsets that only
+	// grow); done: the owner let go of the claim.
+	low    int64
+	done   bool
+	pieces []*piece // sorted by off
+	next   int      // pieces[:next] end at or before low
 }
 
-// doneWith reports whether nd needs none of p's bytes any more: it was
-// read whole, or from its start past p's end.
+// doneWith reports whether nd needs none of p's bytes any more.
 func (nd *need) doneWith(p *piece) bool {
-	return nd.served >= nd.end-nd.off || nd.through >= min(nd.end, p.off+p.n)
+	return nd.done || p.off+p.n <= nd.low
 }
 
 // File is one object in a Fetcher: an io.ReaderAt over its fetched
@@ -241,8 +247,8 @@ type File struct {
 
 	mu struct {
 		sync.Mutex
-		pieces   []*piece // sorted by off, not overlapping
-		needs    []*need  // sorted by off
+		pieces   []*piece        // sorted by off, not overlapping
+		needs    map[int][]*need // by owner, each sorted by off
 		released bool
 	}
 }
@@ -519,63 +525,128 @@ func (h *File) insert(p *piece) bool {
 	return true
 }
 
-// Queue says which byte ranges (from, to) of the file its decoders will
-// read: the ranges not held by a pinned piece are coalesced across gaps
-// of at most Options.CoalesceGap, cut into pieces of at most
-// Options.PieceSize, and queued for fetching behind everything queued
-// before. A file calls it once.
+// NoOwner is the owner of the claims Queue makes and of the reads of
+// File.ReadAt.
+const NoOwner = -1
+
+// Claim is what one reader of a file will read: its Owner (a number the
+// caller gives each of the file's readers, read through Reader(Owner))
+// reads the bytes Ranges, within Span, at offsets that only grow. The
+// Owner's reads that start within Span count for the claim: a piece is
+// freed once, for every claim holding bytes of it, the claim's Owner has
+// started a read past the piece's end, or the claim ended (Done, Forget,
+// Release). One Owner's claims have disjoint spans (the column chunks a
+// decoder reads, in any order); claims of different Owners may overlap
+// (several decoders reading parts of one column chunk, each from its own
+// start), and their common bytes are fetched once.
+type Claim struct {
+	Owner  int
+	Span   [2]int64
+	Ranges [][2]int64
+}
+
+// Queue claims each of ranges for NoOwner (a claim per range, whose span
+// is the range): Claim for readers of whole ranges read in order.
 func (h *File) Queue(ranges [][2]int64) {
-	fe := h.fe
-	needs := make([]*need, 0, len(ranges))
+	claims := make([]Claim, 0, len(ranges))
 	for _, r := range ranges {
-		from, to := max(0, r[0]), min(h.size, r[1])
-		if from < to {
-			needs = append(needs, &need{off: from, end: to, through: from})
-		}
+		claims = append(claims, Claim{Owner: NoOwner, Span: r, Ranges: [][2]int64{r}})
 	}
-	slices.SortFunc(needs, func(a, b *need) int { return int(min(max(a.off-b.off, -1), 1)) })
+	h.Claim(claims)
+}
+
+// Claim queues the bytes of claims for fetching, in the order of claims
+// (the order the readers will want them), behind everything queued
+// before: each claim's ranges not held by a piece already (pinned, or of
+// an earlier claim) are coalesced across gaps of at most
+// Options.CoalesceGap, cut into pieces of at most Options.PieceSize, and
+// queued. A file calls it once.
+func (h *File) Claim(claims []Claim) {
+	fe := h.fe
 	h.mu.Lock()
 	if h.mu.released {
 		h.mu.Unlock()
 		return
 	}
-	pinned := slices.Clone(h.mu.pieces)
-	// Runs of needed bytes not held by a pinned piece.
+	if h.mu.needs == nil {
+		h.mu.needs = map[int][]*need{}
+	}
+	var needs []*need
+	for _, c := range claims {
+		nd := &need{owner: c.Owner, off: max(0, c.Span[0]), end: min(h.size, c.Span[1])}
+		nd.low = nd.off
+		for _, r := range c.Ranges {
+			from, to := max(nd.off, r[0]), min(nd.end, r[1])
+			if from < to {
+				nd.ranges = append(nd.ranges, [2]int64{from, to})
+			}
+		}
+		if len(nd.ranges) > 0 {
+			slices.SortFunc(nd.ranges, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+			needs = append(needs, nd)
+		}
+	}
+	// Runs of the claimed bytes that no piece holds yet, in claim order,
+	// each run taking in the bytes that follow it within CoalesceGap.
 	var runs [][2]int64
 	for _, nd := range needs {
-		for _, r := range subtract(nd.off, nd.end, pinned) {
-			if n := len(runs); n > 0 && r[0]-runs[n-1][1] <= fe.opt.CoalesceGap {
-				runs[n-1][1] = max(runs[n-1][1], r[1])
-				continue
+		for _, r := range nd.ranges {
+			for _, g := range subtract(r[0], r[1], h.mu.pieces) {
+				if n := len(runs); n > 0 && g[0] >= runs[n-1][0] && g[0]-runs[n-1][1] <= fe.opt.CoalesceGap {
+					runs[n-1][1] = max(runs[n-1][1], g[1])
+					continue
+				}
+				runs = append(runs, g)
 			}
-			runs = append(runs, r)
 		}
 	}
-	// Pieces of PieceSize bytes (the last of a run shorter), so that
-	// most buffers are of one size and the pool serves them. A piece
-	// within a gap (a gap longer than a piece) is not fetched.
+	// Pieces of PieceSize bytes (the last of a run shorter), so that most
+	// buffers are of one size and the pool serves them; bytes an earlier
+	// run's pieces hold are left out, and a piece within a gap (a gap
+	// longer than a piece) is not fetched.
 	var fresh []*piece
-	for _, r := range runs {
-		for from := r[0]; from < r[1]; from += fe.opt.PieceSize {
-			p := &piece{h: h, off: from, n: min(fe.opt.PieceSize, r[1]-from), done: make(chan struct{})}
-			for _, nd := range needs {
-				if nd.off < p.off+p.n && nd.end > p.off {
-					nd.pieces = append(nd.pieces, p)
-					p.needs = append(p.needs, nd)
+	for _, run := range runs {
+		for _, r := range subtract(run[0], run[1], h.mu.pieces) {
+			for from := r[0]; from < r[1]; from += fe.opt.PieceSize {
+				p := &piece{h: h, off: from, n: min(fe.opt.PieceSize, r[1]-from), done: make(chan struct{})}
+				if slices.ContainsFunc(needs, func(nd *need) bool { return nd.holds(p) }) && h.insert(p) {
+					fresh = append(fresh, p)
 				}
 			}
-			if len(p.needs) > 0 && h.insert(p) {
-				fresh = append(fresh, p)
-			}
 		}
 	}
-	h.mu.needs = append(h.mu.needs, needs...)
-	slices.SortFunc(h.mu.needs, func(a, b *need) int { return int(min(max(a.off-b.off, -1), 1)) })
+	// Each claim holds the pieces (other than pinned ones) with its bytes.
+	for _, nd := range needs {
+		first, last := nd.ranges[0][0], nd.ranges[len(nd.ranges)-1][1]
+		i, _ := slices.BinarySearchFunc(h.mu.pieces, first, func(p *piece, off int64) int { return cmp.Compare(p.off+p.n, off+1) })
+		for _, p := range h.mu.pieces[i:] {
+			if p.off >= last {
+				break
+			}
+			if !p.pinned && nd.holds(p) {
+				nd.pieces = append(nd.pieces, p)
+				p.needs = append(p.needs, nd)
+			}
+		}
+		own := append(h.mu.needs[nd.owner], nd)
+		slices.SortFunc(own, func(a, b *need) int { return cmp.Compare(a.off, b.off) })
+		h.mu.needs[nd.owner] = own
+	}
 	h.mu.Unlock()
 	fe.mu.Lock()
 	fe.mu.pending = append(fe.mu.pending, fresh...)
 	fe.mu.cond.Broadcast()
 	fe.mu.Unlock()
+}
+
+// holds reports whether p holds bytes of nd's ranges.
+func (nd *need) holds(p *piece) bool {
+	for _, r := range nd.ranges {
+		if r[0] < p.off+p.n && r[1] > p.off {
+			return true
+		}
+	}
+	return false
 }
 
 // subtract returns the parts of off..end no piece of ps covers.
@@ -601,10 +672,28 @@ func subtract(off, end int64, ps []*piece) [][2]int64 {
 	return out
 }
 
+// ReadAt serves a read by NoOwner (see Reader).
+func (h *File) ReadAt(p []byte, off int64) (int, error) { return h.readAt(NoOwner, p, off) }
+
+// Reader is the file as read by owner: its reads count for owner's
+// claims (Claim).
+func (h *File) Reader(owner int) *Reader { return &Reader{h: h, owner: owner} }
+
+// Reader is a File read by one owner of claims.
+type Reader struct {
+	h     *File
+	owner int
+}
+
 // ReadAt serves a read from the fetched pieces, waiting for those in
 // flight (and marking them urgent); bytes no piece holds are read from
-// the store, into p.
-func (h *File) ReadAt(p []byte, off int64) (int, error) {
+// the store, into p, and counted (Stats.Uncovered).
+func (r *Reader) ReadAt(p []byte, off int64) (int, error) { return r.h.readAt(r.owner, p, off) }
+
+// Size is the object's length.
+func (r *Reader) Size() int64 { return r.h.size }
+
+func (h *File) readAt(owner int, p []byte, off int64) (int, error) {
 	if off >= h.size {
 		return 0, io.EOF
 	}
@@ -664,7 +753,7 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 	if covered < end {
 		gaps = append(gaps, [2]int64{covered, end})
 	}
-	h.served(off, end)
+	h.progress(owner, off)
 	h.mu.Unlock()
 	for _, g := range gaps {
 		fe.stats.Uncovered.Add(1)
@@ -678,27 +767,30 @@ func (h *File) ReadAt(p []byte, off int64) (int, error) {
 	return len(p), nil
 }
 
-// served notes that off..end was read, and frees the pieces no need
-// needs any more (h.mu).
-func (h *File) served(off, end int64) {
-	for _, nd := range h.mu.needs {
-		if nd.off >= end {
+// progress notes that owner started a read at off: its claim whose span
+// holds off frees the pieces that end at or before off and that no other
+// claim needs (h.mu).
+func (h *File) progress(owner int, off int64) {
+	own := h.mu.needs[owner]
+	i, _ := slices.BinarySearchFunc(own, off, func(nd *need, off int64) int {
+		if nd.off <= off {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return
+	}
+	nd := own[i-1] // the last claim starting at or before off
+	if off >= nd.end || off <= nd.low {
+		return
+	}
+	nd.low = off
+	for ; nd.next < len(nd.pieces); nd.next++ {
+		q := nd.pieces[nd.next]
+		if q.off+q.n > off {
 			break
 		}
-		if nd.end <= off || nd.served >= nd.end-nd.off {
-			continue
-		}
-		nd.served += min(end, nd.end) - max(off, nd.off)
-		if off <= nd.through {
-			nd.through = max(nd.through, min(end, nd.end))
-		}
-		h.freeDone(nd)
-	}
-}
-
-// freeDone frees the pieces of nd that no need needs any more (h.mu).
-func (h *File) freeDone(nd *need) {
-	for _, q := range nd.pieces {
 		if !q.freed && q.fetched && h.unneeded(q) {
 			h.free(q)
 		}
@@ -719,22 +811,73 @@ func (h *File) unneeded(p *piece) bool {
 	return true
 }
 
-// Forget drops the claims of the needs within off..end, read or not (a
-// decoder that stopped early, or skipped bytes it was planned to read):
-// their pieces are freed when no other need holds them.
+// end ends the claim nd (h.mu): its pieces that no other claim needs are
+// freed, or dropped from the queue when not yet fetched.
+func (h *File) end(nd *need, drop map[*piece]bool) {
+	if nd.done {
+		return
+	}
+	nd.done = true
+	for _, q := range nd.pieces {
+		if q.freed || !h.unneeded(q) {
+			continue
+		}
+		if q.fetched {
+			h.free(q)
+		} else {
+			drop[q] = true
+		}
+	}
+}
+
+// dropPending takes the pieces of drop not yet granted out of the queue
+// (h.mu): nobody needs them. Those already in flight are freed when they
+// arrive.
+func (h *File) dropPending(drop map[*piece]bool) {
+	if len(drop) == 0 {
+		return
+	}
+	fe := h.fe
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	fe.mu.pending = slices.DeleteFunc(fe.mu.pending, func(q *piece) bool {
+		if drop[q] && !q.granted {
+			q.freed = true
+			close(q.done)
+			return true
+		}
+		return false
+	})
+}
+
+// Done ends the claims of owner, read or not (a reader that finished, or
+// stopped early): their pieces are freed when no other claim holds them.
+func (h *File) Done(owner int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	drop := map[*piece]bool{}
+	for _, nd := range h.mu.needs[owner] {
+		h.end(nd, drop)
+	}
+	h.dropPending(drop)
+}
+
+// Forget ends the claims (of any owner) whose spans lie within off..end,
+// read or not (a decoder that stopped early, or skipped bytes it was
+// planned to read): their pieces are freed when no other claim holds
+// them.
 func (h *File) Forget(off, end int64) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, nd := range h.mu.needs {
-		if nd.off >= end {
-			break
+	drop := map[*piece]bool{}
+	for _, own := range h.mu.needs {
+		for _, nd := range own {
+			if nd.off >= off && nd.end <= end {
+				h.end(nd, drop)
+			}
 		}
-		if nd.off < off || nd.end > end {
-			continue
-		}
-		nd.served, nd.through = nd.end-nd.off, nd.end
-		h.freeDone(nd)
 	}
+	h.dropPending(drop)
 }
 
 // Release frees every piece of the file; pieces still queued are

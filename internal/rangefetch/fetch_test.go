@@ -171,7 +171,7 @@ func TestRandomReads(t *testing.T) {
 // TestBudgetAndFree: a file whose needs exceed the budget is read whole
 // (its waiting pieces go through), and pieces are freed as the reads
 // pass them: the bytes held never exceed the budget by more than one
-// piece, and nothing is held once the file is read.
+// piece, and nothing but the tail is held once the reader is done.
 func TestBudgetAndFree(t *testing.T) {
 	mem := objstore.NewMem()
 	obj := object(t, mem, "big", 1<<20, 1)
@@ -204,8 +204,15 @@ func TestBudgetAndFree(t *testing.T) {
 	fe.mu.Lock()
 	used := fe.mu.used
 	fe.mu.Unlock()
+	if used > 4096+piece {
+		t.Errorf("%d bytes held after the file was read, want the tail's 4096 and at most the last piece", used)
+	}
+	h.Done(NoOwner)
+	fe.mu.Lock()
+	used = fe.mu.used
+	fe.mu.Unlock()
 	if used != 4096 {
-		t.Errorf("%d bytes held after the file was read, want the tail's 4096", used)
+		t.Errorf("%d bytes held after the reader was done, want the tail's 4096", used)
 	}
 	h.Release()
 	fe.mu.Lock()
@@ -233,13 +240,15 @@ func TestForget(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Wait for the pieces of both needs to arrive (reading a byte of
-	// each, not from its start, which frees nothing), then forget the
-	// first. (Waiting for the first need's alone left the count to the
-	// workers: one not yet woken to take the second need's last piece
-	// made 41000 bytes held, in 1 of 50 -race runs on a loaded machine.)
+	// each as another owner than the claims', which frees nothing), then
+	// forget the first. (Waiting for the first need's alone left the
+	// count to the workers: one not yet woken to take the second need's
+	// last piece made 41000 bytes held, in 1 of 50 -race runs on a loaded
+	// machine.)
+	probe := h.Reader(7)
 	for _, start := range []int64{0, 100_000} {
 		for off := start + 5; off < start+50_000; off += 10_000 {
-			if _, err := h.ReadAt(make([]byte, 1), off); err != nil {
+			if _, err := probe.ReadAt(make([]byte, 1), off); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -303,5 +312,134 @@ func TestErrorsAndCancel(t *testing.T) {
 	}
 	if _, err := h.ReadAt(make([]byte, 100), 70_000); !errors.Is(err, errInjected) {
 		t.Errorf("a read of a failed piece: %v, want the store's error", err)
+	}
+}
+
+// TestClaimsOfSeveralReaders: a file of column chunks read by several
+// owners at once, as a row group split into ranges of rows is: each owner
+// claims, in each chunk, the chunk's first bytes (its dictionary and
+// first page) and a run of later bytes of its own (its pages), which
+// overlaps the runs of the owners before and after it; it reads the
+// first bytes, then jumps to its run and reads on, each read starting at
+// or after the one before (a buffered reader re-reads what it had read
+// ahead of a jump), its chunks on goroutines of their own, and owners in
+// random order. Every read must be served from the pieces (no uncovered
+// read: pieces are freed only once no owner will read them), return the
+// object's bytes (freed buffers are poisoned), the bytes held stay within
+// the budget and the pieces the waiting readers let through (a few per
+// reader), and nothing but the tail is held once every owner is done.
+func TestClaimsOfSeveralReaders(t *testing.T) {
+	seed := testseed.From(t, "RANGEFETCH_SEED")
+	for round := range 6 {
+		rng := rand.New(rand.NewPCG(seed, uint64(round)))
+		mem := objstore.NewMem()
+		size := 50_000 + rng.IntN(400_000)
+		obj := object(t, mem, "f", size, seed+uint64(round))
+		rs := objstoretest.NewRemote(mem, time.Duration(rng.IntN(3))*time.Millisecond, seed)
+		stats := new(Stats)
+		const tail = 2048
+		opt := Options{Budget: int64(20_000 + rng.IntN(200_000)), Requests: 1 + rng.IntN(8), PieceSize: int64(1024 + rng.IntN(30_000)),
+			CoalesceGap: int64(rng.IntN(5000)), TailMin: tail, TailMax: tail, Stats: stats}
+		fe := New(context.Background(), rs, opt)
+		// Chunks: consecutive spans of the file before the tail.
+		body := int64(size - tail)
+		var chunks [][2]int64
+		for from := int64(0); from < body; {
+			to := min(body, from+1000+rng.Int64N(body/2+1))
+			chunks = append(chunks, [2]int64{from, to})
+			from = to
+		}
+		owners := 1 + rng.IntN(6)
+		type read struct{ off, n int64 }
+		plan := make([][][]read, owners) // owner, chunk: its reads in order
+		var claims []Claim
+		for o := range owners {
+			plan[o] = make([][]read, len(chunks))
+			for c, ch := range chunks {
+				n := ch[1] - ch[0]
+				prefix := ch[0] + 1 + rng.Int64N(min(n, 3000))
+				// The owner's run: its share of the chunk, and a little of
+				// the next owner's (the page a range of rows ends in).
+				from := ch[0] + n*int64(o)/int64(owners)
+				to := min(ch[1], ch[0]+n*int64(o+1)/int64(owners)+rng.Int64N(2000))
+				from = max(from, prefix)
+				ranges := [][2]int64{{ch[0], prefix}}
+				if from < to {
+					ranges = append(ranges, [2]int64{from, to})
+				}
+				claims = append(claims, Claim{Owner: o, Span: ch, Ranges: ranges})
+				// Reads: through the prefix, then the run, in steps that
+				// may overlap the step before (never starting before it).
+				var rd []read
+				last := int64(-1)
+				for _, r := range ranges {
+					for off := r[0]; off < r[1]; {
+						k := min(r[1]-off, 1+rng.Int64N(4000))
+						start := off
+						if back := rng.Int64N(500); rng.IntN(4) == 0 && start-back > max(last, r[0]) {
+							start -= back // a re-read of what was read ahead
+						}
+						rd = append(rd, read{start, off + k - start})
+						last = start
+						off += k
+					}
+				}
+				plan[o][c] = rd
+			}
+		}
+		rng.Shuffle(len(claims), func(i, j int) { claims[i], claims[j] = claims[j], claims[i] })
+		h := fe.Add("f", int64(size), func(h *File) error {
+			h.Claim(claims)
+			return nil
+		})
+		if err := h.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for o := range owners {
+			wg.Go(func() {
+				defer h.Done(o)
+				r := h.Reader(o)
+				var cw sync.WaitGroup
+				for c := range chunks {
+					cw.Go(func() {
+						for _, rd := range plan[o][c] {
+							buf := make([]byte, rd.n)
+							if _, err := r.ReadAt(buf, rd.off); err != nil {
+								t.Errorf("round %d owner %d: ReadAt(%d, %d): %v", round, o, rd.off, rd.n, err)
+								return
+							}
+							if !bytes.Equal(buf, obj[rd.off:rd.off+rd.n]) {
+								t.Errorf("round %d owner %d: ReadAt(%d, %d) returned other bytes", round, o, rd.off, rd.n)
+								return
+							}
+						}
+					})
+				}
+				cw.Wait()
+			})
+		}
+		wg.Wait()
+		fe.mu.Lock()
+		used := fe.mu.used
+		fe.mu.Unlock()
+		readers := int64(owners * len(chunks))
+		t.Logf("round %d: %d bytes, %d chunks, %d owners: %d requests, %d bytes, peak %d, budget %d, pieces of %d", round, size, len(chunks), owners,
+			stats.Requests.Load(), stats.Bytes.Load(), stats.Peak.Load(), opt.Budget, opt.PieceSize)
+		if u := stats.Uncovered.Load(); u != 0 {
+			t.Errorf("round %d: %d uncovered reads", round, u)
+		}
+		if used != tail {
+			t.Errorf("round %d: %d bytes held after every owner was done, want the tail's %d", round, used, tail)
+		}
+		// Beyond the budget: the pieces waiting readers let through. A
+		// reader holds the piece it reads in and waits for one more; the
+		// pieces it passed that other owners share (a chunk's first
+		// bytes, the ends of the runs next to its own) wait for them.
+		if p := stats.Peak.Load(); p > opt.Budget+tail+4*readers*opt.PieceSize {
+			t.Errorf("round %d: peak %d over the budget %d and four pieces per reader", round, p, opt.Budget)
+		}
+		h.Release()
+		fe.Close()
 	}
 }
