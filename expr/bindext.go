@@ -206,14 +206,23 @@ func castTyped(v any, from, to actions.DataType, loc *time.Location) (any, error
 	case to == actions.TypeDate:
 		switch x := v.(type) {
 		case actions.Timestamp:
-			return actions.Date(floorDiv(toWall(int64(x), loc), microsPerDay)), nil
+			day, _ := wallDay(int64(x), loc)
+			return actions.Date(day), nil
 		}
 	case to == actions.TypeTimestamp:
 		switch x := v.(type) {
 		case actions.Date:
-			return actions.Timestamp(fromLocal(int64(x)*microsPerDay, loc)), nil
+			us, ok := dayStart(int64(x), loc)
+			if !ok {
+				return nil, errTimestampRange()
+			}
+			return actions.Timestamp(us), nil
 		case actions.TimestampNTZ:
-			return actions.Timestamp(fromLocal(int64(x), loc)), nil
+			us, ok := fromLocalChecked(int64(x), loc)
+			if !ok {
+				return nil, errTimestampRange()
+			}
+			return actions.Timestamp(us), nil
 		case string:
 			ts, err := parseTimestampIn(x, loc)
 			if err != nil {
@@ -494,13 +503,19 @@ func intervalArith(op ArithOp, a, b any, lt, rt, res actions.DataType, loc *time
 		case actions.Timestamp:
 			us := int64(x)
 			if iv.Months != 0 {
-				w := toWall(us, loc)
-				day := floorDiv(w, microsPerDay)
+				day, tod := wallDay(us, loc)
 				d, err := addMonthsDate(actions.Date(day), int64(iv.Months))
 				if err != nil {
 					return nil, err
 				}
-				us = fromLocal(int64(d.(actions.Date))*microsPerDay+(w-day*microsPerDay), loc)
+				var ok bool
+				us, ok = fromLocalSeconds(int64(d.(actions.Date))*86400+tod/microsPerSecond, loc)
+				if ok {
+					us, ok = addInt64(us, tod%microsPerSecond)
+				}
+				if !ok {
+					return nil, errTimestampRange()
+				}
 			}
 			r, ok := addInt64(us, iv.Micros)
 			if !ok {

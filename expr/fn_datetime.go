@@ -94,7 +94,7 @@ func init() {
 				if len(a) == 3 {
 					round = a[2].(bool)
 				}
-				return monthsBetween(timestampMicros(a[0]), timestampMicros(a[1]), round, x.loc), nil
+				return monthsBetween(timestampMicros(a[0]), timestampMicros(a[1]), round, x.loc)
 			}},
 		&function{names: []string{"last_day"}, minArgs: 1, maxArgs: 1, generated: true,
 			bind: sig(dateType, kDate),
@@ -122,7 +122,7 @@ func init() {
 		&function{names: []string{"date_trunc"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeTimestamp, kString, kTimestamp),
 			eval: func(x *callCtx, a []any) (any, error) {
-				return truncTimestamp(a[0].(string), timestampMicros(a[1]), x.loc), nil
+				return truncTimestamp(a[0].(string), timestampMicros(a[1]), x.loc)
 			}},
 		&function{names: []string{"make_date"}, minArgs: 3, maxArgs: 3, generated: true,
 			bind: sig(dateType, kInt),
@@ -249,7 +249,11 @@ func init() {
 				}
 				// Spark's fromUTCTime: the wall clock in the zone, read
 				// as UTC (the session zone plays no part).
-				return actions.Timestamp(toWall(timestampMicros(a[0]), loc)), nil
+				us, ok := toWallChecked(timestampMicros(a[0]), loc)
+				if !ok {
+					return nil, errTimestampRange()
+				}
+				return actions.Timestamp(us), nil
 			}},
 		&function{names: []string{"to_utc_timestamp"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeTimestamp, kTimestamp, kString),
@@ -259,7 +263,11 @@ func init() {
 					return nil, err
 				}
 				// Spark's toUTCTime: the UTC wall clock read in the zone.
-				return actions.Timestamp(fromLocal(timestampMicros(a[0]), loc)), nil
+				us, ok := fromLocalChecked(timestampMicros(a[0]), loc)
+				if !ok {
+					return nil, errTimestampRange()
+				}
+				return actions.Timestamp(us), nil
 			}},
 		&function{names: []string{"unix_seconds"}, minArgs: 1, maxArgs: 1,
 			bind: sig(actions.TypeLong, kTimestamp),
@@ -366,26 +374,40 @@ func addMonthsDate(d actions.Date, n int64) (any, error) {
 	return actions.Date(r), nil
 }
 
-func monthsBetween(t1, t2 int64, roundOff bool, loc *time.Location) float64 {
-	w1, w2 := toWall(t1, loc), toWall(t2, loc)
-	d1, d2 := floorDiv(w1, microsPerDay), floorDiv(w2, microsPerDay)
+// monthsBetween is Spark's: the days in the session zone, the time of
+// day the time since the day's first instant (whose timestamp may be
+// out of range, an overflow as in Spark).
+func monthsBetween(t1, t2 int64, roundOff bool, loc *time.Location) (any, error) {
+	d1, _ := wallDay(t1, loc)
+	d2, _ := wallDay(t2, loc)
 	y1, m1, dd1 := civilFromDays(d1)
 	y2, m2, dd2 := civilFromDays(d2)
 	monthDiff := (y1-y2)*12 + m1 - m2
 	last1 := dd1 == daysInMonth(y1, m1)
 	last2 := dd2 == daysInMonth(y2, m2)
 	if dd1 == dd2 || last1 && last2 {
-		return float64(monthDiff)
+		return float64(monthDiff), nil
 	}
-	s1 := (w1 - d1*microsPerDay) / microsPerSecond
-	s2 := (w2 - d2*microsPerDay) / microsPerSecond
+	start1, ok1 := dayStart(d1, loc)
+	start2, ok2 := dayStart(d2, loc)
+	if !ok1 || !ok2 {
+		return nil, errTimestampRange()
+	}
+	s1 := (t1 - start1) / microsPerSecond
+	s2 := (t2 - start2) / microsPerSecond
 	secondsDiff := (dd1-dd2)*86400 + s1 - s2
 	diff := float64(monthDiff) + float64(secondsDiff)/(31*86400)
 	if roundOff {
 		r, _ := new(big.Float).SetFloat64(diff).Float64()
-		return math.Round(r*1e8) / 1e8
+		return math.Round(r*1e8) / 1e8, nil
 	}
-	return diff
+	return diff, nil
+}
+
+// dayStart is the first instant of a day in loc, false when it is out
+// of range.
+func dayStart(day int64, loc *time.Location) (int64, bool) {
+	return fromLocalSeconds(day*86400, loc)
 }
 
 func dayOfWeekName(s string) (int, bool) {
@@ -459,33 +481,42 @@ func truncDate(d actions.Date, unit string) any {
 	return actions.Date(truncDays(int64(d), level))
 }
 
-func truncTimestamp(unit string, us int64, loc *time.Location) any {
+func truncTimestamp(unit string, us int64, loc *time.Location) (any, error) {
 	level, ok := truncLevel(unit)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var step int64
 	switch level {
 	case "microsecond":
-		return actions.Timestamp(us)
-	case "millisecond":
-		step = 1000
-	case "second":
-		step = microsPerSecond
-	case "minute":
-		step = microsPerMinute
+		return actions.Timestamp(us), nil
+	case "millisecond", "second":
+		// Zone-free (offsets are whole seconds).
+		step := int64(1000)
+		if level == "second" {
+			step = microsPerSecond
+		}
+		r, ok := addInt64(us, -floorMod(us, step))
+		if !ok {
+			return nil, errTimestampRange()
+		}
+		return actions.Timestamp(r), nil
 	}
-	if step > 0 {
-		// Whole seconds and minutes do not depend on the zone (offsets
-		// are whole minutes).
-		return actions.Timestamp(floorDiv(us, step) * step)
+	day, tod := wallDay(us, loc)
+	var r int64
+	switch level {
+	case "minute", "hour":
+		step := int64(microsPerMinute)
+		if level == "hour" {
+			step = microsPerHour
+		}
+		r, ok = fromLocalSeconds(day*86400+(tod-floorMod(tod, step))/microsPerSecond, loc)
+	default:
+		r, ok = dayStart(truncDays(day, level), loc)
 	}
-	w := toWall(us, loc)
-	if level == "hour" {
-		return actions.Timestamp(fromLocal(floorDiv(w, microsPerHour)*microsPerHour, loc))
+	if !ok {
+		return nil, errTimestampRange()
 	}
-	days := truncDays(floorDiv(w, microsPerDay), level)
-	return actions.Timestamp(fromLocal(days*microsPerDay, loc))
+	return actions.Timestamp(r), nil
 }
 
 func makeTimestamp(a []any, loc *time.Location) (any, error) {
@@ -513,8 +544,14 @@ func makeTimestamp(a []any, loc *time.Location) (any, error) {
 	if mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h < 0 || h > 23 || mi < 0 || mi > 59 || micros < 0 || micros >= 60*microsPerSecond {
 		return nil, fmt.Errorf("%d-%d-%d %d:%d:%s is not a valid timestamp", y, mo, d, h, mi, sec)
 	}
-	wall := daysFromCivil(y, mo, d)*microsPerDay + h*microsPerHour + mi*microsPerMinute + micros
-	return actions.Timestamp(fromLocal(wall, loc) + extraMinute*microsPerMinute), nil
+	us, ok := fromLocalSeconds(daysFromCivil(y, mo, d)*86400+h*3600+mi*60, loc)
+	if ok {
+		us, ok = addInt64(us, micros+extraMinute*microsPerMinute)
+	}
+	if !ok {
+		return nil, errTimestampRange()
+	}
+	return actions.Timestamp(us), nil
 }
 
 // datePartField names a field of date_part and EXTRACT.

@@ -289,10 +289,35 @@ func localTime(micros int64, loc *time.Location) time.Time {
 // forward) moves forward by the gap's length, a time in an overlap
 // (clocks moved back) takes the earlier offset.
 func fromLocal(wallMicros int64, loc *time.Location) int64 {
+	us, _ := fromLocalChecked(wallMicros, loc)
+	return us
+}
+
+// fromLocalChecked is fromLocal, false when the timestamp is past the
+// range of int64 microseconds (where Java's arithmetic overflows).
+func fromLocalChecked(wallMicros int64, loc *time.Location) (int64, bool) {
 	if loc == time.UTC {
-		return wallMicros
+		return wallMicros, true
 	}
-	secs := floorDiv(wallMicros, microsPerSecond)
+	off := wallOffset(floorDiv(wallMicros, microsPerSecond), loc)
+	return addInt64(wallMicros, -off*microsPerSecond)
+}
+
+// fromLocalSeconds is the timestamp of a wall clock in whole seconds
+// (any wall clock a timestamp can have, also one past int64
+// microseconds), false when the timestamp is out of range.
+func fromLocalSeconds(wallSecs int64, loc *time.Location) (int64, bool) {
+	return mulInt64(wallSecs-wallOffset(wallSecs, loc), microsPerSecond)
+}
+
+// wallOffset is the zone offset in seconds of a wall clock in loc, as
+// Java's LocalDateTime.atZone resolves one: a time in a gap (clocks
+// moved forward) moves forward by the gap's length, a time in an
+// overlap (clocks moved back) takes the earlier offset.
+func wallOffset(secs int64, loc *time.Location) int64 {
+	if loc == time.UTC {
+		return 0
+	}
 	offsetAt := func(unix int64) int64 {
 		_, off := time.Unix(unix, 0).In(loc).Zone()
 		return int64(off)
@@ -304,18 +329,16 @@ func fromLocal(wallMicros int64, loc *time.Location) int64 {
 			valid = append(valid, c)
 		}
 	}
-	var off int64
 	switch len(valid) {
 	case 1:
-		off = valid[0]
+		return valid[0]
 	case 0:
 		// A gap: the offset before the transition, the smaller one.
-		off = min(cands[0], cands[2])
+		return min(cands[0], cands[2])
 	default:
 		// An overlap: the earlier offset, the larger one.
-		off = max(valid[0], valid[1])
+		return max(valid[0], valid[1])
 	}
-	return wallMicros - off*microsPerSecond
 }
 
 func containsInt64(s []int64, v int64) bool {
@@ -342,6 +365,32 @@ func toWall(micros int64, loc *time.Location) int64 {
 	}
 	_, off := time.UnixMicro(micros).In(loc).Zone()
 	return micros + int64(off)*microsPerSecond
+}
+
+// toWallChecked is toWall, false when the wall clock is past the range
+// of int64 microseconds (where Java's arithmetic overflows).
+func toWallChecked(micros int64, loc *time.Location) (int64, bool) {
+	if loc == time.UTC {
+		return micros, true
+	}
+	_, off := time.UnixMicro(micros).In(loc).Zone()
+	return addInt64(micros, int64(off)*microsPerSecond)
+}
+
+// wallDay is the day and time of day of a timestamp's wall clock in
+// loc, for every timestamp (a wall clock past int64 microseconds still
+// has a day).
+func wallDay(micros int64, loc *time.Location) (day, tod int64) {
+	_, off := time.UnixMicro(micros).In(loc).Zone()
+	day = floorDiv(micros, microsPerDay)
+	rest := micros - day*microsPerDay + int64(off)*microsPerSecond
+	return day + floorDiv(rest, microsPerDay), floorMod(rest, microsPerDay)
+}
+
+// errTimestampRange is the error where Spark's timestamp arithmetic
+// overflows ("long overflow").
+func errTimestampRange() error {
+	return fmt.Errorf("timestamp out of range: %w", errOverflow)
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to y-m-d in the

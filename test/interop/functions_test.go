@@ -104,6 +104,16 @@ var fnRegressions = []string{
 	// conv of text with no valid digit is 0, of blank text NULL.
 	"conv('日本', 16, 10)", "conv('-', 16, 10)", "conv('', 16, 10)", "conv(' zz', 10, 2)", "conv('-zz', 10, -2)",
 	"to_json(named_struct('a', -1, 'b', conv('日本', 16, 10), 'c', cbrt(f)))",
+	// shifting a timestamp by a zone offset past int64 microseconds is
+	// an overflow; its day and the shifts that stay in range are not.
+	"from_utc_timestamp(timestamp_micros(l), 'Asia/Tokyo')", "to_utc_timestamp(timestamp_micros(l), 'America/New_York')",
+	"from_utc_timestamp(timestamp_micros(9223372036854775807L), 'America/New_York')", "to_utc_timestamp(timestamp_micros(-9223372036854775808L), 'Asia/Tokyo')",
+	"months_between(timestamp_micros(-9223372036854775808L), ts)", "months_between(timestamp_micros(9223372036854775807L), TIMESTAMP '2024-03-10 02:30:00', false)",
+	"date_trunc('HOUR', timestamp_micros(-9223372036854775808L))", "date_trunc('MINUTE', timestamp_micros(9223372036854775807L))",
+	"date_trunc('SECOND', timestamp_micros(-9223372036854775808L))", "date_trunc('MILLISECOND', timestamp_micros(-9223372036854775808L))", "date_trunc('DAY', timestamp_micros(9223372036854775807L))",
+	"date_trunc('MONTH', timestamp_micros(l))", "CAST(timestamp_micros(9223372036854775807L) AS DATE)", "CAST(timestamp_micros(-9223372036854775808L) AS DATE)",
+	"CAST(DATE '+294247-01-10' AS TIMESTAMP)", "timestamp_micros(9223372036854775807L) - INTERVAL 1 MONTH",
+	"months_between(ts, TIMESTAMP '2024-03-10 12:00:00')", "months_between(TIMESTAMP '2024-11-03 01:30:00', TIMESTAMP '2024-10-05 01:30:00', false)",
 }
 
 // checkFunctionBatch runs a batch of expressions in one Spark query, or
