@@ -68,14 +68,15 @@ func init() {
 		&function{names: []string{"date_add", "dateadd"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: dateAddType,
 			eval: func(x *callCtx, a []any) (any, error) {
+				// Spark's int arithmetic: wraps around, no overflow error.
 				n, _ := asInt64(a[1])
-				return addDays(a[0].(actions.Date), n)
+				return actions.Date(int32(int64(a[0].(actions.Date)) + n)), nil
 			}},
 		&function{names: []string{"date_sub"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: dateAddType,
 			eval: func(x *callCtx, a []any) (any, error) {
 				n, _ := asInt64(a[1])
-				return addDays(a[0].(actions.Date), -n)
+				return actions.Date(int32(int64(a[0].(actions.Date)) - n)), nil
 			}},
 		&function{names: []string{"datediff"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeInteger, kDate),
@@ -112,7 +113,7 @@ func init() {
 				days := int64(a[0].(actions.Date))
 				cur := floorMod(days+3, 7) // 0 = Monday
 				delta := floorMod(int64(dow)-cur-1, 7) + 1
-				return addDays(actions.Date(days), delta)
+				return actions.Date(int32(days + delta)), nil // wraps as Spark's int arithmetic
 			}},
 		&function{names: []string{"trunc"}, minArgs: 2, maxArgs: 2, generated: true,
 			bind: sig(dateType, kDate, kString),
@@ -180,9 +181,9 @@ func init() {
 					if err != nil {
 						return nil, err
 					}
-					return floorDiv(us, microsPerSecond), nil
+					return us / microsPerSecond, nil // Spark's division: toward zero
 				}
-				return floorDiv(timestampMicros(a[0]), microsPerSecond), nil
+				return timestampMicros(a[0]) / microsPerSecond, nil
 			}},
 		&function{names: []string{"from_unixtime"}, minArgs: 1, maxArgs: 2, generated: true,
 			bind: sig(actions.TypeString, kLong, kString),

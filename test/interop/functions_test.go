@@ -113,6 +113,11 @@ var fnRegressions = []string{
 	"date_trunc('SECOND', timestamp_micros(-9223372036854775808L))", "date_trunc('MILLISECOND', timestamp_micros(-9223372036854775808L))", "date_trunc('DAY', timestamp_micros(9223372036854775807L))",
 	"date_trunc('MONTH', timestamp_micros(l))", "CAST(timestamp_micros(9223372036854775807L) AS DATE)", "CAST(timestamp_micros(-9223372036854775808L) AS DATE)",
 	"CAST(DATE '+294247-01-10' AS TIMESTAMP)", "timestamp_micros(9223372036854775807L) - INTERVAL 1 MONTH",
+	// date_add, date_sub and next_day wrap around as Spark's int
+	// arithmetic; unix_timestamp divides toward zero.
+	"next_day(date_sub(DATE '2023-03-31', i), 'MON')", "date_add(DATE '2023-03-31', i)", "date_sub(DATE '1969-01-01', 2147483647)",
+	"next_day(date_add(DATE '1970-01-01', 2147483645), 'MON')", "unix_timestamp(ts)", "unix_timestamp(make_timestamp(1, 1, 1, 0, 0, 59.5))",
+	"to_unix_timestamp(timestamp_micros(-1))", "unix_timestamp('1969-12-31 23:59:59.5', 'yyyy-MM-dd HH:mm:ss.S')",
 	"months_between(ts, TIMESTAMP '2024-03-10 12:00:00')", "months_between(TIMESTAMP '2024-11-03 01:30:00', TIMESTAMP '2024-10-05 01:30:00', false)",
 }
 
