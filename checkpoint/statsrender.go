@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/lakelog/lakelog/actions"
+	"github.com/lakelog/lakelog/internal/arrowconv"
 )
 
 // This file turns a file's typed stats back into what add.stats says:
@@ -31,15 +32,10 @@ const (
 // boundText appends row i of arr, a bound of column col, to b, and says
 // how JSON holds it.
 func boundText(b []byte, col *StatsColumn, arr arrow.Array, i int) ([]byte, valueKind) {
+	if out, ok := arrowconv.AppendInteger(b, arr, i); ok {
+		return out, kindNumber
+	}
 	switch a := arr.(type) {
-	case *array.Int8:
-		return strconv.AppendInt(b, int64(a.Value(i)), 10), kindNumber
-	case *array.Int16:
-		return strconv.AppendInt(b, int64(a.Value(i)), 10), kindNumber
-	case *array.Int32:
-		return strconv.AppendInt(b, int64(a.Value(i)), 10), kindNumber
-	case *array.Int64:
-		return strconv.AppendInt(b, a.Value(i), 10), kindNumber
 	case *array.Float32:
 		return floatText(b, float64(a.Value(i)), 32)
 	case *array.Float64:

@@ -13,6 +13,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/lakelog/lakelog/internal/arrowconv"
 )
 
 // The canonical row encoding is the one of testdata/delta/README.md
@@ -96,27 +98,14 @@ func appendCanonicalValue(dst []byte, arr arrow.Array, i int, objects bool) ([]b
 	if arr.IsNull(i) {
 		return append(dst, "null"...), nil
 	}
+	if out, ok := arrowconv.AppendInteger(dst, arr, i); ok {
+		return out, nil
+	}
 	switch a := arr.(type) {
 	case *array.Null:
 		return append(dst, "null"...), nil
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i)), nil
-	case *array.Int8:
-		return strconv.AppendInt(dst, int64(a.Value(i)), 10), nil
-	case *array.Int16:
-		return strconv.AppendInt(dst, int64(a.Value(i)), 10), nil
-	case *array.Int32:
-		return strconv.AppendInt(dst, int64(a.Value(i)), 10), nil
-	case *array.Int64:
-		return strconv.AppendInt(dst, a.Value(i), 10), nil
-	case *array.Uint8:
-		return strconv.AppendUint(dst, uint64(a.Value(i)), 10), nil
-	case *array.Uint16:
-		return strconv.AppendUint(dst, uint64(a.Value(i)), 10), nil
-	case *array.Uint32:
-		return strconv.AppendUint(dst, uint64(a.Value(i)), 10), nil
-	case *array.Uint64:
-		return strconv.AppendUint(dst, a.Value(i), 10), nil
 	case *array.Float32:
 		return appendFloat(dst, float64(a.Value(i)), 32)
 	case *array.Float64:

@@ -83,7 +83,7 @@ var (
 
 // Location implements [objstore.Locator]: az://container/prefix.
 func (s *Store) Location() string {
-	return "az://" + s.name + "/" + strings.TrimSuffix(s.root.String(), "/")
+	return s.root.Location("az", s.name)
 }
 
 // Option configures New.

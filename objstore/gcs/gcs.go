@@ -83,7 +83,7 @@ var (
 
 // Location implements [objstore.Locator]: gs://bucket/prefix.
 func (s *Store) Location() string {
-	return "gs://" + s.name + "/" + strings.TrimSuffix(s.root.String(), "/")
+	return s.root.Location("gs", s.name)
 }
 
 // Option configures New.

@@ -126,7 +126,7 @@ var (
 
 // Location implements [objstore.Locator]: s3://bucket/prefix.
 func (s *Store) Location() string {
-	return "s3://" + s.bucket + "/" + strings.TrimSuffix(s.root.String(), "/")
+	return s.root.Location("s3", s.bucket)
 }
 
 // Option configures New.

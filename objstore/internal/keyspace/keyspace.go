@@ -21,6 +21,12 @@ func New(prefix string) Root {
 	return Root{p + "/"}
 }
 
+// Location is the root's URI in bucket under scheme
+// (scheme://bucket/prefix), as a store's Location gives it.
+func (r Root) Location(scheme, bucket string) string {
+	return scheme + "://" + bucket + "/" + strings.TrimSuffix(r.p, "/")
+}
+
 // String is the root with its trailing '/', or "" for the whole bucket.
 func (r Root) String() string { return r.p }
 
