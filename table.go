@@ -521,52 +521,51 @@ func (m *MergeBuilder) Aliases(target, source string) *MergeBuilder {
 	return m
 }
 
+// add appends a clause, in order.
+func (m *MergeBuilder) add(c dml.Clause) *MergeBuilder {
+	m.clauses = append(m.clauses, c)
+	return m
+}
+
 // WhenMatchedUpdateAll sets every column from the source where cond
 // (nil: always) holds for a matched row.
 func (m *MergeBuilder) WhenMatchedUpdateAll(cond expr.Expr) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenMatchedUpdateAll(cond))
-	return m
+	return m.add(dml.WhenMatchedUpdateAll(cond))
 }
 
 // WhenMatchedUpdate sets the columns of set (values as in Table.Update)
 // where cond holds for a matched row.
 func (m *MergeBuilder) WhenMatchedUpdate(cond expr.Expr, set map[string]any) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenMatchedUpdate(cond, assignments(set)...))
-	return m
+	return m.add(dml.WhenMatchedUpdate(cond, assignments(set)...))
 }
 
 // WhenMatchedDelete deletes a matched row where cond holds.
 func (m *MergeBuilder) WhenMatchedDelete(cond expr.Expr) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenMatchedDelete(cond))
-	return m
+	return m.add(dml.WhenMatchedDelete(cond))
 }
 
 // WhenNotMatchedInsertAll inserts a source row without a match where
 // cond holds.
 func (m *MergeBuilder) WhenNotMatchedInsertAll(cond expr.Expr) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenNotMatchedInsertAll(cond))
-	return m
+	return m.add(dml.WhenNotMatchedInsertAll(cond))
 }
 
 // WhenNotMatchedInsert inserts the values of set for a source row
 // without a match where cond holds.
 func (m *MergeBuilder) WhenNotMatchedInsert(cond expr.Expr, set map[string]any) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenNotMatchedInsert(cond, assignments(set)...))
-	return m
+	return m.add(dml.WhenNotMatchedInsert(cond, assignments(set)...))
 }
 
 // WhenNotMatchedBySourceDelete deletes a target row no source row
 // matches where cond holds.
 func (m *MergeBuilder) WhenNotMatchedBySourceDelete(cond expr.Expr) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenNotMatchedBySourceDelete(cond))
-	return m
+	return m.add(dml.WhenNotMatchedBySourceDelete(cond))
 }
 
 // WhenNotMatchedBySourceUpdate sets the columns of set of a target row
 // no source row matches where cond holds.
 func (m *MergeBuilder) WhenNotMatchedBySourceUpdate(cond expr.Expr, set map[string]any) *MergeBuilder {
-	m.clauses = append(m.clauses, dml.WhenNotMatchedBySourceUpdate(cond, assignments(set)...))
-	return m
+	return m.add(dml.WhenNotMatchedBySourceUpdate(cond, assignments(set)...))
 }
 
 // Options adds dml options (schema evolution, parallelism...).
@@ -646,11 +645,7 @@ func (t *Table) Vacuum(ctx context.Context, opts ...maintenance.VacuumOption) (*
 	if err != nil {
 		return nil, err
 	}
-	res, err := t.finish(r.StartCommit, r.EndCommit)
-	if res != nil {
-		res.Metrics["numDeletedFiles"] = int64(len(r.Files))
-	}
-	return res, err
+	return t.finish(r.StartCommit, r.EndCommit) // VACUUM END's metrics count the files deleted
 }
 
 // Restore makes the table hold the files of an earlier version
